@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * dat-cpu.c - a cursor over the ring-buffer pages of one CPU of one buffer,
+ * in the kbuffer shape: load a page, peek an event, move on.
+ *
+ * Memory stays bounded whatever the trace's length: uncompressed data is
+ * read a window of pages at a time with pread(); compressed (v7) data is
+ * decompressed one chunk at a time.  Each page's commit size and each
+ * event's extent are checked before use; a damaged page or chunk is
+ * reported through the owner's damage callback and skipped, and reading
+ * resumes at the next page or chunk.  Timestamps are converted here
+ * (TIME_SHIFT, TSC2NSEC, offsets) as trace-cmd does.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+#include <traceevent/kbuffer.h>
+
+#include "internal.h"
+
+#define WINDOW_PAGES	32
+#define SLACK		64	/* zeroed bytes after a buffer: kbuffer may peek past the commit */
+#define COMMIT_MASK	((1u << 27) - 1)
+#define MISSING_EVENTS	(1ull << 31)
+#define MISSING_STORED	(1ull << 30)
+#define TSYNC_INTERPOLATE 1
+
+/* ---- timestamps ---- */
+
+static uint64_t mul_u64_u32_shr(uint64_t a, uint64_t mul, unsigned shift)
+{
+	uint32_t al = (uint32_t)a, ah = (uint32_t)(a >> 32);
+	uint64_t ret = (al * mul) >> shift;
+
+	if (ah)
+		ret += (ah * mul) << (32 - shift);
+	return ret;
+}
+
+static uint64_t tsync_apply(uint64_t ts, unsigned flags, const struct tsync_sample *min,
+			    const struct tsync_sample *max)
+{
+	int64_t cor = min->offset;
+
+	if (flags & TSYNC_INTERPOLATE) {
+		int64_t delta = max->time - min->time;
+		int64_t off = ((int64_t)ts - min->time) * (max->offset - min->offset);
+
+		cor = delta ? min->offset + (off + delta / 2) / delta : min->offset;
+	}
+	if (min->scaling)
+		ts = (ts * (uint64_t)min->scaling) >> (min->fraction & 63);
+	return ts + (uint64_t)cor;
+}
+
+static uint64_t tsync_ts(const struct tdat_file *f, uint64_t ts, int cpu)
+{
+	const struct tsync_cpu *t;
+	int lo, hi, mid;
+
+	if (cpu < 0 || cpu >= f->tsync_ncpus || !f->tsync[cpu].count)
+		return ts;
+	t = &f->tsync[cpu];
+	if (t->count == 1)
+		return ts + (uint64_t)t->samples[0].offset;
+	if (t->count == 2 || ts <= (uint64_t)t->samples[0].time)
+		return tsync_apply(ts, f->tsync_flags, &t->samples[0], &t->samples[1]);
+	if (ts >= (uint64_t)t->samples[t->count - 1].time)
+		return tsync_apply(ts, f->tsync_flags, &t->samples[t->count - 2],
+				   &t->samples[t->count - 1]);
+	lo = 0;
+	hi = t->count - 1;
+	mid = (lo + hi) / 2;
+	while (lo <= hi) {
+		if (ts < (uint64_t)t->samples[mid].time)
+			hi = mid - 1;
+		else if (ts > (uint64_t)t->samples[mid].time)
+			lo = mid + 1;
+		else
+			break;
+		mid = (lo + hi) / 2;
+	}
+	if (mid + 1 >= t->count)
+		mid = t->count - 2;
+	return tsync_apply(ts, f->tsync_flags, &t->samples[mid], &t->samples[mid + 1]);
+}
+
+uint64_t file_ts(const struct tdat_file *f, uint64_t ts, int cpu)
+{
+	if (f->flags & TDAT_OPEN_RAW_TS)
+		return ts + (uint64_t)f->info.ts_offset;
+	if (f->tsync_enabled)
+		ts = tsync_ts(f, ts, cpu);
+	if (f->tsc_mult)
+		ts = mul_u64_u32_shr(ts, f->tsc_mult, f->tsc_shift);
+	return ts + (uint64_t)f->info.ts_offset;
+}
+
+/* ---- page loading ---- */
+
+static void damage(struct cursor *c, uint64_t off, uint64_t bytes, const char *reason)
+{
+	if (c->damage)
+		c->damage(c->owner, c, off, bytes, reason);
+}
+
+static int grow(struct cursor *c, size_t need)
+{
+	unsigned char *p;
+
+	if (need <= c->buf_cap)
+		return 0;
+	p = realloc(c->buf, need + SLACK);
+	if (!p)
+		return TDAT_ENOMEM;
+	c->buf = p;
+	c->buf_cap = need;
+	return 0;
+}
+
+/* Largest chunk we accept: trace-cmd writes 10 pages; allow far more, but bounded. */
+static size_t chunk_limit(const struct cursor *c)
+{
+	size_t lim = (size_t)c->b->info.page_size * 256;
+
+	return lim < (64u << 20) ? (64u << 20) : lim;
+}
+
+static int fill_compressed(struct cursor *c)
+{
+	struct tdat_file *f = c->f;
+	unsigned char hdr[8], *z;
+	uint64_t zsize, usize, off;
+	int ret;
+
+	while (c->chunks_left) {
+		off = c->next_off;
+		if (c->end_off - off < 8 || src_pread(&f->src, hdr, 8, off, f->errmsg)) {
+			damage(c, off, c->end_off - off, "truncated chunk header");
+			break;
+		}
+		zsize = file_num(f, hdr, 4);
+		usize = file_num(f, hdr + 4, 4);
+		if (zsize > c->end_off - off - 8 || usize > chunk_limit(c) || !usize) {
+			damage(c, off, c->end_off - off, "chunk sizes do not fit the data");
+			break;
+		}
+		c->chunks_left--;
+		c->next_off = off + 8 + zsize;
+		c->consumed += 8 + zsize;
+		z = malloc(zsize ? zsize : 1);
+		if (!z || grow(c, usize)) {
+			free(z);
+			return TDAT_ENOMEM;
+		}
+		ret = src_pread(&f->src, z, zsize, off + 8, f->errmsg);
+		if (!ret)
+			ret = f->codec->decompress(f->codec_ctx, z, zsize, c->buf, usize);
+		free(z);
+		if (ret) {
+			damage(c, off, 8 + zsize, "chunk does not decompress");
+			continue;
+		}
+		memset(c->buf + usize, 0, SLACK);
+		c->ubytes += usize;
+		c->buf_off = off;
+		c->buf_len = usize;
+		c->page_pos = 0;
+		return 0;
+	}
+	c->consumed += c->end_off - c->next_off;
+	c->next_off = c->end_off;
+	c->done = true;
+	return TDAT_END;
+}
+
+static int fill_plain(struct cursor *c)
+{
+	size_t ps = c->b->info.page_size;
+	uint64_t n = c->end_off - c->next_off;
+	int ret;
+
+	if (!n) {
+		c->done = true;
+		return TDAT_END;
+	}
+	if (n > ps * WINDOW_PAGES)
+		n = ps * WINDOW_PAGES;
+	/* a truncated file: read what is there, the rest is reported below */
+	if (c->next_off < c->f->src.size && n > c->f->src.size - c->next_off)
+		n = c->f->src.size - c->next_off;
+	if ((ret = grow(c, ps * WINDOW_PAGES)))
+		return ret;
+	ret = src_pread(&c->f->src, c->buf, n, c->next_off, c->f->errmsg);
+	if (ret == TDAT_EIO)
+		return ret;
+	if (ret) {
+		damage(c, c->next_off, c->end_off - c->next_off, "CPU data truncated");
+		c->done = true;
+		return TDAT_END;
+	}
+	memset(c->buf + n, 0, SLACK);
+	c->buf_off = c->next_off;
+	c->buf_len = n;
+	c->page_pos = 0;
+	c->next_off += n;
+	c->consumed += n;
+	c->ubytes += n;
+	return 0;
+}
+
+/* Load the next page into kbuf; TDAT_END when this CPU has no more. */
+static int next_page(struct cursor *c)
+{
+	size_t ps = c->b->info.page_size, hdr = 8 + (size_t)c->f->info.long_size;
+	uint64_t flags, commit;
+	unsigned char *page;
+	size_t avail;
+	int ret;
+
+	for (;;) {
+		if (c->loaded)
+			c->page_pos += ps;
+		c->loaded = false;
+		if (c->page_pos >= c->buf_len) {
+			ret = c->b->compressed ? fill_compressed(c) : fill_plain(c);
+			if (ret)
+				return ret;
+		}
+		page = c->buf + c->page_pos;
+		avail = c->buf_len - c->page_pos;
+		if (avail > ps)
+			avail = ps;
+		c->loaded = true;	/* so that the next loop moves on */
+		if (avail < hdr) {
+			damage(c, c->buf_off + c->page_pos, avail, "partial page");
+			continue;
+		}
+		flags = file_num(c->f, page + 8, c->f->info.long_size);
+		commit = flags & COMMIT_MASK;
+		if (commit > avail - hdr) {
+			damage(c, c->buf_off + c->page_pos, avail, "page commit size larger than the page");
+			continue;
+		}
+		c->page_missed = !(flags & MISSING_EVENTS) ? 0 :
+			(flags & MISSING_STORED) && commit + hdr + (size_t)c->f->info.long_size <= avail ?
+			(long long)file_num(c->f, page + hdr + commit, c->f->info.long_size) : -1;
+		c->page_start = true;
+		kbuffer_load_subbuffer(c->kbuf, page);
+		return 0;
+	}
+}
+
+int cursor_peek(struct cursor *c)
+{
+	unsigned long long ts;
+	unsigned char *data, *page;
+	size_t hdr = 8 + (size_t)c->f->info.long_size;
+	int ret;
+
+	if (c->have)
+		return 0;
+	for (;;) {
+		if (c->done)
+			return TDAT_END;
+		if (!c->loaded && (ret = next_page(c)))
+			return ret;
+		data = kbuffer_read_event(c->kbuf, &ts);
+		if (!data) {
+			if ((ret = next_page(c)))
+				return ret;
+			continue;
+		}
+		page = c->buf + c->page_pos;
+		c->ev.size = (unsigned)kbuffer_event_size(c->kbuf);
+		if (data < page + hdr || (size_t)(data - page) + c->ev.size > hdr + kbuffer_subbuffer_size(c->kbuf)) {
+			damage(c, c->buf_off + c->page_pos, c->b->info.page_size,
+			       "event length runs past the page");
+			if ((ret = next_page(c)))
+				return ret;
+			continue;
+		}
+		c->ev.data = data;
+		c->ev.ts = file_ts(c->f, ts, c->ci->cpu);
+		c->ev.missed = c->page_start ? c->page_missed : 0;
+		c->ev.shown_missed = kbuffer_missed_events(c->kbuf);
+		c->page_start = false;
+		kbuffer_next_event(c->kbuf, NULL);
+		c->have = true;
+		return 0;
+	}
+}
+
+int cursor_init(struct cursor *c, struct tdat_file *f, int input, int buffer, int cpu_index)
+{
+	unsigned char cnt[4];
+
+	memset(c, 0, sizeof(*c));
+	c->f = f;
+	c->b = &f->buffers[buffer];
+	c->ci = &c->b->cpus[cpu_index];
+	c->input = input;
+	c->buffer = buffer;
+	c->next_off = c->ci->offset;
+	c->end_off = c->ci->offset + c->ci->size;
+	c->ev.cpu = c->ci->cpu;
+	c->ev.input = input;
+	c->ev.buffer = buffer;
+	c->ev.file = f;
+	c->kbuf = kbuffer_alloc(f->info.long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+				f->info.big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
+	if (!c->kbuf)
+		return TDAT_ENOMEM;
+	if (tep_is_old_format(f->tep))
+		kbuffer_set_old_format(c->kbuf);
+	if (!c->ci->size) {
+		c->done = true;
+		return 0;
+	}
+	if (c->b->compressed) {
+		if (c->end_off - c->next_off < 4 || src_pread(&f->src, cnt, 4, c->next_off, f->errmsg)) {
+			c->done = true;
+			return 0;
+		}
+		c->chunks_left = (uint32_t)file_num(f, cnt, 4);
+		/*
+		 * trace-cmd (at least up to 3.1.6) records the size of compressed
+		 * CPU data without its 4-byte chunk count (kernel bugzilla 217367):
+		 * allow those 4 bytes, never past the end of the file.
+		 */
+		c->end_off = c->ci->offset + c->ci->size + 4 <= f->src.size ?
+			     c->ci->offset + c->ci->size + 4 : f->src.size;
+		c->next_off += 4;
+		c->consumed = 4;
+	}
+	return 0;
+}
+
+void cursor_release(struct cursor *c)
+{
+	kbuffer_free(c->kbuf);
+	free(c->buf);
+	c->kbuf = NULL;
+	c->buf = NULL;
+}

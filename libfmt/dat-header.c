@@ -1,0 +1,1049 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * dat-header.c - opens a trace.dat: the common start, the v6 fixed-order
+ * sections or the v7 chain of (possibly compressed) sections and options,
+ * and the buffer tables that locate each CPU's data.  Formats, kallsyms,
+ * printk formats and cmdlines are handed to libtraceevent.
+ *
+ * Every size read from the file is checked against what the file (or the
+ * decompressed section) can hold before anything is allocated, and every
+ * failure names the offset.  Event data itself is read by dat-cpu.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include "internal.h"
+
+#define OPT_DONE	0
+#define OPT_DATE	1
+#define OPT_CPUSTAT	2
+#define OPT_BUFFER	3
+#define OPT_TRACECLOCK	4
+#define OPT_UNAME	5
+#define OPT_OFFSET	7
+#define OPT_CPUCOUNT	8
+#define OPT_VERSION	9
+#define OPT_TIME_SHIFT	12
+#define OPT_TSC2NSEC	14
+#define OPT_HEADER_INFO	16
+#define OPT_FTRACE_EVENTS 17
+#define OPT_EVENT_FORMATS 18
+#define OPT_KALLSYMS	19
+#define OPT_PRINTK	20
+#define OPT_CMDLINES	21
+#define OPT_BUFFER_TEXT	22
+#define NSECTIONS	6	/* HEADER_INFO .. CMDLINES */
+#define MAX_OPTION_SECTIONS 256
+#define MAX_CPUS	65536	/* more is damage, not a machine */
+#define SEC_FL_COMPRESS	1
+
+/*
+ * A reader over either the file (pread) or a decompressed section in
+ * memory.  Offsets in messages are file offsets (of the section when in
+ * memory).
+ */
+struct rd {
+	struct tdat_file *f;
+	uint64_t off;			/* file offset (file-backed) */
+	unsigned char *mem;		/* decompressed section, owned */
+	size_t mlen, mpos;
+	uint64_t sec_off;		/* file offset of the section */
+	uint64_t sec_size;		/* its size after the header */
+};
+
+static uint64_t rd_left(const struct rd *r)
+{
+	if (r->mem)
+		return r->mlen - r->mpos;
+	return r->off <= r->f->src.size ? r->f->src.size - r->off : 0;
+}
+
+static int rd_fail(struct rd *r, const char *what)
+{
+	if (r->mem)
+		tdat_msg(r->f->errmsg, "%s (in section at offset %llu, byte %zu)", what,
+			 (unsigned long long)r->sec_off, r->mpos);
+	else
+		tdat_msg(r->f->errmsg, "%s (offset %llu)", what, (unsigned long long)r->off);
+	return TDAT_EFORMAT;
+}
+
+static int rd_bytes(struct rd *r, void *dst, size_t n, const char *what)
+{
+	char msg[128];
+
+	if (n > rd_left(r)) {
+		snprintf(msg, sizeof(msg), "truncated %s: %zu bytes needed, %llu left", what, n,
+			 (unsigned long long)rd_left(r));
+		return rd_fail(r, msg);
+	}
+	if (r->mem) {
+		memcpy(dst, r->mem + r->mpos, n);
+		r->mpos += n;
+		return 0;
+	}
+	if (src_pread(&r->f->src, dst, n, r->off, r->f->errmsg))
+		return TDAT_EFORMAT;
+	r->off += n;
+	return 0;
+}
+
+static int rd_num(struct rd *r, int len, uint64_t *v, const char *what)
+{
+	unsigned char b[8];
+	int ret = rd_bytes(r, b, (size_t)len, what);
+
+	if (!ret)
+		*v = file_num(r->f, b, len);
+	return ret;
+}
+
+/* A size-prefixed blob, NUL-terminated, no bigger than what is left. */
+static int rd_blob(struct rd *r, uint64_t n, char **out, const char *what)
+{
+	char msg[160];
+
+	if (n > rd_left(r)) {
+		snprintf(msg, sizeof(msg), "%s size %llu is larger than the %llu bytes left", what,
+			 (unsigned long long)n, (unsigned long long)rd_left(r));
+		return rd_fail(r, msg);
+	}
+	*out = malloc(n + 1);
+	if (!*out) {
+		tdat_msg(r->f->errmsg, "out of memory reading %s", what);
+		return TDAT_ENOMEM;
+	}
+	if (rd_bytes(r, *out, n, what)) {
+		free(*out);
+		*out = NULL;
+		return TDAT_EFORMAT;
+	}
+	(*out)[n] = '\0';
+	return 0;
+}
+
+static int rd_sized(struct rd *r, int lenbytes, char **out, uint64_t *n, const char *what)
+{
+	int ret = rd_num(r, lenbytes, n, what);
+
+	return ret ? ret : rd_blob(r, *n, out, what);
+}
+
+/* A NUL-terminated string of at most @max bytes. */
+static int rd_str(struct rd *r, char **out, size_t max, const char *what)
+{
+	char buf[4096];
+	size_t i;
+
+	if (max >= sizeof(buf))
+		max = sizeof(buf) - 1;
+	for (i = 0; i <= max; i++) {
+		if (rd_bytes(r, buf + i, 1, what))
+			return TDAT_EFORMAT;
+		if (!buf[i])
+			break;
+	}
+	if (i > max)
+		return rd_fail(r, "string not terminated");
+	*out = strdup(buf);
+	if (!*out)
+		return TDAT_ENOMEM;
+	return 0;
+}
+
+static int rd_expect(struct rd *r, const char *tag, size_t n)
+{
+	char buf[16];
+	char msg[64];
+
+	if (rd_bytes(r, buf, n, tag))
+		return TDAT_EFORMAT;
+	if (memcmp(buf, tag, n)) {
+		snprintf(msg, sizeof(msg), "expected \"%s\"", tag);
+		r->off -= r->mem ? 0 : n;
+		return rd_fail(r, msg);
+	}
+	return 0;
+}
+
+uint64_t file_num(const struct tdat_file *f, const void *p, int len)
+{
+	const unsigned char *b = p;
+	uint64_t v = 0;
+
+	if (f->info.big_endian)
+		for (int i = 0; i < len; i++)
+			v = v << 8 | b[i];
+	else
+		for (int i = len - 1; i >= 0; i--)
+			v = v << 8 | b[i];
+	return v;
+}
+
+/* ---- v7 sections ---- */
+
+static void rd_drop_mem(struct rd *r)
+{
+	free(r->mem);
+	r->mem = NULL;
+	r->mlen = r->mpos = 0;
+}
+
+/*
+ * Enter the section at @off: check its id, and if compressed, decompress
+ * it whole (sections other than CPU data are small; the announced size is
+ * bounded by the file size times a generous ratio).
+ */
+static int rd_section(struct rd *r, uint64_t off, unsigned want_id, unsigned *flags)
+{
+	uint64_t id, fl, sid, size, csize, usize;
+	unsigned char *cbuf;
+	int ret;
+
+	rd_drop_mem(r);
+	r->off = off;
+	r->sec_off = off;
+	if ((ret = rd_num(r, 2, &id, "section header")) || (ret = rd_num(r, 2, &fl, "section header")) ||
+	    (ret = rd_num(r, 4, &sid, "section header")) || (ret = rd_num(r, 8, &size, "section header")))
+		return ret;
+	if (id != want_id) {
+		char msg[80];
+
+		r->off = off;
+		snprintf(msg, sizeof(msg), "section id %u where %u was expected", (unsigned)id, want_id);
+		return rd_fail(r, msg);
+	}
+	if (size > rd_left(r)) {
+		r->off = off;
+		return rd_fail(r, "section size larger than the file");
+	}
+	*flags = (unsigned)fl;
+	r->sec_size = size;
+	if (!(fl & SEC_FL_COMPRESS) || want_id == OPT_BUFFER || want_id == OPT_BUFFER_TEXT)
+		return 0;
+	if ((ret = rd_num(r, 4, &csize, "compressed section")) || (ret = rd_num(r, 4, &usize, "compressed section")))
+		return ret;
+	if (csize > rd_left(r) || usize > (r->f->src.size + 4096) * 1024) {
+		r->off = off;
+		return rd_fail(r, "compressed section sizes do not fit the file");
+	}
+	if ((ret = rd_blob(r, csize, (char **)&cbuf, "compressed section")))
+		return ret;
+	r->mem = malloc(usize + 1);
+	if (!r->mem) {
+		free(cbuf);
+		return TDAT_ENOMEM;
+	}
+	ret = r->f->codec->decompress(r->f->codec_ctx, cbuf, csize, r->mem, usize);
+	free(cbuf);
+	if (ret) {
+		rd_drop_mem(r);
+		r->off = off;
+		return rd_fail(r, "section does not decompress");
+	}
+	r->mlen = usize;
+	r->mpos = 0;
+	return 0;
+}
+
+/* ---- what the sections hold ---- */
+
+static int read_header_info(struct rd *r)
+{
+	char *buf;
+	uint64_t n;
+	int ret;
+
+	if ((ret = rd_expect(r, "header_page", 12)) || (ret = rd_sized(r, 8, &buf, &n, "header_page")))
+		return ret;
+	tep_parse_header_page(r->f->tep, buf, (unsigned long)n, r->f->info.long_size);
+	free(buf);
+	if ((ret = rd_expect(r, "header_event", 13)) || (ret = rd_sized(r, 8, &buf, &n, "header_event")))
+		return ret;
+	free(buf);
+	return 0;
+}
+
+static int read_formats(struct rd *r, const char *system)
+{
+	uint64_t count, n;
+	char *buf;
+	int ret;
+
+	if ((ret = rd_num(r, 4, &count, "event format count")))
+		return ret;
+	if (count > rd_left(r) / 8)
+		return rd_fail(r, "event format count larger than the file");
+	for (uint64_t i = 0; i < count; i++) {
+		if ((ret = rd_sized(r, 8, &buf, &n, "event format")))
+			return ret;
+		/* A format libtraceevent cannot parse only loses that event's pretty print. */
+		tep_parse_event(r->f->tep, buf, (unsigned long)n, system);
+		free(buf);
+	}
+	return 0;
+}
+
+static int read_event_systems(struct rd *r)
+{
+	uint64_t count;
+	char *sys;
+	int ret;
+
+	if ((ret = rd_num(r, 4, &count, "event system count")))
+		return ret;
+	if (count > rd_left(r) / 5)
+		return rd_fail(r, "event system count larger than the file");
+	for (uint64_t i = 0; i < count; i++) {
+		if ((ret = rd_str(r, &sys, 1024, "event system name")))
+			return ret;
+		ret = read_formats(r, sys);
+		free(sys);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int read_text_section(struct rd *r, int lenbytes, int id)
+{
+	uint64_t n;
+	char *buf;
+	int ret = rd_sized(r, lenbytes, &buf, &n, id == OPT_KALLSYMS ? "kallsyms" :
+			   id == OPT_PRINTK ? "printk formats" : "saved cmdlines");
+
+	if (ret)
+		return ret;
+	if (id == OPT_KALLSYMS)
+		tep_parse_kallsyms(r->f->tep, buf);
+	else if (id == OPT_PRINTK)
+		tep_parse_printk_formats(r->f->tep, buf);
+	else
+		tep_parse_saved_cmdlines(r->f->tep, buf);
+	free(buf);
+	return 0;
+}
+
+static int read_section_body(struct rd *r, int id)
+{
+	switch (id) {
+	case OPT_HEADER_INFO:
+		return read_header_info(r);
+	case OPT_FTRACE_EVENTS:
+		return read_formats(r, "ftrace");
+	case OPT_EVENT_FORMATS:
+		return read_event_systems(r);
+	case OPT_KALLSYMS:
+	case OPT_PRINTK:
+		return read_text_section(r, 4, id);
+	default:
+		return read_text_section(r, 8, id);
+	}
+}
+
+/* ---- options ---- */
+
+struct opts_state {
+	uint64_t sections[NSECTIONS];	/* v7: offsets of HEADER_INFO.. */
+	bool has_clock_opt;
+	char *clock_text;
+};
+
+static void set_clock(struct tdat_file *f, const char *text)
+{
+	const char *p = strchr(text, '[');
+	const char *e = p ? strchr(p, ']') : NULL;
+	char *clock;
+
+	if (!p || !e)
+		return;
+	clock = strndup(p + 1, (size_t)(e - p - 1));
+	if (!clock)
+		return;
+	free(f->clock);
+	f->clock = clock;
+	f->info.clock = clock;
+	if (f->flags & TDAT_OPEN_RAW_TS)
+		f->info.in_usecs = 0;
+	if (f->tsc_mult)
+		return;
+	if (strcmp(clock, "local") && strcmp(clock, "global") && strcmp(clock, "uptime") &&
+	    strcmp(clock, "perf") && strncmp(clock, "mono", 4) && strcmp(clock, "tsc2nsec") &&
+	    strcmp(clock, "tai"))
+		f->info.in_usecs = 0;
+}
+
+static int add_buffer(struct tdat_file *f, struct tdat_buffer **out)
+{
+	struct tdat_buffer *b = realloc(f->buffers, sizeof(*b) * (size_t)(f->nbuffers + 1));
+
+	if (!b)
+		return TDAT_ENOMEM;
+	f->buffers = b;
+	b += f->nbuffers++;
+	memset(b, 0, sizeof(*b));
+	*out = b;
+	return 0;
+}
+
+static int opt_num(struct tdat_file *f, const char *buf, uint64_t size, uint64_t *pos, int len, uint64_t *v)
+{
+	if (*pos + (uint64_t)len > size)
+		return TDAT_EFORMAT;
+	*v = file_num(f, buf + *pos, len);
+	*pos += (uint64_t)len;
+	return 0;
+}
+
+static int opt_str(const char *buf, uint64_t size, uint64_t *pos, char **out)
+{
+	const char *s = buf + *pos;
+	const char *end = *pos < size ? memchr(s, '\0', size - *pos) : NULL;
+
+	if (!end)
+		return TDAT_EFORMAT;
+	*out = strdup(s);
+	if (!*out)
+		return TDAT_ENOMEM;
+	*pos += (uint64_t)(end - s) + 1;
+	return 0;
+}
+
+/* BUFFER (v6: offset + name; v7: + clock, page size, per-CPU table) and BUFFER_TEXT. */
+static int opt_buffer(struct tdat_file *f, int id, const char *buf, uint64_t size)
+{
+	struct tdat_buffer *b;
+	uint64_t pos = 0, off, v, ncpus;
+	char *name = NULL, *clock = NULL;
+	int ret;
+
+	if ((ret = opt_num(f, buf, size, &pos, 8, &off)) || (ret = opt_str(buf, size, &pos, &name)))
+		return ret ? ret : TDAT_EFORMAT;
+	if (f->info.version >= 7 && (ret = opt_str(buf, size, &pos, &clock)))
+		goto fail;
+	if ((ret = add_buffer(f, &b)))
+		goto fail;
+	b->info.name = name;
+	b->info.clock = clock ? clock : strdup("");
+	b->info.page_size = f->info.page_size;
+	b->lat_offset = off;
+	if (id == OPT_BUFFER_TEXT) {
+		b->info.latency = 1;
+		return 0;
+	}
+	if (f->info.version < 7)
+		return 0;	/* the v6 table lives at @off; read later */
+	if ((ret = opt_num(f, buf, size, &pos, 4, &v)) || (ret = opt_num(f, buf, size, &pos, 4, &ncpus)))
+		return TDAT_EFORMAT;
+	b->info.page_size = (unsigned)v;
+	if (ncpus > (size - pos) / 20)
+		return TDAT_EFORMAT;
+	b->cpus = calloc(ncpus ? ncpus : 1, sizeof(*b->cpus));
+	if (!b->cpus)
+		return TDAT_ENOMEM;
+	b->info.ncpus = (int)ncpus;
+	b->info.cpus = b->cpus;
+	for (uint64_t i = 0; i < ncpus; i++) {
+		struct tdat_cpu_info *c = &b->cpus[i];
+
+		opt_num(f, buf, size, &pos, 4, &v);
+		c->cpu = (int)v;
+		opt_num(f, buf, size, &pos, 8, &c->offset);
+		opt_num(f, buf, size, &pos, 8, &c->size);
+	}
+	return 0;
+fail:
+	free(name);
+	free(clock);
+	return ret;
+}
+
+static int opt_time_shift(struct tdat_file *f, const char *buf, uint64_t size)
+{
+	uint64_t pos = 8, v, n;
+
+	if (opt_num(f, buf, size, &pos, 4, &v))
+		return TDAT_EFORMAT;
+	f->tsync_flags = (unsigned)v;
+	if (opt_num(f, buf, size, &pos, 4, &n) || n > size / 4)
+		return TDAT_EFORMAT;
+	f->tsync = calloc(n ? n : 1, sizeof(*f->tsync));
+	if (!f->tsync)
+		return TDAT_ENOMEM;
+	f->tsync_ncpus = (int)n;
+	for (uint64_t c = 0; c < n; c++) {
+		struct tsync_cpu *t = &f->tsync[c];
+
+		if (opt_num(f, buf, size, &pos, 4, &v) || v > (size - pos) / 24)
+			return TDAT_EFORMAT;
+		t->count = (int)v;
+		t->samples = calloc(v ? v : 1, sizeof(*t->samples));
+		if (!t->samples)
+			return TDAT_ENOMEM;
+		for (int i = 0; i < t->count; i++)
+			opt_num(f, buf, size, &pos, 8, (uint64_t *)&t->samples[i].time);
+		for (int i = 0; i < t->count; i++)
+			opt_num(f, buf, size, &pos, 8, (uint64_t *)&t->samples[i].offset);
+		for (int i = 0; i < t->count; i++)
+			opt_num(f, buf, size, &pos, 8, (uint64_t *)&t->samples[i].scaling);
+	}
+	for (uint64_t c = 0; c < n && pos < size; c++)
+		for (int i = 0; i < f->tsync[c].count; i++)
+			opt_num(f, buf, size, &pos, 8, (uint64_t *)&f->tsync[c].samples[i].fraction);
+	f->tsync_enabled = n > 0;
+	f->info.has_time_shift = 1;
+	return 0;
+}
+
+static int append_text(char **dst, const char *src, uint64_t n)
+{
+	size_t old = *dst ? strlen(*dst) : 0;
+	char *p = realloc(*dst, old + n + 2);
+
+	if (!p)
+		return TDAT_ENOMEM;
+	memcpy(p + old, src, n);
+	p[old + n] = '\0';
+	/* CPUSTAT texts end in a NUL; keep one newline between them */
+	old = strlen(p);
+	if (old && p[old - 1] != '\n')
+		strcpy(p + old, "\n");
+	*dst = p;
+	return 0;
+}
+
+static int handle_option(struct tdat_file *f, struct opts_state *st, unsigned id, char *buf, uint64_t size)
+{
+	uint64_t pos = 0, v;
+
+	switch (id) {
+	case OPT_DATE:
+		f->info.has_date = 1;
+		if (!(f->flags & (TDAT_OPEN_NO_DATE | TDAT_OPEN_RAW_TS)))
+			f->info.ts_offset += strtoll(buf, NULL, 0) * 1000;
+		return 0;
+	case OPT_OFFSET:
+		f->info.has_offset = 1;
+		if (!(f->flags & TDAT_OPEN_RAW_TS))
+			f->info.ts_offset += strtoll(buf, NULL, 0);
+		return 0;
+	case OPT_CPUSTAT:
+		return append_text(&f->cpustat, buf, strnlen(buf, size));
+	case OPT_BUFFER:
+	case OPT_BUFFER_TEXT:
+		return opt_buffer(f, (int)id, buf, size);
+	case OPT_TRACECLOCK:
+		st->has_clock_opt = true;
+		if (size)
+			set_clock(f, buf);
+		return 0;
+	case OPT_UNAME:
+		free(f->uname);
+		f->uname = strndup(buf, size);
+		return f->uname ? 0 : TDAT_ENOMEM;
+	case OPT_VERSION:
+		free(f->version);
+		f->version = strndup(buf, size);
+		return f->version ? 0 : TDAT_ENOMEM;
+	case OPT_CPUCOUNT:
+		if (size < 4)
+			return 0;
+		v = file_num(f, buf, 4);
+		if (v > MAX_CPUS)
+			return TDAT_EFORMAT;
+		f->info.cpus = (int)v;
+		return 0;
+	case OPT_TIME_SHIFT:
+		if (size < 16 || (f->flags & TDAT_OPEN_RAW_TS))
+			return 0;
+		return opt_time_shift(f, buf, size);
+	case OPT_TSC2NSEC:
+		if (size < 16)
+			return 0;
+		f->info.has_tsc2nsec = 1;
+		if (f->flags & TDAT_OPEN_RAW_TS)
+			return 0;
+		opt_num(f, buf, size, &pos, 4, &v);
+		f->tsc_mult = (uint32_t)v;
+		opt_num(f, buf, size, &pos, 4, &v);
+		f->tsc_shift = (uint32_t)v;
+		f->info.in_usecs = 1;
+		return 0;
+	case OPT_HEADER_INFO ... OPT_CMDLINES:
+		if (size >= 8)
+			st->sections[id - OPT_HEADER_INFO] = file_num(f, buf, 8);
+		return 0;
+	default:
+		return 0;	/* unknown or unused options are skipped by size */
+	}
+}
+
+/*
+ * Read a list of options until DONE.  v6: id 0 ends the list.  v7: DONE
+ * carries the offset of the next options section (0 = last); returned in
+ * @next.
+ */
+static int read_options(struct rd *r, struct opts_state *st, uint64_t *next)
+{
+	uint64_t id, size;
+	char *buf;
+	int ret;
+
+	*next = 0;
+	for (;;) {
+		if ((ret = rd_num(r, 2, &id, "option id")))
+			return ret;
+		if (r->f->info.version < 7 && id == OPT_DONE)
+			return 0;
+		if ((ret = rd_num(r, 4, &size, "option size")) || (ret = rd_blob(r, size, &buf, "option")))
+			return ret;
+		if (id == OPT_DONE) {
+			if (size >= 8)
+				*next = file_num(r->f, buf, 8);
+			free(buf);
+			return 0;
+		}
+		ret = handle_option(r->f, st, (unsigned)id, buf, size);
+		free(buf);
+		if (ret) {
+			char msg[64];
+
+			snprintf(msg, sizeof(msg), "damaged option %u", (unsigned)id);
+			return ret == TDAT_ENOMEM ? ret : rd_fail(r, msg);
+		}
+	}
+}
+
+/* ---- v6 ---- */
+
+static int v6_cpu_table(struct tdat_file *f, struct rd *r, struct tdat_buffer *b)
+{
+	int n = f->info.cpus;
+	int ret;
+
+	b->cpus = calloc(n ? (size_t)n : 1, sizeof(*b->cpus));
+	if (!b->cpus)
+		return TDAT_ENOMEM;
+	b->info.ncpus = n;
+	b->info.cpus = b->cpus;
+	b->info.page_size = f->info.page_size;
+	for (int i = 0; i < n; i++) {
+		b->cpus[i].cpu = i;
+		if ((ret = rd_num(r, 8, &b->cpus[i].offset, "CPU data offset")) ||
+		    (ret = rd_num(r, 8, &b->cpus[i].size, "CPU data size")))
+			return ret;
+		b->cpus[i].usize = b->cpus[i].size;
+	}
+	return 0;
+}
+
+static int v6_instance(struct tdat_file *f, struct tdat_buffer *b)
+{
+	struct rd r = { .f = f, .off = b->lat_offset };
+	char tag[10];
+	int ret;
+
+	if ((ret = rd_bytes(&r, tag, 10, "buffer instance")))
+		return ret;
+	if (memcmp(tag, "flyrecord", 10)) {
+		r.off -= 10;
+		return rd_fail(&r, "buffer instance does not start with \"flyrecord\"");
+	}
+	return v6_cpu_table(f, &r, b);
+}
+
+static int v6_data_start(struct tdat_file *f, struct rd *r, struct opts_state *st)
+{
+	struct tdat_buffer *top;
+	char tag[10], *clock;
+	uint64_t n, next;
+	int ret;
+
+	if ((ret = rd_bytes(r, tag, 10, "options or data tag")))
+		return ret;
+	if (!memcmp(tag, "options  ", 10)) {
+		if ((ret = read_options(r, st, &next)) || (ret = rd_bytes(r, tag, 10, "data tag")))
+			return ret;
+	}
+	/* the top buffer comes first; instances from BUFFER options follow it */
+	if ((ret = add_buffer(f, &top)))
+		return ret;
+	memmove(f->buffers + 1, f->buffers, sizeof(*top) * (size_t)(f->nbuffers - 1));
+	top = f->buffers;
+	memset(top, 0, sizeof(*top));
+	top->info.name = strdup("");
+	if (!memcmp(tag, "latency  ", 10)) {
+		top->info.latency = 1;
+		top->lat_offset = r->off;
+		top->lat_size = rd_left(r);
+	} else if (!memcmp(tag, "flyrecord", 10)) {
+		if ((ret = v6_cpu_table(f, r, top)))
+			return ret;
+		if (st->has_clock_opt) {
+			if ((ret = rd_sized(r, 8, &clock, &n, "trace_clock")))
+				return ret;
+			set_clock(f, clock);
+			free(clock);
+		}
+	} else {
+		r->off -= 10;
+		return rd_fail(r, "neither \"flyrecord\" nor \"latency\" data");
+	}
+	top->info.clock = strdup(f->clock ? f->clock : "");
+	for (int i = 1; i < f->nbuffers; i++)
+		if (!f->buffers[i].info.latency && (ret = v6_instance(f, &f->buffers[i])))
+			return ret;
+	return 0;
+}
+
+static int open_v6(struct tdat_file *f, struct rd *r)
+{
+	struct opts_state st = { 0 };
+	uint64_t cpus;
+	int ret;
+
+	if ((ret = read_header_info(r)) || (ret = read_formats(r, "ftrace")) ||
+	    (ret = read_event_systems(r)) || (ret = read_text_section(r, 4, OPT_KALLSYMS)) ||
+	    (ret = read_text_section(r, 4, OPT_PRINTK)) || (ret = read_text_section(r, 8, OPT_CMDLINES)))
+		return ret;
+	if ((ret = rd_num(r, 4, &cpus, "CPU count")))
+		return ret;
+	if (cpus > MAX_CPUS || cpus > rd_left(r) / 16) {
+		r->off -= 4;
+		return rd_fail(r, "CPU count larger than the file can hold");
+	}
+	f->info.cpus = (int)cpus;
+	return v6_data_start(f, r, &st);
+}
+
+/* ---- v7 ---- */
+
+static int v7_buffer_sections(struct tdat_file *f, struct rd *r)
+{
+	unsigned flags;
+	uint64_t count;
+	int ret;
+
+	for (int i = 0; i < f->nbuffers; i++) {
+		struct tdat_buffer *b = &f->buffers[i];
+
+		if ((ret = rd_section(r, b->lat_offset, b->info.latency ? OPT_BUFFER_TEXT : OPT_BUFFER, &flags)))
+			return ret;
+		b->compressed = flags & SEC_FL_COMPRESS;
+		if (b->info.latency) {
+			b->lat_offset = r->off;
+			b->lat_size = r->sec_size;
+			continue;
+		}
+		for (int c = 0; c < b->info.ncpus; c++) {
+			struct tdat_cpu_info *ci = &b->cpus[c];
+
+			if (ci->offset > f->src.size || ci->size > f->src.size - ci->offset) {
+				r->off = ci->offset;
+				return rd_fail(r, "CPU data extends past the end of the file");
+			}
+			if (!b->compressed) {
+				ci->usize = ci->size;
+				continue;
+			}
+			r->off = ci->offset;
+			if (ci->size && !rd_num(r, 4, &count, "chunk count"))
+				ci->nchunks = (unsigned)count;
+		}
+	}
+	return 0;
+}
+
+/* trace-cmd lists the top buffer ("") first, then instances in file order. */
+static void top_first(struct tdat_file *f)
+{
+	for (int i = 1; i < f->nbuffers; i++) {
+		if (!f->buffers[i].info.name[0]) {
+			struct tdat_buffer top = f->buffers[i];
+
+			memmove(f->buffers + 1, f->buffers, sizeof(top) * (size_t)i);
+			f->buffers[0] = top;
+			return;
+		}
+	}
+}
+
+static int open_v7(struct tdat_file *f, struct rd *r)
+{
+	static const char *names[NSECTIONS] = { "header info", "ftrace formats", "event formats",
+						"kallsyms", "printk formats", "cmdlines" };
+	struct opts_state st = { 0 };
+	uint64_t off, next;
+	unsigned flags;
+	char msg[80];
+	int ret, n = 0;
+
+	if ((ret = rd_str(r, &f->zname, 64, "compression name")) ||
+	    (ret = rd_str(r, &f->zver, 64, "compression version")))
+		return ret;
+	f->info.compression = f->zname;
+	f->info.compression_version = f->zver;
+	f->codec = codec_find(f->zname);
+	if (!f->codec) {
+		tdat_msg(f->errmsg, "unknown compression \"%.40s\"", f->zname);
+		return TDAT_EUNSUPP;
+	}
+	if (f->codec->ctx_new && !(f->codec_ctx = f->codec->ctx_new()))
+		return TDAT_ENOMEM;
+	if ((ret = rd_num(r, 8, &off, "options offset")))
+		return ret;
+	for (; off; off = next) {
+		if (++n > MAX_OPTION_SECTIONS)
+			return rd_fail(r, "options sections form a loop");
+		if ((ret = rd_section(r, off, OPT_DONE, &flags)) || (ret = read_options(r, &st, &next)))
+			return ret;
+	}
+	rd_drop_mem(r);
+	for (int i = 0; i < NSECTIONS; i++) {
+		if (!st.sections[i]) {
+			if (i == 0 || i == 2) {
+				r->off = 0;
+				snprintf(msg, sizeof(msg), "no %s section", names[i]);
+				return rd_fail(r, msg);
+			}
+			continue;
+		}
+		if ((ret = rd_section(r, st.sections[i], OPT_HEADER_INFO + (unsigned)i, &flags)) ||
+		    (ret = read_section_body(r, OPT_HEADER_INFO + i)))
+			return ret;
+	}
+	rd_drop_mem(r);
+	top_first(f);
+	return v7_buffer_sections(f, r);
+}
+
+/* ---- entry points ---- */
+
+static int read_start(struct tdat_file *f, struct rd *r)
+{
+	static const unsigned char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	unsigned char b[10];
+	char *ver;
+	uint64_t v;
+	int ret;
+
+	if (f->src.size == 0) {
+		tdat_msg(f->errmsg, "empty file (no trace.dat header)");
+		return TDAT_EFORMAT;
+	}
+	if (f->src.size < sizeof(magic) || src_pread(&f->src, b, sizeof(magic), 0, f->errmsg) ||
+	    memcmp(b, magic, sizeof(magic))) {
+		tdat_msg(f->errmsg, "not a trace.dat file (bad magic at offset 0)");
+		return TDAT_EFORMAT;
+	}
+	r->off = sizeof(magic);
+	if ((ret = rd_str(r, &ver, 15, "version")))
+		return ret;
+	f->info.version = atoi(ver);
+	if (strcmp(ver, "6") && strcmp(ver, "7")) {
+		tdat_msg(f->errmsg, "unsupported trace.dat version \"%.15s\" (offset 10)", ver);
+		free(ver);
+		return TDAT_EVERSION;
+	}
+	free(ver);
+	if ((ret = rd_bytes(r, b, 2, "endianness and long size")))
+		return ret;
+	if (b[0] > 1 || (b[1] != 4 && b[1] != 8)) {
+		r->off -= 2;
+		return rd_fail(r, "bad endianness or long size byte");
+	}
+	f->info.big_endian = b[0];
+	f->info.long_size = b[1];
+	if ((ret = rd_num(r, 4, &v, "page size")))
+		return ret;
+	if (v < 64 || v > (1u << 26) || (v & (v - 1))) {
+		r->off -= 4;
+		return rd_fail(r, "page size is not a power of two between 64 and 64 MiB");
+	}
+	f->info.page_size = (unsigned)v;
+	return 0;
+}
+
+static int setup_tep(struct tdat_file *f)
+{
+	f->tep = tep_alloc();
+	if (!f->tep)
+		return TDAT_ENOMEM;
+	if (!(f->flags & TDAT_OPEN_NO_PLUGINS))
+		f->plugins = tep_load_plugins(f->tep);
+	tep_set_file_bigendian(f->tep, f->info.big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(f->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
+				TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(f->tep, f->info.long_size);
+	tep_set_page_size(f->tep, (int)f->info.page_size);
+	return 0;
+}
+
+static void finish_info(struct tdat_file *f)
+{
+	int hp = tep_get_header_page_size(f->tep);
+
+	/* The kernel's long size (from header_page) is what the pages use. */
+	if (hp == 4 || hp == 8)
+		f->info.long_size = hp;
+	tep_set_cpus(f->tep, f->info.cpus);
+	f->info.uname = f->uname ? f->uname : "";
+	f->info.tracecmd_version = f->version ? f->version : "";
+	if (!f->clock && f->nbuffers && f->buffers[0].info.clock)
+		f->info.clock = f->buffers[0].info.clock;
+	else
+		f->info.clock = f->clock ? f->clock : "";
+	f->info.cpustat = f->cpustat ? f->cpustat : "";
+	f->info.nbuffers = f->nbuffers;
+}
+
+struct tdat_file *tdat_file_new(void)
+{
+	struct tdat_file *f = calloc(1, sizeof(*f));
+
+	if (f)
+		f->src.fd = -1;
+	return f;
+}
+
+int tdat_file_open(struct tdat_file *f, const char *path, const struct tdat_open_opts *opts)
+{
+	struct rd r = { .f = f };
+	int ret;
+
+	f->flags = opts ? opts->flags : 0;
+	f->info.ts_offset = opts ? opts->ts_offset : 0;
+	f->info.in_usecs = 1;
+	f->path = strdup(path);
+	if (!f->path)
+		return TDAT_ENOMEM;
+	f->info.path = f->path;
+	if ((ret = src_open(&f->src, path, f->errmsg)))
+		return ret;
+	f->info.file_size = f->src.size;
+	f->info.compression = "none";
+	f->info.compression_version = "";
+	f->codec = codec_find("none");
+	if ((ret = read_start(f, &r)) || (ret = setup_tep(f)))
+		goto out;
+	ret = f->info.version < 7 ? open_v6(f, &r) : open_v7(f, &r);
+	if (!ret)
+		finish_info(f);
+out:
+	rd_drop_mem(&r);
+	if (ret == TDAT_ENOMEM && !f->errmsg[0])
+		tdat_msg(f->errmsg, "out of memory");
+	return ret;
+}
+
+const struct tdat_file_info *tdat_file_info(const struct tdat_file *f)
+{
+	return &f->info;
+}
+
+const struct tdat_buffer_info *tdat_file_buffer(const struct tdat_file *f, int i)
+{
+	return i >= 0 && i < f->nbuffers ? &f->buffers[i].info : NULL;
+}
+
+/* Decompress the chunks of a compressed latency section into one text. */
+static int latency_chunks(struct tdat_file *f, struct tdat_buffer *b, char **out, size_t *len)
+{
+	struct rd r = { .f = f, .off = b->lat_offset };
+	uint64_t count, zs, us, total = 0;
+	char *z, *text = NULL, *p;
+	int ret;
+
+	if ((ret = rd_num(&r, 4, &count, "chunk count")))
+		return ret;
+	for (uint64_t i = 0; i < count; i++) {
+		if ((ret = rd_num(&r, 4, &zs, "chunk header")) || (ret = rd_num(&r, 4, &us, "chunk header")))
+			goto fail;
+		if (us > (f->src.size + 4096) * 1024 || total + us > ((uint64_t)1 << 32)) {
+			ret = rd_fail(&r, "latency chunk size does not fit the file");
+			goto fail;
+		}
+		if ((ret = rd_blob(&r, zs, &z, "latency chunk")))
+			goto fail;
+		p = realloc(text, total + us + 1);
+		if (!p) {
+			free(z);
+			ret = TDAT_ENOMEM;
+			goto fail;
+		}
+		text = p;
+		ret = f->codec->decompress(f->codec_ctx, z, zs, text + total, us);
+		free(z);
+		if (ret) {
+			ret = rd_fail(&r, "latency chunk does not decompress");
+			goto fail;
+		}
+		total += us;
+	}
+	*out = text ? text : strdup("");
+	*len = total;
+	return *out ? 0 : TDAT_ENOMEM;
+fail:
+	free(text);
+	return ret;
+}
+
+const char *tdat_file_latency_text(struct tdat_file *f, int i, size_t *len)
+{
+	struct tdat_buffer *b;
+	struct rd r = { .f = f };
+
+	if (i < 0 || i >= f->nbuffers || !f->buffers[i].info.latency)
+		return NULL;
+	b = &f->buffers[i];
+	if (!b->lat_text) {
+		r.off = b->lat_offset;
+		if (b->compressed ? latency_chunks(f, b, &b->lat_text, &b->lat_len) :
+		    rd_blob(&r, b->lat_size, &b->lat_text, "latency text"))
+			return NULL;
+		if (!b->compressed)
+			b->lat_len = b->lat_size;
+	}
+	*len = b->lat_len;
+	return b->lat_text;
+}
+
+const char *tdat_file_errmsg(const struct tdat_file *f)
+{
+	return f->errmsg;
+}
+
+void tdat_file_free(struct tdat_file *f)
+{
+	if (!f)
+		return;
+	for (int i = 0; i < f->nbuffers; i++) {
+		free((char *)f->buffers[i].info.name);
+		free((char *)f->buffers[i].info.clock);
+		free(f->buffers[i].cpus);
+		free(f->buffers[i].lat_text);
+	}
+	free(f->buffers);
+	for (int i = 0; i < f->tsync_ncpus; i++)
+		free(f->tsync[i].samples);
+	free(f->tsync);
+	if (f->tep) {
+		if (f->plugins)
+			tep_unload_plugins(f->plugins, f->tep);
+		tep_free(f->tep);
+	}
+	if (f->codec && f->codec->ctx_free && f->codec_ctx)
+		f->codec->ctx_free(f->codec_ctx);
+	src_close(&f->src);
+	free(f->path);
+	free(f->uname);
+	free(f->version);
+	free(f->clock);
+	free(f->cpustat);
+	free(f->zname);
+	free(f->zver);
+	free(f->strings);
+	free(f);
+}

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * internal.h - what the libfmt modules share and the tools never see:
+ * the input source, the decompression codecs, the parsed file, the per-CPU
+ * cursor and the writer ops table.
+ */
+#ifndef TDAT_INTERNAL_H
+#define TDAT_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tdat.h"
+
+struct tep_handle;
+struct tep_plugin_list;
+struct kbuffer;
+
+#define TDAT_MSG_LEN 512
+
+/* Format a message into a fixed buffer (errmsg fields of the handles). */
+void tdat_msg(char *dst, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- io.c: a seekable input read with pread ---- */
+
+struct tdat_src {
+	int fd;
+	uint64_t size;
+	bool owned;		/* we opened fd and close it */
+};
+
+int src_open(struct tdat_src *s, const char *path, char *err);
+void src_close(struct tdat_src *s);
+/* Read exactly @len bytes at @off; TDAT_EFORMAT if the file ends first. */
+int src_pread(struct tdat_src *s, void *buf, size_t len, uint64_t off, char *err);
+
+/* ---- codec.c: decompression of sections and chunks ---- */
+
+struct tdat_codec {
+	const char *name;
+	/* 0 when exactly @dlen bytes came out, else a negative enum tdat_err. */
+	int (*decompress)(void *ctx, const void *src, size_t slen, void *dst, size_t dlen);
+	void *(*ctx_new)(void);
+	void (*ctx_free)(void *ctx);
+};
+
+const struct tdat_codec *codec_find(const char *name);
+
+/* ---- the parsed file ---- */
+
+struct tsync_sample {
+	int64_t time, offset, scaling, fraction;
+};
+
+struct tsync_cpu {
+	int count;
+	struct tsync_sample *samples;
+};
+
+struct tdat_buffer {
+	struct tdat_buffer_info info;
+	struct tdat_cpu_info *cpus;
+	bool compressed;	/* per-CPU data is chunked */
+	uint64_t lat_offset;	/* latency text: where and how big */
+	uint64_t lat_size;
+	char *lat_text;
+	size_t lat_len;
+};
+
+struct tdat_file {
+	struct tdat_file_info info;
+	struct tdat_src src;
+	char errmsg[TDAT_MSG_LEN];
+	unsigned flags;		/* enum tdat_open_flags */
+
+	struct tep_handle *tep;
+	struct tep_plugin_list *plugins;
+	const struct tdat_codec *codec;
+	void *codec_ctx;
+
+	struct tdat_buffer *buffers;
+	int nbuffers;
+
+	/* timestamp corrections */
+	uint32_t tsc_mult, tsc_shift;
+	int tsync_enabled;
+	unsigned tsync_flags;
+	int tsync_ncpus;
+	struct tsync_cpu *tsync;
+
+	/* strings the info struct points into */
+	char *path, *uname, *version, *clock, *cpustat, *zname, *zver;
+	char *strings;		/* v7 STRINGS */
+	size_t strings_len;
+};
+
+/* Convert a raw ring-buffer timestamp of @cpu into the reported one. */
+uint64_t file_ts(const struct tdat_file *f, uint64_t raw, int cpu);
+
+/* Read an integer of @len bytes in the file's byte order. */
+uint64_t file_num(const struct tdat_file *f, const void *p, int len);
+
+/* ---- dat-cpu.c: a cursor over one CPU of one buffer ---- */
+
+struct cursor {
+	struct tdat_file *f;
+	const struct tdat_buffer *b;
+	const struct tdat_cpu_info *ci;
+	int input, buffer;
+	int rank;		/* tie-break order in the merge */
+	struct kbuffer *kbuf;
+
+	unsigned char *buf;	/* window of pages, or one decompressed chunk */
+	size_t buf_cap, buf_len;
+	size_t page_pos;	/* offset of the current page inside buf */
+	uint64_t buf_off;	/* file offset the window was read from */
+
+	uint64_t next_off;	/* next stored byte to read */
+	uint64_t end_off;
+	uint32_t chunks_left;	/* compressed data only */
+	void *zctx;
+
+	bool loaded;		/* a page is loaded in kbuf */
+	bool page_start;	/* next event is the page's first */
+	long long page_missed;	/* lost-events mark of the loaded page */
+	bool done;
+	struct tdat_event ev;
+	bool have;		/* ev is the peeked event */
+
+	/* damage seen; reported through the owner's callback */
+	void (*damage)(void *owner, const struct cursor *c, uint64_t off,
+		       uint64_t bytes, const char *reason);
+	void *owner;
+	uint64_t consumed;	/* stored bytes read so far */
+	uint64_t ubytes;	/* bytes after decompression */
+};
+
+int cursor_init(struct cursor *c, struct tdat_file *f, int input, int buffer, int cpu_index);
+/* Peek the next event: 0 with c->ev set, TDAT_END, or a negative error. */
+int cursor_peek(struct cursor *c);
+static inline void cursor_advance(struct cursor *c) { c->have = false; }
+void cursor_release(struct cursor *c);
+
+/* ---- writer.c: buffered output with a sticky error, and the registry ---- */
+
+struct tdat_sink {
+	int fd;
+	char *buf;
+	size_t len, cap;
+	int err;		/* errno of the first failure */
+};
+
+int sink_init(struct tdat_sink *s, int fd);
+void sink_release(struct tdat_sink *s);
+int sink_flush(struct tdat_sink *s);
+void sink_write(struct tdat_sink *s, const void *p, size_t n);
+void sink_printf(struct tdat_sink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Make room for @n bytes and return where to write them (commit with sink_commit). */
+char *sink_reserve(struct tdat_sink *s, size_t n);
+static inline void sink_commit(struct tdat_sink *s, size_t n) { s->len += n; }
+static inline void sink_putc(struct tdat_sink *s, char c)
+{
+	if (s->len < s->cap)
+		s->buf[s->len++] = c;
+	else
+		sink_write(s, &c, 1);
+}
+
+struct tdat_writer;
+
+struct tdat_writer_ops {
+	const char *name;
+	const char *exts;	/* space separated file name endings */
+	int (*open)(struct tdat_writer *w);
+	int (*put)(struct tdat_writer *w, const struct tdat_event *ev);
+	int (*close)(struct tdat_writer *w);
+	void (*free)(struct tdat_writer *w);
+};
+
+struct tdat_writer {
+	const struct tdat_writer_ops *ops;
+	struct tdat_sink sink;
+	struct tdat_merge *merge;
+	unsigned flags;
+	char errmsg[TDAT_MSG_LEN];
+	void *priv;
+};
+
+extern const struct tdat_writer_ops tdat_writer_text_ops;
+extern const struct tdat_writer_ops tdat_writer_csv_ops;
+
+#endif /* TDAT_INTERNAL_H */

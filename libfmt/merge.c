@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * merge.c - one timeline out of every CPU of every buffer of every input:
+ * a binary min-heap of per-CPU cursors keyed on (timestamp, input, buffer,
+ * cpu slot).  Taking an event re-sifts the top once, so each event costs
+ * O(log cursors), not a scan of all CPUs.  Ties break exactly as trace-cmd
+ * report does (lower input, then buffer, then CPU first).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define MAX_DAMAGE 1024	/* entries kept; later ones are only counted */
+
+struct tdat_merge {
+	struct tdat_file **files;
+	int nfiles;
+	struct cursor *cursors;
+	int ncursors;
+	int *heap;		/* indexes into cursors */
+	int nheap;
+	int last;		/* cursor of the event handed out, -1 if none */
+	bool started;
+	struct tdat_damage *damage;
+	int ndamage;
+	char errmsg[TDAT_MSG_LEN];
+};
+
+struct tdat_merge *tdat_merge_new(void)
+{
+	struct tdat_merge *m = calloc(1, sizeof(*m));
+
+	if (m)
+		m->last = -1;
+	return m;
+}
+
+static void on_damage(void *owner, const struct cursor *c, uint64_t off, uint64_t bytes,
+		      const char *reason)
+{
+	struct tdat_merge *m = owner;
+	struct tdat_damage *d;
+
+	if (m->ndamage >= MAX_DAMAGE) {
+		m->damage[MAX_DAMAGE - 1].bytes += bytes;
+		return;
+	}
+	d = realloc(m->damage, sizeof(*d) * (size_t)(m->ndamage + 1));
+	if (!d)
+		return;
+	m->damage = d;
+	d += m->ndamage++;
+	d->input = c->input;
+	d->buffer = c->buffer;
+	d->cpu = c->ci->cpu;
+	d->offset = off;
+	d->bytes = bytes;
+	d->reason = reason;
+}
+
+int tdat_merge_add(struct tdat_merge *m, struct tdat_file *f)
+{
+	struct tdat_file **files;
+	struct cursor *cur;
+	int n = 0, ret;
+
+	if (m->started)
+		return TDAT_EINVAL;
+	for (int b = 0; b < f->nbuffers; b++)
+		if (!f->buffers[b].info.latency)
+			n += f->buffers[b].info.ncpus;
+	files = realloc(m->files, sizeof(*files) * (size_t)(m->nfiles + 1));
+	if (!files)
+		return TDAT_ENOMEM;
+	m->files = files;
+	cur = realloc(m->cursors, sizeof(*cur) * (size_t)(m->ncursors + n));
+	if (!cur)
+		return TDAT_ENOMEM;
+	m->cursors = cur;
+	for (int b = 0; b < f->nbuffers; b++) {
+		if (f->buffers[b].info.latency)
+			continue;
+		for (int c = 0; c < f->buffers[b].info.ncpus; c++) {
+			cur = &m->cursors[m->ncursors];
+			if ((ret = cursor_init(cur, f, m->nfiles, b, c))) {
+				cursor_release(cur);
+				return ret;
+			}
+			cur->damage = on_damage;
+			cur->owner = m;
+			m->ncursors++;
+		}
+	}
+	m->files[m->nfiles++] = f;
+	return 0;
+}
+
+static inline bool before(const struct tdat_merge *m, int a, int b)
+{
+	uint64_t ta = m->cursors[a].ev.ts, tb = m->cursors[b].ev.ts;
+
+	return ta < tb || (ta == tb && m->cursors[a].rank < m->cursors[b].rank);
+}
+
+/*
+ * Tie-break rank, as trace-cmd report orders its handles: the top buffers
+ * of all inputs first (in input order), then each input's instances.
+ */
+static void rank_cursors(struct tdat_merge *m)
+{
+	int r = 0;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < m->ncursors; i++)
+			if ((m->cursors[i].b->info.name[0] != '\0') == pass)
+				m->cursors[i].rank = r++;
+}
+
+static void sift_down(struct tdat_merge *m, int i)
+{
+	int *h = m->heap, n = m->nheap;
+
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, s = i, t;
+
+		if (l < n && before(m, h[l], h[s]))
+			s = l;
+		if (r < n && before(m, h[r], h[s]))
+			s = r;
+		if (s == i)
+			return;
+		t = h[i];
+		h[i] = h[s];
+		h[s] = t;
+		i = s;
+	}
+}
+
+static int start(struct tdat_merge *m)
+{
+	int ret;
+
+	m->started = true;
+	rank_cursors(m);
+	m->heap = malloc(sizeof(*m->heap) * (size_t)(m->ncursors ? m->ncursors : 1));
+	if (!m->heap)
+		return TDAT_ENOMEM;
+	for (int i = 0; i < m->ncursors; i++) {
+		ret = cursor_peek(&m->cursors[i]);
+		if (ret < 0)
+			return ret;
+		if (ret == 0)
+			m->heap[m->nheap++] = i;
+	}
+	for (int i = m->nheap / 2 - 1; i >= 0; i--)
+		sift_down(m, i);
+	return 0;
+}
+
+int tdat_merge_next(struct tdat_merge *m, const struct tdat_event **ev)
+{
+	int ret;
+
+	if (!m->started && (ret = start(m)))
+		goto fail;
+	if (m->last >= 0) {
+		struct cursor *c = &m->cursors[m->last];
+
+		cursor_advance(c);
+		ret = cursor_peek(c);
+		if (ret < 0)
+			goto fail;
+		if (ret == TDAT_END)
+			m->heap[0] = m->heap[--m->nheap];
+		if (m->nheap)
+			sift_down(m, 0);
+		m->last = -1;
+	}
+	if (!m->nheap)
+		return TDAT_END;
+	m->last = m->heap[0];
+	*ev = &m->cursors[m->last].ev;
+	return 0;
+fail:
+	tdat_msg(m->errmsg, "%s", ret == TDAT_ENOMEM ? "out of memory" : tdat_strerror(ret));
+	return ret;
+}
+
+int tdat_merge_nfiles(const struct tdat_merge *m)
+{
+	return m->nfiles;
+}
+
+struct tdat_file *tdat_merge_file(const struct tdat_merge *m, int i)
+{
+	return i >= 0 && i < m->nfiles ? m->files[i] : NULL;
+}
+
+void tdat_merge_progress(const struct tdat_merge *m, uint64_t *done, uint64_t *total)
+{
+	*done = *total = 0;
+	for (int i = 0; i < m->ncursors; i++) {
+		*done += m->cursors[i].consumed;
+		*total += m->cursors[i].ci->size;
+	}
+}
+
+const struct tdat_damage *tdat_merge_damage(const struct tdat_merge *m, int *n)
+{
+	*n = m->ndamage;
+	return m->damage;
+}
+
+const char *tdat_merge_errmsg(const struct tdat_merge *m)
+{
+	return m->errmsg;
+}
+
+void tdat_merge_free(struct tdat_merge *m)
+{
+	if (!m)
+		return;
+	for (int i = 0; i < m->ncursors; i++)
+		cursor_release(&m->cursors[i]);
+	free(m->cursors);
+	free(m->heap);
+	free(m->files);
+	free(m->damage);
+	free(m);
+}

@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tdat.h - the whole public contract of libfmt, the trace.dat library that
+ * every tdat tool is built on.
+ *
+ * Pipeline: a struct tdat_file opens one trace.dat (v6 or v7; none, zstd or
+ * zlib; any endianness), a struct tdat_merge streams the events of every CPU
+ * of every buffer of every added file in timestamp order through a binary
+ * heap, and a struct tdat_writer turns that stream into text, CSV, ...
+ *
+ * Conventions: functions return 0 (TDAT_OK) or a negative enum tdat_err;
+ * iterators return TDAT_END (1) when done.  Detail on a failure is kept on
+ * the handle and read with the handle's errmsg function.  The library never
+ * prints and never exits.  A const pointer returned by a function belongs to
+ * the handle; free functions accept NULL.
+ */
+#ifndef TDAT_H
+#define TDAT_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* X-macro list of error codes: name, value, generic text. */
+#define TDAT_ERRORS							\
+	_TE(TDAT_ENOMEM,   -1, "out of memory")				\
+	_TE(TDAT_EIO,      -2, "input/output error")			\
+	_TE(TDAT_EFORMAT,  -3, "damaged or not a trace.dat file")	\
+	_TE(TDAT_EVERSION, -4, "unsupported trace.dat version")		\
+	_TE(TDAT_EINVAL,   -5, "invalid argument")			\
+	_TE(TDAT_EUNSUPP,  -6, "unsupported feature")			\
+	_TE(TDAT_ELIMIT,   -7, "size beyond what the file can hold")
+
+#define _TE(name, value, text) name = value,
+enum tdat_err {
+	TDAT_OK = 0,
+	TDAT_END = 1,
+	TDAT_ERRORS
+};
+#undef _TE
+
+/**
+ * tdat_strerror - generic text of an error code
+ * @code: TDAT_OK, TDAT_END or a negative enum tdat_err
+ *
+ * Return: a static string; never NULL.
+ */
+const char *tdat_strerror(int code);
+
+/* ------------------------------------------------------------------ */
+/* Opening a trace.dat                                                 */
+
+/* Flags of struct tdat_open_opts. */
+enum tdat_open_flags {
+	TDAT_OPEN_RAW_TS     = 1 << 0, /* no time corrections at all (--raw-ts) */
+	TDAT_OPEN_NO_PLUGINS = 1 << 1, /* do not load libtraceevent plugins */
+	TDAT_OPEN_NO_DATE    = 1 << 2, /* ignore the DATE option */
+};
+
+struct tdat_open_opts {
+	unsigned flags;		/* enum tdat_open_flags */
+	int64_t ts_offset;	/* ns added to every timestamp (--ts-offset) */
+};
+
+/* One CPU's stored data in a buffer. */
+struct tdat_cpu_info {
+	int cpu;		/* CPU id as the kernel numbered it */
+	uint64_t offset;	/* file offset of the data */
+	uint64_t size;		/* bytes stored in the file */
+	uint64_t usize;		/* decompressed bytes; 0 = not known until read */
+	unsigned nchunks;	/* compressed chunks (0 if not compressed) */
+};
+
+/* One ring buffer (tracefs instance) stored in the file. */
+struct tdat_buffer_info {
+	const char *name;	/* "" for the top buffer */
+	const char *clock;	/* trace clock, "" if unknown */
+	unsigned page_size;	/* sub-buffer size */
+	int latency;		/* 1: a latency (text) buffer, no events */
+	int ncpus;
+	const struct tdat_cpu_info *cpus;
+};
+
+/* What the file header and options say. */
+struct tdat_file_info {
+	const char *path;	/* as given to tdat_file_open() ("-" = stdin) */
+	uint64_t file_size;
+	int version;		/* 6 or 7 */
+	int big_endian;
+	int long_size;		/* 4 or 8 */
+	unsigned page_size;
+	const char *compression;	/* "none", "zstd", "zlib" */
+	const char *compression_version;
+	const char *uname;		/* "" if absent */
+	const char *tracecmd_version;	/* "" if absent */
+	const char *clock;		/* trace clock of the top buffer */
+	int cpus;			/* CPU count of the traced machine */
+	int nbuffers;			/* flyrecord and latency buffers */
+	int in_usecs;		/* timestamps are ns (printed as sec.usec) */
+	int has_tsc2nsec, has_time_shift, has_date, has_offset;
+	int64_t ts_offset;	/* DATE + OFFSET + user offset, ns */
+	const char *cpustat;	/* CPUSTAT text of all CPUs, "" if absent */
+};
+
+struct tdat_file;
+
+/**
+ * tdat_file_new - allocate a closed file handle
+ *
+ * Return: the handle (free with tdat_file_free()), or NULL without memory.
+ */
+struct tdat_file *tdat_file_new(void);
+
+/**
+ * tdat_file_open - open and parse a trace.dat
+ * @f: handle from tdat_file_new()
+ * @path: file name, or "-" for standard input (copied once, as it is, into
+ *        an unlinked temporary file under $TMPDIR when not seekable)
+ * @opts: options, or NULL for defaults
+ *
+ * Reads every header section and option; event data is only located, not
+ * read.  On failure tdat_file_errmsg() names the reason and the offset.
+ *
+ * Return: 0 or a negative enum tdat_err.
+ */
+int tdat_file_open(struct tdat_file *f, const char *path,
+		   const struct tdat_open_opts *opts);
+
+/** tdat_file_info - header facts of an open file (owned by @f). */
+const struct tdat_file_info *tdat_file_info(const struct tdat_file *f);
+
+/** tdat_file_buffer - buffer @i (0 <= i < nbuffers) of @f, or NULL. */
+const struct tdat_buffer_info *tdat_file_buffer(const struct tdat_file *f, int i);
+
+/**
+ * tdat_file_latency_text - the text of a latency buffer
+ * @f: open file
+ * @i: buffer index
+ * @len: set to the text length
+ *
+ * Return: the text (owned by @f) or NULL if @i is not a latency buffer or
+ * the text could not be read (see tdat_file_errmsg()).
+ */
+const char *tdat_file_latency_text(struct tdat_file *f, int i, size_t *len);
+
+/** tdat_file_errmsg - detail of the last failure on @f ("" if none). */
+const char *tdat_file_errmsg(const struct tdat_file *f);
+
+/** tdat_file_free - close @f and free everything it owns; NULL is fine. */
+void tdat_file_free(struct tdat_file *f);
+
+/* ------------------------------------------------------------------ */
+/* Events                                                              */
+
+/*
+ * One event.  Borrowed: valid until the next call on the handle that
+ * returned it.  @data is the payload in the file's byte order, starting
+ * with the common fields (common_type, common_flags, ...).
+ */
+struct tdat_event {
+	uint64_t ts;		/* corrected timestamp (ns unless raw clock) */
+	const void *data;
+	unsigned size;
+	int cpu;
+	int input;		/* index of the file in the merge, from 0 */
+	int buffer;		/* index of the buffer in its file */
+	long long missed;	/* lost before this one: N, -1 unknown count, 0 */
+	long long shown_missed;	/* the same as trace-cmd report shows it: only
+				 * when no time extend precedes the page's first
+				 * event */
+	struct tdat_file *file;
+};
+
+/**
+ * tdat_event_name - system and name of an event's type
+ * @ev: the event
+ * @system: if not NULL, set to the system name ("" if unknown)
+ *
+ * Return: the event name, or NULL if its format is not in the file.
+ */
+const char *tdat_event_name(const struct tdat_event *ev, const char **system);
+
+/** tdat_event_pid - common_pid of @ev (-1 if unreadable). */
+int tdat_event_pid(const struct tdat_event *ev);
+
+/** tdat_event_comm - command name of @pid as known to @ev's file. */
+const char *tdat_event_comm(const struct tdat_event *ev, int pid);
+
+/* ------------------------------------------------------------------ */
+/* The merge: all CPUs of all buffers of all files on one timeline      */
+
+struct tdat_merge;
+
+/** tdat_merge_new - an empty merge; NULL without memory. */
+struct tdat_merge *tdat_merge_new(void);
+
+/**
+ * tdat_merge_add - add every flyrecord buffer of @f
+ * @m: merge that has not started yet
+ * @f: an open file; it must outlive @m
+ *
+ * Inputs are numbered in the order they are added; on equal timestamps the
+ * lower input comes first, then the lower buffer, then the lower CPU.
+ *
+ * Return: 0 or a negative enum tdat_err.
+ */
+int tdat_merge_add(struct tdat_merge *m, struct tdat_file *f);
+
+/**
+ * tdat_merge_next - the next event in timestamp order
+ * @m: the merge
+ * @ev: set to a borrowed event when 0 is returned
+ *
+ * Damage in one CPU's data does not stop the merge: the damaged page or
+ * chunk is skipped and counted (see tdat_merge_damage()).
+ *
+ * Return: 0 with @ev set, TDAT_END, or a negative enum tdat_err.
+ */
+int tdat_merge_next(struct tdat_merge *m, const struct tdat_event **ev);
+
+/** tdat_merge_nfiles - number of inputs added to @m. */
+int tdat_merge_nfiles(const struct tdat_merge *m);
+
+/** tdat_merge_file - input @i of @m. */
+struct tdat_file *tdat_merge_file(const struct tdat_merge *m, int i);
+
+/**
+ * tdat_merge_progress - stored bytes consumed so far and in total
+ * @m: the merge
+ * @done: set to the bytes of event data read so far
+ * @total: set to the bytes of event data of all inputs
+ */
+void tdat_merge_progress(const struct tdat_merge *m, uint64_t *done, uint64_t *total);
+
+/* One damaged region met while reading. */
+struct tdat_damage {
+	int input, buffer, cpu;
+	uint64_t offset;	/* file offset of the damaged page or chunk */
+	uint64_t bytes;		/* stored bytes skipped */
+	const char *reason;
+};
+
+/**
+ * tdat_merge_damage - damaged regions met so far
+ * @m: the merge
+ * @n: set to the number of entries
+ *
+ * Return: an array owned by @m (valid until the next call on @m).
+ */
+const struct tdat_damage *tdat_merge_damage(const struct tdat_merge *m, int *n);
+
+/** tdat_merge_errmsg - detail of the last failure on @m ("" if none). */
+const char *tdat_merge_errmsg(const struct tdat_merge *m);
+
+/** tdat_merge_free - free @m (not the files); NULL is fine. */
+void tdat_merge_free(struct tdat_merge *m);
+
+/* ------------------------------------------------------------------ */
+/* Per-file statistics (tdat-info)                                     */
+
+struct tdat_cpu_stats {
+	int buffer, cpu;
+	uint64_t events;
+	uint64_t lost;		/* counted lost events */
+	uint64_t lost_pages;	/* pages that lost an unknown number */
+	uint64_t first_ts, last_ts;	/* valid when events > 0 */
+	uint64_t stored, usize;	/* bytes in the file / decompressed */
+	uint64_t damaged;	/* bytes skipped as damaged */
+};
+
+struct tdat_event_count {
+	const char *system, *name;
+	uint64_t count;
+};
+
+struct tdat_stats {
+	int ncpus;			/* over all buffers */
+	struct tdat_cpu_stats *cpus;
+	int nevents;			/* distinct event types seen */
+	struct tdat_event_count *events;	/* sorted by count, then name */
+	uint64_t total, lost;
+	uint64_t first_ts, last_ts;	/* overall span */
+	uint64_t common_start, common_end; /* window where every CPU has data */
+	int ndamage;
+};
+
+/**
+ * tdat_stats_collect - read every event of @f and count them
+ * @f: an open file
+ * @out: set to the result, freed with tdat_stats_free()
+ *
+ * Return: 0, or a negative enum tdat_err; damage is counted, not fatal.
+ */
+int tdat_stats_collect(struct tdat_file *f, struct tdat_stats **out);
+
+/** tdat_stats_free - free @s; NULL is fine. */
+void tdat_stats_free(struct tdat_stats *s);
+
+/* ------------------------------------------------------------------ */
+/* Writers                                                             */
+
+enum tdat_writer_flags {
+	TDAT_W_NSEC = 1 << 0,	/* text: full nanosecond timestamps (-t) */
+};
+
+struct tdat_writer;
+
+/**
+ * tdat_writer_new - a writer for a format
+ * @format: "text" or "csv"
+ *
+ * Return: the writer, or NULL if the format is unknown or memory ran out.
+ */
+struct tdat_writer *tdat_writer_new(const char *format);
+
+/**
+ * tdat_format_from_path - format name implied by an output file name
+ * @path: output path
+ *
+ * Return: "text" for .txt, "csv" for .csv, else NULL.
+ */
+const char *tdat_format_from_path(const char *path);
+
+/**
+ * tdat_writer_open - start writing
+ * @w: writer
+ * @fd: descriptor to write to (not closed by the library)
+ * @m: the merge whose events will be written (for headers)
+ * @flags: enum tdat_writer_flags
+ *
+ * Return: 0 or a negative enum tdat_err.
+ */
+int tdat_writer_open(struct tdat_writer *w, int fd, struct tdat_merge *m, unsigned flags);
+
+/** tdat_writer_put - write one event; 0 or a negative enum tdat_err. */
+int tdat_writer_put(struct tdat_writer *w, const struct tdat_event *ev);
+
+/**
+ * tdat_writer_close - write what is pending and the trailer
+ *
+ * Return: 0, or a negative enum tdat_err if any write failed (sticky).
+ */
+int tdat_writer_close(struct tdat_writer *w);
+
+/** tdat_writer_errmsg - detail of the last failure ("" if none). */
+const char *tdat_writer_errmsg(const struct tdat_writer *w);
+
+/** tdat_writer_errno - errno of the first failed write, 0 if none. */
+int tdat_writer_errno(const struct tdat_writer *w);
+
+/** tdat_writer_free - free @w; NULL is fine. */
+void tdat_writer_free(struct tdat_writer *w);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TDAT_H */

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * writer.c - the writer registry and the output sink.
+ *
+ * A format is one file defining a struct tdat_writer_ops plus one line in
+ * the table below.  Writers write through a tdat_sink: a buffered fd writer
+ * with a sticky error, so put() stays short and a failed write is reported
+ * once, by close().
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define SINK_CAP (256 * 1024)
+
+static const struct tdat_writer_ops *const writers[] = {
+	&tdat_writer_text_ops,
+	&tdat_writer_csv_ops,
+};
+
+#define NWRITERS (sizeof(writers) / sizeof(writers[0]))
+
+/* ---- sink ---- */
+
+int sink_init(struct tdat_sink *s, int fd)
+{
+	s->fd = fd;
+	s->len = 0;
+	s->err = 0;
+	s->cap = SINK_CAP;
+	s->buf = malloc(s->cap);
+	return s->buf ? 0 : TDAT_ENOMEM;
+}
+
+void sink_release(struct tdat_sink *s)
+{
+	free(s->buf);
+	s->buf = NULL;
+}
+
+int sink_flush(struct tdat_sink *s)
+{
+	size_t done = 0;
+
+	while (done < s->len && !s->err) {
+		ssize_t w = write(s->fd, s->buf + done, s->len - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			s->err = w < 0 ? errno : EIO;
+		else
+			done += (size_t)w;
+	}
+	s->len = 0;
+	return s->err ? TDAT_EIO : 0;
+}
+
+char *sink_reserve(struct tdat_sink *s, size_t n)
+{
+	if (s->len + n > s->cap) {
+		/* a memory sink (fd < 0) grows instead of flushing */
+		if (s->fd >= 0)
+			sink_flush(s);
+		if (s->len + n > s->cap) {
+			size_t cap = (s->len + n) * 2;
+			char *p = realloc(s->buf, cap);
+
+			if (!p) {
+				s->err = ENOMEM;
+				return NULL;
+			}
+			s->buf = p;
+			s->cap = cap;
+		}
+	}
+	return s->buf + s->len;
+}
+
+void sink_write(struct tdat_sink *s, const void *p, size_t n)
+{
+	char *d = sink_reserve(s, n);
+
+	if (d) {
+		memcpy(d, p, n);
+		s->len += n;
+	}
+}
+
+void sink_printf(struct tdat_sink *s, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	char *d;
+
+	va_start(ap, fmt);
+	n = vsnprintf(s->buf + s->len, s->cap - s->len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < s->cap - s->len) {
+		s->len += (size_t)n;
+		return;
+	}
+	d = sink_reserve(s, (size_t)n + 1);
+	if (!d)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(d, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	s->len += (size_t)n;
+}
+
+/* ---- writers ---- */
+
+struct tdat_writer *tdat_writer_new(const char *format)
+{
+	struct tdat_writer *w;
+
+	for (size_t i = 0; i < NWRITERS; i++) {
+		if (strcmp(writers[i]->name, format))
+			continue;
+		w = calloc(1, sizeof(*w));
+		if (w)
+			w->ops = writers[i];
+		return w;
+	}
+	return NULL;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t a = strlen(s), b = strlen(tail);
+
+	return a > b && !strcmp(s + a - b, tail);
+}
+
+const char *tdat_format_from_path(const char *path)
+{
+	char ext[32];
+
+	for (size_t i = 0; i < NWRITERS; i++) {
+		const char *p = writers[i]->exts;
+
+		while (*p) {
+			size_t n = strcspn(p, " ");
+
+			if (n < sizeof(ext)) {
+				memcpy(ext, p, n);
+				ext[n] = '\0';
+				if (ends_with(path, ext))
+					return writers[i]->name;
+			}
+			p += n + (p[n] == ' ');
+		}
+	}
+	return NULL;
+}
+
+int tdat_writer_open(struct tdat_writer *w, int fd, struct tdat_merge *m, unsigned flags)
+{
+	int ret;
+
+	w->merge = m;
+	w->flags = flags;
+	if ((ret = sink_init(&w->sink, fd))) {
+		tdat_msg(w->errmsg, "out of memory");
+		return ret;
+	}
+	return w->ops->open ? w->ops->open(w) : 0;
+}
+
+int tdat_writer_put(struct tdat_writer *w, const struct tdat_event *ev)
+{
+	int ret = w->ops->put(w, ev);
+
+	if (!ret && w->sink.err) {
+		tdat_msg(w->errmsg, "write error: %s", strerror(w->sink.err));
+		return TDAT_EIO;
+	}
+	return ret;
+}
+
+int tdat_writer_close(struct tdat_writer *w)
+{
+	int ret = w->ops->close ? w->ops->close(w) : 0;
+
+	if (sink_flush(&w->sink) && !ret) {
+		tdat_msg(w->errmsg, "write error: %s", strerror(w->sink.err));
+		ret = TDAT_EIO;
+	}
+	return ret;
+}
+
+const char *tdat_writer_errmsg(const struct tdat_writer *w)
+{
+	return w->errmsg;
+}
+
+int tdat_writer_errno(const struct tdat_writer *w)
+{
+	return w->sink.err;
+}
+
+void tdat_writer_free(struct tdat_writer *w)
+{
+	if (!w)
+		return;
+	if (w->ops->free)
+		w->ops->free(w);
+	sink_release(&w->sink);
+	free(w);
+}

@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * common.c - what every tdat tool shares: messages in the form
+ * `prog: subject: reason`, exit codes (0 ok, 1 failure, 2 usage), output
+ * files written under a temporary name and renamed only on success (and
+ * removed on SIGINT/SIGTERM), damage reports and progress on stderr.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+
+const char *progname = "tdat";
+static volatile sig_atomic_t have_tmp;
+static char *tmp_to_remove;
+
+static void on_signal(int sig)
+{
+	if (have_tmp && tmp_to_remove)
+		unlink(tmp_to_remove);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void tool_init(const char *argv0)
+{
+	const char *s = strrchr(argv0, '/');
+
+	progname = s ? s + 1 : argv0;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+}
+
+static void vmsg(const char *fmt, va_list ap, int err)
+{
+	fprintf(stderr, "%s: ", progname);
+	vfprintf(stderr, fmt, ap);
+	if (err)
+		fprintf(stderr, ": %s", strerror(err));
+	fputc('\n', stderr);
+}
+
+void warnx_(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(fmt, ap, 0);
+	va_end(ap);
+}
+
+void warn_(const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(fmt, ap, err);
+	va_end(ap);
+}
+
+void die_(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(fmt, ap, 0);
+	va_end(ap);
+	exit(code);
+}
+
+void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(fmt, ap, 0);
+	va_end(ap);
+	fprintf(stderr, "Try '%s --help' for more information.\n", progname);
+	exit(EXIT_USAGE);
+}
+
+void print_version(void)
+{
+	printf("%s (%s) %s\n", progname, PACKAGE_NAME, PACKAGE_VERSION);
+	exit(EXIT_OK);
+}
+
+bool parse_ns(const char *s, int64_t *out)
+{
+	static const struct { const char *unit; int64_t mul; } units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { "", 1 },
+	};
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s)
+		return false;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].unit))
+			continue;
+		if (__builtin_mul_overflow((int64_t)v, units[i].mul, out))
+			return false;
+		return true;
+	}
+	return false;
+}
+
+int out_open(struct tool_out *o, const char *path, bool binary)
+{
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	if (!path || !strcmp(path, "-")) {
+		if (binary && isatty(STDOUT_FILENO)) {
+			warnx_("refusing to write binary output to a terminal (use -o FILE)");
+			return -1;
+		}
+		o->fd = STDOUT_FILENO;
+		return 0;
+	}
+	o->path = path;
+	if (asprintf(&o->tmp, "%s.tmp-XXXXXX", path) < 0)
+		die_(EXIT_FAIL, "out of memory");
+	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (o->fd < 0) {
+		warn_("%s", path);
+		free(o->tmp);
+		o->tmp = NULL;
+		return -1;
+	}
+	fchmod(o->fd, 0666 & ~(mode_t)umask(umask(0)));
+	tmp_to_remove = o->tmp;
+	have_tmp = 1;
+	return 0;
+}
+
+int out_commit(struct tool_out *o)
+{
+	int ret = 0;
+
+	if (!o->tmp) {
+		/* stdout: a failed close catches ENOSPC on redirected output */
+		if (o->fd >= 0 && close(o->fd) && errno != EINTR) {
+			warn_("standard output");
+			return -1;
+		}
+		return 0;
+	}
+	if (close(o->fd)) {
+		warn_("%s", o->path);
+		ret = -1;
+	} else if (rename(o->tmp, o->path)) {
+		warn_("%s", o->path);
+		ret = -1;
+	}
+	if (ret)
+		unlink(o->tmp);
+	have_tmp = 0;
+	free(o->tmp);
+	o->tmp = NULL;
+	return ret;
+}
+
+void out_abort(struct tool_out *o)
+{
+	if (!o->tmp)
+		return;
+	close(o->fd);
+	unlink(o->tmp);
+	have_tmp = 0;
+	free(o->tmp);
+	o->tmp = NULL;
+}
+
+bool out_is_input(const char *out, char **inputs, int n)
+{
+	struct stat so, si;
+
+	if (!out || !strcmp(out, "-") || stat(out, &so))
+		return false;
+	for (int i = 0; i < n; i++)
+		if (strcmp(inputs[i], "-") && !stat(inputs[i], &si) &&
+		    si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+			return true;
+	return false;
+}
+
+struct tdat_file *open_input(const char *path, const struct tdat_open_opts *opts)
+{
+	struct tdat_file *f = tdat_file_new();
+	int ret;
+
+	if (!f)
+		die_(EXIT_FAIL, "out of memory");
+	ret = tdat_file_open(f, path, opts);
+	if (ret) {
+		const char *msg = tdat_file_errmsg(f);
+
+		warnx_("%s: %s", strcmp(path, "-") ? path : "(stdin)", *msg ? msg : tdat_strerror(ret));
+		tdat_file_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+int report_damage(struct tdat_merge *m)
+{
+	int n;
+	const struct tdat_damage *d = tdat_merge_damage(m, &n);
+	uint64_t bytes = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct tdat_file *f = tdat_merge_file(m, d[i].input);
+		const struct tdat_buffer_info *b = tdat_file_buffer(f, d[i].buffer);
+
+		bytes += d[i].bytes;
+		warnx_("%s: %s (offset %llu, cpu %d%s%s%s): %llu bytes skipped",
+		       tdat_file_info(f)->path, d[i].reason, (unsigned long long)d[i].offset,
+		       d[i].cpu, b->name[0] ? ", buffer \"" : "", b->name, b->name[0] ? "\"" : "",
+		       (unsigned long long)d[i].bytes);
+	}
+	if (n)
+		warnx_("damaged input: %d region%s, %llu bytes skipped; the events around them were recovered",
+		       n, n == 1 ? "" : "s", (unsigned long long)bytes);
+	return n;
+}
+
+/* ---- progress ---- */
+
+static int progress_on;
+static double progress_t0, progress_last;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void progress_start(int mode)
+{
+	progress_on = mode < 0 ? isatty(STDERR_FILENO) : mode;
+	progress_t0 = progress_last = now();
+}
+
+void progress_tick(struct tdat_merge *m, uint64_t events)
+{
+	uint64_t done, total;
+	double t, pct, rate, left;
+
+	if (!progress_on || (events & 0xffff))
+		return;
+	t = now();
+	/* auto mode stays quiet for short runs */
+	if (t - progress_last < 0.5 || t - progress_t0 < 1.0)
+		return;
+	progress_last = t;
+	tdat_merge_progress(m, &done, &total);
+	pct = total ? 100.0 * (double)done / (double)total : 100.0;
+	rate = (double)events / (t - progress_t0);
+	left = pct > 0 ? (t - progress_t0) * (100.0 - pct) / pct : 0;
+	fprintf(stderr, "\r%s: %5.1f%%  %.0f events/s  %.0f s left ", progname, pct, rate, left);
+}
+
+void progress_end(void)
+{
+	if (progress_on && progress_last > progress_t0)
+		fprintf(stderr, "\r\033[K");
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * common.h - the only code the tdat tools share: program name, messages
+ * (`prog: subject: reason`), exit codes, number parsing, safe output files
+ * (temporary name, renamed on success) and progress on stderr.
+ */
+#ifndef TDAT_TOOLS_COMMON_H
+#define TDAT_TOOLS_COMMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tdat.h"
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+extern const char *progname;
+
+void tool_init(const char *argv0);
+void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void warn_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));	/* adds strerror(errno) */
+void die_(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+/* One line naming the problem, then "Try 'prog --help'", exit 2. */
+void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void print_version(void) __attribute__((noreturn));
+
+/* A signed integer with an optional unit (ns, us, ms, s); false if malformed. */
+bool parse_ns(const char *s, int64_t *out);
+
+/* Output: stdout for NULL or "-", else a temporary file renamed on commit. */
+struct tool_out {
+	const char *path;	/* final name, NULL for stdout */
+	char *tmp;		/* temporary name while writing */
+	int fd;
+};
+
+int out_open(struct tool_out *o, const char *path, bool binary);
+int out_commit(struct tool_out *o);	/* fsync-free close + rename; 0 or -1 (message printed) */
+void out_abort(struct tool_out *o);	/* remove the temporary file */
+/* Refuse an output that is one of the inputs; true when @out names an input. */
+bool out_is_input(const char *out, char **inputs, int n);
+
+/* Open every input, or print why not and return NULL. */
+struct tdat_file *open_input(const char *path, const struct tdat_open_opts *opts);
+
+/* Report damage met by a merge; returns the number of damaged regions. */
+int report_damage(struct tdat_merge *m);
+
+/* Progress on stderr: mode 0 off, 1 on, -1 auto (stderr is a terminal). */
+void progress_start(int mode);
+void progress_tick(struct tdat_merge *m, uint64_t events);
+void progress_end(void);
+
+#endif

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tdat-convert - convert trace.dat files into text (as `trace-cmd report`
+ * prints them) or CSV.  Several inputs are merged on one timeline.
+ * A thin main() over libfmt: open inputs, merge, write, report damage.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+struct opts {
+	const char *format;
+	const char *out;
+	unsigned wflags;
+	int progress;
+	struct tdat_open_opts open;
+	char **offsets;		/* FILE=NS entries of --ts-offset */
+	int noffsets;
+};
+
+static __attribute__((noreturn)) void usage(FILE *fp, int code)
+{
+	fprintf(fp,
+		"Usage: %s [-t] [-f FORMAT] [-o OUT] [--raw-ts] [--ts-offset [FILE=]NS]\n"
+		"       [--no-plugins] [--progress | --no-progress] FILE...\n"
+		"Convert trace.dat files (\"-\" reads standard input) into another format.\n"
+		"Events of all CPUs, buffers and files are merged by timestamp.\n\n"
+		"  -f, --format FORMAT   text (as trace-cmd report) or csv; default from -o's\n"
+		"                        extension (.txt, .csv), else text\n"
+		"  -o, --output OUT      output file (default: standard output)\n"
+		"  -t, --nsec            text: full nanosecond timestamps (trace-cmd report -t)\n"
+		"      --raw-ts          no timestamp corrections (OFFSET, DATE, TSC2NSEC, TIME_SHIFT)\n"
+		"      --ts-offset [FILE=]NS  add NS (units ns, us, ms, s) to every timestamp of\n"
+		"                        FILE, or of all inputs\n"
+		"      --no-plugins      do not load libtraceevent print plugins\n"
+		"      --progress        show progress on stderr (default: when stderr is a terminal)\n"
+		"      --no-progress     never show progress\n"
+		"  -h, --help            show this help\n"
+		"  -V, --version         show the version\n\n"
+		"Exit status: 0 ok, 1 failure or damaged input (what could be read is written),\n"
+		"2 usage error.\n", progname);
+	exit(code);
+}
+
+enum { OPT_RAW_TS = 256, OPT_TS_OFFSET, OPT_NO_PLUGINS, OPT_PROGRESS, OPT_NO_PROGRESS };
+
+static const struct option longopts[] = {
+	{ "format", required_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "nsec", no_argument, NULL, 't' },
+	{ "raw-ts", no_argument, NULL, OPT_RAW_TS },
+	{ "ts-offset", required_argument, NULL, OPT_TS_OFFSET },
+	{ "no-plugins", no_argument, NULL, OPT_NO_PLUGINS },
+	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void parse_args(struct opts *o, int argc, char **argv)
+{
+	int c;
+
+	while ((c = getopt_long(argc, argv, "f:o:thV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f': o->format = optarg; break;
+		case 'o': o->out = optarg; break;
+		case 't': o->wflags |= TDAT_W_NSEC; break;
+		case OPT_RAW_TS: o->open.flags |= TDAT_OPEN_RAW_TS; break;
+		case OPT_NO_PLUGINS: o->open.flags |= TDAT_OPEN_NO_PLUGINS; break;
+		case OPT_PROGRESS: o->progress = 1; break;
+		case OPT_NO_PROGRESS: o->progress = 0; break;
+		case OPT_TS_OFFSET:
+			o->offsets = realloc(o->offsets, sizeof(char *) * (size_t)(o->noffsets + 1));
+			if (!o->offsets)
+				die_(EXIT_FAIL, "out of memory");
+			o->offsets[o->noffsets++] = optarg;
+			break;
+		case 'h': usage(stdout, EXIT_OK);
+		case 'V': print_version();
+		default: fprintf(stderr, "Try '%s --help' for more information.\n", progname);
+			 exit(EXIT_USAGE);
+		}
+	}
+	if (!o->format)
+		o->format = o->out ? tdat_format_from_path(o->out) : NULL;
+	if (!o->format)
+		o->format = "text";
+}
+
+/* The --ts-offset for @path: the last FILE=NS naming it, else the last bare NS. */
+static int64_t offset_for(const struct opts *o, const char *path)
+{
+	int64_t v = 0, all = 0;
+	bool named = false;
+
+	for (int i = 0; i < o->noffsets; i++) {
+		const char *eq = strrchr(o->offsets[i], '=');
+		const char *num = eq ? eq + 1 : o->offsets[i];
+		int64_t n;
+
+		if (!parse_ns(num, &n))
+			usage_error("invalid --ts-offset '%s'", o->offsets[i]);
+		if (!eq)
+			all = n;
+		else if (!strncmp(o->offsets[i], path, (size_t)(eq - o->offsets[i])) &&
+			 path[eq - o->offsets[i]] == '\0') {
+			v = n;
+			named = true;
+		}
+	}
+	return named ? v : all;
+}
+
+static int run(struct opts *o, char **files, int n, struct tdat_merge *m, struct tdat_file **in)
+{
+	struct tdat_writer *w = tdat_writer_new(o->format);
+	const struct tdat_event *ev;
+	struct tool_out out;
+	uint64_t count = 0;
+	int ret;
+
+	if (!w)
+		usage_error("unknown format '%s' (use text or csv)", o->format);
+	if (out_is_input(o->out, files, n))
+		die_(EXIT_FAIL, "%s: output file is one of the inputs", o->out);
+	if (out_open(&out, o->out, false)) {
+		tdat_writer_free(w);
+		return EXIT_FAIL;
+	}
+	ret = tdat_writer_open(w, out.fd, m, o->wflags);
+	progress_start(o->progress);
+	while (!ret && (ret = tdat_merge_next(m, &ev)) == 0) {
+		ret = tdat_writer_put(w, ev);
+		progress_tick(m, ++count);
+	}
+	progress_end();
+	if (ret < 0 && !*tdat_writer_errmsg(w))
+		warnx_("%s", *tdat_merge_errmsg(m) ? tdat_merge_errmsg(m) : tdat_strerror(ret));
+	if (tdat_writer_close(w) && ret >= 0)
+		ret = TDAT_EIO;
+	if (*tdat_writer_errmsg(w))
+		warnx_("%s: %s", o->out ? o->out : "standard output", tdat_writer_errmsg(w));
+	tdat_writer_free(w);
+	if (ret < 0) {
+		out_abort(&out);
+		return EXIT_FAIL;
+	}
+	if (out_commit(&out))
+		return EXIT_FAIL;
+	return report_damage(m) ? EXIT_FAIL : EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .progress = -1 };
+	struct tdat_file **in;
+	struct tdat_merge *m;
+	int n, ret = EXIT_FAIL;
+
+	tool_init(argv[0]);
+	parse_args(&o, argc, argv);
+	argc -= optind;
+	argv += optind;
+	if (argc < 1)
+		usage_error("no input file");
+	n = argc;
+	in = calloc((size_t)n, sizeof(*in));
+	m = tdat_merge_new();
+	if (!in || !m)
+		die_(EXIT_FAIL, "out of memory");
+	for (int i = 0; i < n; i++) {
+		struct tdat_open_opts oo = o.open;
+
+		oo.ts_offset = offset_for(&o, argv[i]);
+		in[i] = open_input(argv[i], &oo);
+		if (!in[i] || tdat_merge_add(m, in[i]))
+			goto out;
+	}
+	ret = run(&o, argv, n, m, in);
+out:
+	tdat_merge_free(m);
+	for (int i = 0; i < n; i++)
+		tdat_file_free(in[i]);
+	free(in);
+	free(o.offsets);
+	return ret;
+}
