@@ -274,6 +274,8 @@ static bool put_field(struct tdat_writer *w, const struct tdat_event *ev, const 
 
 	if (off + len > ev->size)
 		return false;
+	if (!len && (f->flags & TEP_FIELD_IS_ARRAY))
+		len = ev->size - off;	/* a flexible array: the rest of the event */
 	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
 		uint32_t v = (uint32_t)file_num(ev->file, d + off, 4);
 

@@ -1,0 +1,54 @@
+#!/bin/sh
+# Recreate the damaged inputs in testdata/bad/ from the good captures in testdata/.
+# Offsets are computed from the good files with ../scripts/tracedat-layout.py (so this still works
+# after the good files are re-recorded); the offsets for the committed files are in testdata/README.md.
+set -eu
+cd "$(dirname "$0")"            # -> testdata/bad
+G=..                            # good files
+LAYOUT="python3 $G/scripts/tracedat-layout.py"
+off()  { $LAYOUT "$1" | awk -v n="$2" '$1 == n { print $2; exit }'; }   # offset of item $2 in file $1
+size() { $LAYOUT "$1" | awk -v n="$2" '$1 == n { print $3; exit }'; }   # size of item $2
+cut()  { head -c "$2" "$1" > "$3"; }                                     # first $2 bytes of $1 -> $3
+patch() { # patch FILE OFFSET HEXBYTES : overwrite bytes in place
+  python3 -c 'import sys; f=open(sys.argv[1],"r+b"); f.seek(int(sys.argv[2])); f.write(bytes.fromhex(sys.argv[3]))' "$1" "$2" "$3"; }
+
+V7=$G/markers.dat        # smallest good v7 (zstd) file
+V7DATA=$G/clock-mono.dat # small v7 (zstd) file with a few KB of data per CPU
+V6=$G/v6.dat             # the (only single-buffer) v6 file
+
+# 0 bytes
+: > empty.dat
+# plain text
+printf 'This is not a trace.dat file.\nIt is plain text, 3 lines long,\nwith no magic at all.\n' > not-a-trace.dat
+# first magic byte 0x17 -> 0x18 (v7 file)
+cp $V7 bad-magic.dat; patch bad-magic.dat 0 18
+# version string "7\0" at offset 10 replaced by "99\0" (one byte inserted; rest of the file shifted by 1)
+{ head -c 10 $V7; printf '99\0'; tail -c +13 $V7; } > bad-version.dat
+# v6 file cut in the middle of the header_event text (inside the header sections)
+o=$(off $V6 header_event_text); s=$(size $V6 header_event_text)
+cut $V6 $((o + s / 2)) truncated-header.dat
+# v7 file cut in the middle of the compressed "ftrace events" section (id 17); the options
+# section that the file header points to is beyond the end
+o=$(off $V7 'section[17]'); s=$(size $V7 'section[17]')
+cut $V7 $((o + s / 2)) truncated-header-v7.dat
+# v7 zstd file cut in the middle of the CPU 1 flyrecord data (CPU 0 data complete; the trailing
+# options section that holds the BUFFER option, and the strings section, are lost)
+o=$(off $V7DATA 'buffer[]_cpu1_data'); s=$(size $V7DATA 'buffer[]_cpu1_data')
+cut $V7DATA $((o + s / 2)) truncated-v7-data.dat
+# v6 file cut in the middle of the CPU 0 data (CPU 1 data missing entirely)
+o=$(off $V6 cpu0_data); s=$(size $V6 cpu0_data)
+cut $V6 $((o + s / 2)) truncated-v6-data.dat
+# v6: kallsyms size field (u32) set to 0xffffffff
+cp $V6 lying-size.dat; patch lying-size.dat $(off $V6 kallsyms_size) ffffffff
+# v7: size field (u64) in the section header of the kallsyms section (id 19) set to 0x7fffffffffffffff
+cp $V7 lying-size-v7.dat; patch lying-size-v7.dat $(off $V7 'section[19]_size_field') ffffffffffffff7f
+# v7: compressed-size field (first u32 of the compression header, right after the 16-byte section
+# header) of the kallsyms section (id 19) set to 0x7fffffff
+cp $V7 lying-csize-v7.dat; patch lying-csize-v7.dat $(( $(off $V7 'section[19]') + 16 )) ffffff7f
+# v6: CPU count (u32 after the command lines) set to 0x7fffffff
+cp $V6 bad-cpu-count.dat; patch bad-cpu-count.dat $(off $V6 cpus) ffffff7f
+# v7: value of the CPUCOUNT option (id 8, u32) set to 0x7fffffff
+cp $V7 bad-cpu-count-v7.dat; patch bad-cpu-count-v7.dat $(off $V7 cpucount_value) ffffff7f
+# v7: CPU count inside the BUFFER option (id 3) of the top buffer set to 0x7fffffff
+cp $V7 bad-buffer-cpus-v7.dat; patch bad-buffer-cpus-v7.dat $(off $V7 'buffer[]_cpus') ffffff7f
+ls -l

@@ -1,0 +1,330 @@
+#!/usr/bin/env bash
+# tests/bench/bench.sh: time tdat-convert against trace-cmd report on big real
+# captures and check the targets (text >= 1.5x, csv >= 10x trace-cmd's events/s,
+# tdat-convert peak RSS < 64 MiB) and that the text output is byte-identical.
+# Not part of make check; see tests/bench/README.md.
+#
+#   tests/bench/bench.sh [--record-only] [BIG.dat...]
+#
+# With no file, records (once, then reuses) big-v7.dat and big-v6.dat under
+# $TDAT_BENCH_DIR (default /var/tmp/tdat-bench); recording needs root.
+# Exit status: 0 all targets met, 1 error, 2 usage, 3 a target missed or the
+# text output differs.
+set -euo pipefail
+export LC_ALL=C
+
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+BIN=${BIN:-$REPO/tools}
+TRACE_CMD=${TRACE_CMD:-trace-cmd}
+BENCH_DIR=${TDAT_BENCH_DIR:-/var/tmp/tdat-bench}
+MIN_EVENTS=${TDAT_BENCH_MIN_EVENTS:-3000000}
+RUNS=${TDAT_BENCH_RUNS:-3}
+FIRST_SECONDS=${TDAT_BENCH_SECONDS:-15}	# workload length of the first try
+MAX_SECONDS=180				# never record longer than this
+SANDBOX=${TDAT_SANDBOX:-$(cd "$(dirname "$0")/../../../shared/tools" 2>/dev/null &&
+	pwd)/trace-cmd-sandboxed}
+TRACEFS=/sys/kernel/tracing
+EVENTS=(-e sched -e irq -e timer -e raw_syscalls -e workqueue)
+
+TARGET_TEXT=1.5		# tdat events/s over trace-cmd report's
+TARGET_CSV=10		# tdat -f csv events/s over trace-cmd report -R's
+TARGET_RSS_MIB=64	# tdat-convert peak RSS, strictly below
+
+SCRATCH=
+SAVED_SIZES=()
+MISSED=0
+
+say() { printf 'bench: %s\n' "$*" >&2; }
+die() { say "$*"; exit 1; }
+
+usage() {
+	if (($1 == 0)); then
+		sed -n '2,13s/^# \{0,1\}//p' "$0"
+	else
+		echo "usage: $0 [--record-only] [BIG.dat...]" >&2
+	fi
+	exit "$1"
+}
+
+cleanup() {
+	restore_buffer_sizes
+	[[ -n $SCRATCH ]] && rm -rf "$SCRATCH"
+	return 0
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- tools --------------------------------------------------------------------
+
+need_time() {
+	[[ -x /usr/bin/time ]] && return 0
+	[[ $(id -u) == 0 ]] || die "/usr/bin/time missing: sudo apt-get install time"
+	say "installing time"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends time >&2 ||
+		{ apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq --no-install-recommends time >&2; } ||
+		die "cannot install time"
+}
+
+need_tools() {
+	command -v "$TRACE_CMD" >/dev/null ||
+		die "$TRACE_CMD not found: apt-get install trace-cmd (or set TRACE_CMD)"
+	[[ -x $BIN/tdat-convert ]] ||
+		die "$BIN/tdat-convert not found: build first (./quickstart.sh build) or set BIN"
+}
+
+# --- tracefs: leave it as found -------------------------------------------------
+
+tracefs_state() {
+	local f
+	for f in tracing_on current_tracer set_event; do
+		printf '%s: %s\n' "$f" "$(tr '\n' ' ' <"$TRACEFS/$f")"
+	done
+	printf 'instances: %s\n' "$(find "$TRACEFS/instances" -mindepth 1 -maxdepth 1 | sort |
+		tr '\n' ' ')"
+	for f in "$TRACEFS"/per_cpu/cpu*/buffer_size_kb; do
+		printf '%s: %s\n' "${f#"$TRACEFS"/}" "$(<"$f")"
+	done
+}
+
+# trace-cmd record -b leaves the buffer at the size it set; put each CPU's back.
+save_buffer_sizes() {
+	local f
+	SAVED_SIZES=()
+	for f in "$TRACEFS"/per_cpu/cpu*/buffer_size_kb; do
+		SAVED_SIZES+=("$f=$(<"$f")")
+	done
+}
+
+restore_buffer_sizes() {
+	local s
+	for s in "${SAVED_SIZES[@]}"; do
+		echo "${s#*=}" >"${s%%=*}" 2>/dev/null || say "cannot restore ${s%%=*}"
+	done
+	SAVED_SIZES=()
+}
+
+# --- recording ------------------------------------------------------------------
+
+# The workload: four shell loops (2 cores) making syscalls, forks, exits and
+# small writes until DURATION seconds have passed; trace-cmd records while it runs.
+# shellcheck disable=SC2016
+WORKLOAD='
+end=$((SECONDS + $1)) dir=$2
+spin() {
+	local i=0
+	while ((SECONDS < end)); do
+		ls -l /usr/bin >/dev/null
+		cat /proc/stat /proc/meminfo /proc/self/status >/dev/null
+		echo "$i $RANDOM" >"$dir/w$1"
+		i=$((i + 1))
+	done
+}
+for n in 1 2 3 4; do spin "$n" & done
+wait
+'
+
+# Events in FILE: lines of trace-cmd report but the "cpus=" header line.
+count_events() {
+	local n
+	n=$("$TRACE_CMD" report "$1" 2>/dev/null | grep -cv '^cpus=' || true)
+	echo "${n:-0}"
+}
+
+# Cached count for our own captures, kept in FILE.events.
+cached_count() {
+	local f=$1
+	if [[ ! -s $f.events || $f.events -ot $f ]]; then
+		count_events "$f" >"$f.events"
+	fi
+	cat "$f.events"
+}
+
+# record_once OUT SECONDS VERSION-ARGS...: one capture of the workload.
+record_once() {
+	local out=$1 secs=$2 before after
+	shift 2
+	before=$(tracefs_state)
+	save_buffer_sizes
+	say "recording $secs s of workload into ${out##*/} ($*)"
+	if ! "$SANDBOX" trace-cmd record -b 20000 "${EVENTS[@]}" "$@" -o "$out" \
+		timeout -k 5 $((secs + 30)) bash -c "$WORKLOAD" workload "$secs" "$SCRATCH" \
+		>"$SCRATCH/record.log" 2>&1; then
+		tail -n 20 "$SCRATCH/record.log" >&2
+		die "trace-cmd record failed"
+	fi
+	restore_buffer_sizes
+	after=$(tracefs_state)
+	if [[ $before != "$after" ]]; then
+		diff <(echo "$before") <(echo "$after") >&2 || true
+		die "tracefs was left changed by trace-cmd record (see above)"
+	fi
+}
+
+# make_capture NAME VERSION-ARGS...: BENCH_DIR/NAME with >= MIN_EVENTS events.
+make_capture() {
+	local name=$1 f=$BENCH_DIR/$1 tmp secs=$FIRST_SECONDS n=0 try
+	shift
+	if [[ -s $f ]] && (($(cached_count "$f") >= MIN_EVENTS)); then
+		say "reusing $f ($(cached_count "$f") events)"
+		return 0
+	fi
+	[[ $(id -u) == 0 ]] || die "recording needs root (or pass a capture: $0 FILE.dat)"
+	[[ -x $SANDBOX ]] || die "trace-cmd-sandboxed not found at $SANDBOX (set TDAT_SANDBOX)"
+	tmp=$SCRATCH/$name
+	for try in 1 2 3; do
+		record_once "$tmp" "$secs" "$@"
+		n=$(count_events "$tmp")
+		say "$name (try $try): $n events in $secs s (want >= $MIN_EVENTS)"
+		if ((n >= MIN_EVENTS)); then
+			mv -f "$tmp" "$f"
+			echo "$n" >"$f.events"
+			return 0
+		fi
+		((secs >= MAX_SECONDS)) && break
+		# Scale up with 30% headroom; the rate is roughly constant.
+		secs=$(( n > 0 ? secs * MIN_EVENTS * 13 / (n * 10) + 1 : secs * 4 ))
+		((secs > MAX_SECONDS)) && secs=$MAX_SECONDS
+	done
+	die "could not record $MIN_EVENTS events for $name (last try: $n)"
+}
+
+# --- timing ---------------------------------------------------------------------
+
+declare -A WALL RSS
+
+# measure KEY CMD...: best wall time and peak RSS (MiB) over RUNS runs, stdout
+# to /dev/null.
+measure() {
+	local key=$1 i t0 t1 w r best='' peak=0
+	shift
+	for ((i = 0; i < RUNS; i++)); do
+		t0=$EPOCHREALTIME
+		if ! /usr/bin/time -v -o "$SCRATCH/time" "$@" >/dev/null 2>"$SCRATCH/err"; then
+			tail -n 5 "$SCRATCH/err" >&2
+			die "failed: $*"
+		fi
+		t1=$EPOCHREALTIME
+		w=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+		r=$(awk -F': ' '/Maximum resident set size/ { printf "%.1f", $2 / 1024 }' \
+			"$SCRATCH/time")
+		if [[ -z $best ]] || awk -v a="$w" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+			best=$w
+		fi
+		peak=$(awk -v a="$r" -v b="$peak" 'BEGIN { print (a > b) ? a : b }')
+	done
+	WALL[$key]=$best
+	RSS[$key]=$peak
+}
+
+row() {
+	local key=$1 label=$2 events=$3
+	awk -v l="$label" -v w="${WALL[$key]}" -v r="${RSS[$key]}" -v n="$events" \
+		'BEGIN { printf "  %-34s %9.3f %12.0f %10.1f\n", l, w, (w > 0 ? n / w : 0), r }'
+}
+
+# verdict NAME VALUE OP TARGET UNIT: print whether VALUE meets the target.
+verdict() {
+	local name=$1 value=$2 op=$3 target=$4 unit=$5 met
+	met=$(awk -v v="$value" -v t="$target" -v op="$op" \
+		'BEGIN { print (op == ">=" ? v >= t : v < t) ? "met" : "MISSED" }')
+	[[ $met == met ]] || MISSED=1
+	printf '  %-34s %8s%s  (target %s %s%s)  %s\n' "$name" "$value" "$unit" \
+		"$op" "$target" "$unit" "$met"
+}
+
+ratio() {
+	awk -v tc="$1" -v td="$2" 'BEGIN { printf "%.2f", (td > 0 ? tc / td : 0) }'
+}
+
+# Is tdat-convert -f text byte for byte trace-cmd report?
+identity() {
+	local f=$1 msg line
+	if msg=$(cmp <("$TRACE_CMD" report "$f" 2>/dev/null) \
+		<("$BIN/tdat-convert" -f text "$f" 2>/dev/null) 2>&1); then
+		echo "  text output vs trace-cmd report:   identical"
+		return 0
+	fi
+	MISSED=1
+	echo "  text output vs trace-cmd report:   DIFFERENT (${msg##*: })"
+	line=$(sed -n 's/.*line \([0-9]*\).*/\1/p' <<<"$msg")
+	if [[ -n $line ]]; then
+		echo "    trace-cmd: $("$TRACE_CMD" report "$f" 2>/dev/null | sed -n "${line}{p;q}" || true)"
+		echo "    tdat:      $("$BIN/tdat-convert" -f text "$f" 2>/dev/null | sed -n "${line}{p;q}" || true)"
+	fi
+}
+
+describe() {
+	"$TRACE_CMD" dump --summary "$1" 2>/dev/null | awk '
+		/\[Version\]/ { v = $1 }
+		/\[Compression algorithm\]/ { c = $1 }
+		END { printf "v%s%s", v, (c != "" ? ", " c : "") }' || true
+}
+
+bench_file() {
+	local f=$1 n size
+	if [[ ${f%/*} == "$BENCH_DIR" ]]; then n=$(cached_count "$f"); else n=$(count_events "$f"); fi
+	size=$(awk -v s="$(stat -c %s "$f")" 'BEGIN { printf "%.1f", s / 1048576 }')
+	say "timing ${f##*/} (best of $RUNS runs each)"
+	measure tc_text "$TRACE_CMD" report "$f"
+	measure td_text "$BIN/tdat-convert" -f text "$f"
+	measure tc_raw "$TRACE_CMD" report -R "$f"
+	measure td_csv "$BIN/tdat-convert" -f csv "$f"
+
+	echo
+	echo "$f ($(describe "$f"), $size MiB, $n events)"
+	printf '  %-34s %9s %12s %10s\n' command "wall s" "events/s" "peak RSS MiB"
+	row tc_text "trace-cmd report" "$n"
+	row td_text "tdat-convert -f text" "$n"
+	row tc_raw "trace-cmd report -R" "$n"
+	row td_csv "tdat-convert -f csv" "$n"
+	verdict "text: tdat / trace-cmd events/s" \
+		"$(ratio "${WALL[tc_text]}" "${WALL[td_text]}")" ">=" "$TARGET_TEXT" x
+	verdict "csv: tdat / trace-cmd -R events/s" \
+		"$(ratio "${WALL[tc_raw]}" "${WALL[td_csv]}")" ">=" "$TARGET_CSV" x
+	verdict "tdat-convert peak RSS" \
+		"$(awk -v a="${RSS[td_text]}" -v b="${RSS[td_csv]}" 'BEGIN { print (a > b) ? a : b }')" \
+		"<" "$TARGET_RSS_MIB" " MiB"
+	identity "$f"
+}
+
+main() {
+	local record_only=0 files=()
+	while (($#)); do
+		case $1 in
+		--record-only) record_only=1 ;;
+		-h|--help) usage 0 ;;
+		-*) say "unknown option $1"; usage 2 ;;
+		*) [[ -r $1 ]] || die "$1: cannot read"; files+=("$1") ;;
+		esac
+		shift
+	done
+	((record_only)) || need_tools
+	need_time
+	if ((${#files[@]} == 0)); then
+		mkdir -p "$BENCH_DIR"
+		SCRATCH=$(mktemp -d "$BENCH_DIR/.scratch.XXXXXX")
+		make_capture big-v7.dat --file-version 7 --compression zstd
+		make_capture big-v6.dat --file-version 6
+		files=("$BENCH_DIR/big-v7.dat" "$BENCH_DIR/big-v6.dat")
+	else
+		SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/tdat-bench.XXXXXX")
+	fi
+	if ((record_only)); then
+		ls -l "${files[@]}"
+		return 0
+	fi
+	echo "trace-cmd: $("$TRACE_CMD" --version 2>&1 | grep -m1 version || true)"
+	echo "tdat:      $("$BIN/tdat-convert" --version 2>&1 | head -n 1 || true)"
+	for f in "${files[@]}"; do
+		bench_file "$f"
+	done
+	echo
+	if ((MISSED)); then
+		echo "bench: some targets MISSED"
+		exit 3
+	fi
+	echo "bench: all targets met"
+}
+
+main "$@"

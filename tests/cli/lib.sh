@@ -1,0 +1,338 @@
+# tests/cli/lib.sh: TAP helpers sourced by the CLI tests (tests/cli/t-*.sh).
+#
+#	#!/usr/bin/env bash
+#	. "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
+#	plan 3
+#	t_golden "text output" convert-text.out -- tdat-convert -f text testdata/v7-zstd.dat
+#	t_exit "bad option" 2 -- tdat-convert --bogus
+#	t_stderr_match "bad option is named" "unrecognized option|--bogus"
+#
+# Environment (set by Makefile.am's AM_TESTS_ENVIRONMENT; defaults for a run
+# by hand from a source-tree build):
+#   TOP_SRCDIR          source tree; tests run with it as the working directory,
+#                       so paths like testdata/x.dat stay relative in outputs
+#   BIN                 directory holding tdat-convert etc., put first in PATH
+#   TRACE_CMD           trace-cmd to compare with; empty means not available
+#   TDAT_UPDATE_GOLDEN  1: rewrite tests/expected/ files instead of comparing
+#   TDAT_KEEP_TMP       1: keep the scratch directory and say where it is
+#   T_TIMEOUT           seconds before a command is killed (default 120)
+#
+# Every check below prints exactly one TAP line ("ok N - NAME" or "not ok N
+# - NAME" with "# " diagnostics), so the count for plan is the number of
+# checks called. t_run prints none: it only runs a command and records
+#   T_OUT T_ERR   files holding its stdout and stderr
+#   T_RC          its exit status (128+N: killed by signal N)
+#   T_CMD         the command, for messages
+# Commands read stdin from /dev/null unless `--stdin FILE` comes before `--`.
+# Checks always return 0 (so `set -e` in a test does not stop at the first
+# failure); T_LAST_OK is 1 or 0 for a test that wants to branch on one.
+# $T_TMP is a scratch directory for this test file, removed at exit.
+
+# shellcheck disable=SC2034	# T_LAST_OK, T_RC ... are for the tests
+if [[ -n ${TDAT_CLI_LIB_LOADED-} ]]; then
+	return 0
+fi
+TDAT_CLI_LIB_LOADED=1
+
+TOP_SRCDIR=${TOP_SRCDIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+BIN=${BIN:-$TOP_SRCDIR/tools}
+TRACE_CMD=${TRACE_CMD-$(command -v trace-cmd || true)}
+T_TIMEOUT=${T_TIMEOUT:-120}
+export TOP_SRCDIR BIN TRACE_CMD
+PATH=$BIN:$PATH
+# Sanitizer builds: make a report abort (a signal the checks catch) and keep
+# the stack traces readable.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:print_stacktrace=1}
+# Fixed locale and time zone so outputs do not depend on the machine.
+export LC_ALL=C TZ=UTC
+
+T_COUNT=0
+T_FAILED=0
+T_PLANNED=
+T_RUNS=0
+T_LAST_OK=''
+T_OUT='' T_ERR='' T_RC='' T_CMD=''
+T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/tdat-cli.XXXXXX") || {
+	echo "Bail out! cannot create a scratch directory"
+	exit 1
+}
+
+cd "$TOP_SRCDIR" || {
+	echo "Bail out! cannot cd to TOP_SRCDIR=$TOP_SRCDIR"
+	exit 1
+}
+
+_t_at_exit() {
+	local rc=$?
+
+	if [[ ${TDAT_KEEP_TMP-} == 1 ]]; then
+		echo "# scratch files kept in $T_TMP"
+	else
+		rm -rf "$T_TMP"
+	fi
+	if [[ -z $T_PLANNED ]]; then
+		echo "# the script ended without plan or done_testing (after $T_COUNT tests)"
+		rc=1
+	elif ((T_COUNT != T_PLANNED)); then
+		echo "# planned $T_PLANNED tests but ran $T_COUNT"
+		rc=1
+	elif ((T_FAILED > 0)); then
+		echo "# failed $T_FAILED of $T_COUNT tests"
+		rc=1
+	fi
+	exit "$rc"
+}
+trap _t_at_exit EXIT
+
+# --- TAP basics --------------------------------------------------------------
+
+plan() {
+	T_PLANNED=$1
+	echo "1..$1"
+}
+
+done_testing() {
+	if [[ -z $T_PLANNED ]]; then
+		T_PLANNED=$T_COUNT
+		echo "1..$T_COUNT"
+	fi
+}
+
+skip_all() {
+	T_PLANNED=0
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+diag() {
+	local line
+	for line in "$@"; do
+		printf '%s\n' "$line" | sed 's/^/# /'
+	done
+}
+
+# TAP descriptions: escape '#' so it does not read as a directive.
+_t_desc() {
+	local d=${1//\\/\\\\}
+	printf '%s' "${d//#/\\#}"
+}
+
+ok() {
+	T_COUNT=$((T_COUNT + 1))
+	T_LAST_OK=1
+	echo "ok $T_COUNT - $(_t_desc "$1")"
+}
+
+# not_ok NAME [DIAG...]: a failed test, with diagnostic lines.
+not_ok() {
+	T_COUNT=$((T_COUNT + 1))
+	T_FAILED=$((T_FAILED + 1))
+	T_LAST_OK=0
+	echo "not ok $T_COUNT - $(_t_desc "$1")"
+	shift
+	diag "$@"
+	return 0
+}
+
+# skip NAME REASON
+skip() {
+	T_COUNT=$((T_COUNT + 1))
+	echo "ok $T_COUNT - $(_t_desc "$1") # SKIP $2"
+}
+
+# t_assert NAME CMD...: passes if CMD exits 0.
+t_assert() {
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name" "failed: $*"; fi
+}
+
+have_trace_cmd() {
+	[[ -n $TRACE_CMD && -x $TRACE_CMD ]]
+}
+
+# --- running commands --------------------------------------------------------
+
+# _t_parse NAME [--stdin FILE] -- CMD...: sets _T_IN and _T_SHIFT (args to drop).
+_t_parse() {
+	_T_IN=/dev/null
+	_T_SHIFT=1
+	shift
+	while (($#)); do
+		case $1 in
+		--stdin) _T_IN=$2; shift 2; _T_SHIFT=$((_T_SHIFT + 2)) ;;
+		--) _T_SHIFT=$((_T_SHIFT + 1)); return 0 ;;
+		*) echo "Bail out! lib.sh: expected -- before the command, got '$1'"; exit 1 ;;
+		esac
+	done
+	echo "Bail out! lib.sh: no -- before the command"
+	exit 1
+}
+
+# t_run NAME [--stdin FILE] -- CMD...: run CMD, keeping stdout, stderr and status.
+t_run() {
+	local dir
+	_t_parse "$@"
+	shift "$_T_SHIFT"
+	T_RUNS=$((T_RUNS + 1))
+	dir=$T_TMP/run-$T_RUNS
+	mkdir -p "$dir"
+	T_OUT=$dir/stdout
+	T_ERR=$dir/stderr
+	T_CMD="$*"
+	T_RC=0
+	if command -v timeout >/dev/null; then
+		{ timeout -k 5 "$T_TIMEOUT" "$@" <"$_T_IN" >"$T_OUT" 2>"$T_ERR" || T_RC=$?; } 2>/dev/null
+	else
+		{ "$@" <"$_T_IN" >"$T_OUT" 2>"$T_ERR" || T_RC=$?; } 2>/dev/null
+	fi
+	return 0
+}
+
+# Why the last run counts as a crash (signal, timeout, sanitizer), or nothing.
+_t_crash_reason() {
+	if ((T_RC == 124)) && command -v timeout >/dev/null; then
+		echo "timed out after ${T_TIMEOUT}s"
+	elif ((T_RC == 126 || T_RC == 127)); then
+		echo "could not run (status $T_RC): $T_CMD"
+	elif ((T_RC >= 128)); then
+		echo "killed by signal $((T_RC - 128))$(kill -l $((T_RC - 128)) 2>/dev/null |
+			sed 's/^/ (SIG/; s/$/)/')"
+	elif [[ -n $T_ERR ]] && grep -Eq 'ERROR: (Address|Leak|Memory|Thread)Sanitizer|runtime error: ' "$T_ERR"; then
+		echo "sanitizer report on stderr"
+	fi
+}
+
+# Diagnostics for a failed check: the command, its status and stderr's head.
+_t_run_diag() {
+	diag "command: $T_CMD" "exit status: $T_RC"
+	if [[ -s $T_ERR ]]; then
+		diag "stderr:"
+		head -n 10 "$T_ERR" | sed 's/^/#   /'
+	fi
+}
+
+# _t_verdict NAME PROBLEM...: ok if no problem was given, else not ok.
+_t_verdict() {
+	local name=$1
+	shift
+	if (($# == 0)); then
+		ok "$name"
+		return 0
+	fi
+	not_ok "$name" "$@"
+	_t_run_diag
+}
+
+# t_nocrash NAME [--stdin FILE] -- CMD...: CMD may fail, but not by a signal.
+t_nocrash() {
+	local name=$1 why
+	t_run "$@"
+	why=$(_t_crash_reason)
+	_t_verdict "$name" ${why:+"$why"}
+}
+
+# t_nosignal NAME: the last t_run did not die by a signal (or sanitizer).
+t_nosignal() {
+	local why
+	why=$(_t_crash_reason)
+	_t_verdict "$1" ${why:+"$why"}
+}
+
+# t_exit NAME WANT [--stdin FILE] -- CMD...: CMD exits with status WANT.
+t_exit() {
+	local name=$1 want=$2 why
+	shift 2
+	t_run "$name" "$@"
+	why=$(_t_crash_reason)
+	if [[ -n $why ]]; then
+		_t_verdict "$name" "$why"
+	elif ((T_RC != want)); then
+		_t_verdict "$name" "exit status $T_RC, wanted $want"
+	else
+		ok "$name"
+	fi
+}
+
+# t_stderr_match NAME REGEX: the last run's stderr matches an extended regex.
+t_stderr_match() {
+	if grep -Eq -- "$2" "$T_ERR"; then
+		ok "$1"
+	else
+		_t_verdict "$1" "stderr does not match /$2/"
+	fi
+}
+
+# t_stdout_match NAME REGEX: the same for stdout.
+t_stdout_match() {
+	if grep -Eq -- "$2" "$T_OUT"; then
+		ok "$1"
+	else
+		_t_verdict "$1" "stdout does not match /$2/"
+	fi
+}
+
+# _t_compare GOT EXPECTED LABEL: echo problems; TDAT_UPDATE_GOLDEN=1 rewrites
+# EXPECTED from GOT (an empty GOT removes an optional .err/.exit sidecar).
+_t_compare() {
+	local got=$1 want=$2 label=$3 optional=${4-}
+	if [[ ${TDAT_UPDATE_GOLDEN-} == 1 ]]; then
+		if [[ -n $optional && ! -s $got ]]; then
+			rm -f "$want"
+		elif ! cmp -s "$got" "$want"; then
+			mkdir -p "$(dirname "$want")" && cp "$got" "$want" &&
+				echo "updated ${want#"$TOP_SRCDIR"/}" >&2
+		fi
+		return 0
+	fi
+	if [[ ! -e $want ]]; then
+		[[ -n $optional && ! -s $got ]] && return 0
+		echo "missing ${want#"$TOP_SRCDIR"/} (make it with TDAT_UPDATE_GOLDEN=1)"
+		return 0
+	fi
+	cmp -s "$got" "$want" && return 0
+	echo "$label differs from ${want#"$TOP_SRCDIR"/}:"
+	diff -u --label "expected/${want##*/}" --label "got" "$want" "$got" |
+		sed -n '1,20p' | sed 's/^/  /'
+}
+
+# t_golden NAME EXPECTED [--stdin FILE] -- CMD...: CMD's stdout is byte for byte
+# tests/expected/EXPECTED, and CMD did not crash.
+t_golden() {
+	local name=$1 want=$TOP_SRCDIR/tests/expected/$2 why problems=()
+	shift 2
+	t_run "$name" "$@"
+	why=$(_t_crash_reason)
+	[[ -n $why ]] && problems+=("$why")
+	mapfile -t -O "${#problems[@]}" problems < <(_t_compare "$T_OUT" "$want" stdout)
+	_t_verdict "$name" "${problems[@]}"
+}
+
+# t_case NAME BASE [--stdin FILE] -- CMD...: the full sidecar check of
+# tests/expected/BASE.{out,err,exit}: stdout equals BASE.out, stderr equals
+# BASE.err (no file: empty), the status equals BASE.exit (no file: 0).
+t_case() {
+	local name=$1 base=$TOP_SRCDIR/tests/expected/$2 why want_rc=0 problems=()
+	shift 2
+	t_run "$name" "$@"
+	why=$(_t_crash_reason)
+	[[ -n $why ]] && problems+=("$why")
+	mapfile -t -O "${#problems[@]}" problems < <(
+		_t_compare "$T_OUT" "$base.out" stdout
+		_t_compare "$T_ERR" "$base.err" stderr optional)
+	if [[ ${TDAT_UPDATE_GOLDEN-} == 1 ]]; then
+		if ((T_RC == 0)); then rm -f "$base.exit"; else echo "$T_RC" >"$base.exit"; fi
+	else
+		[[ -e $base.exit ]] && want_rc=$(<"$base.exit")
+		((T_RC == want_rc)) || problems+=("exit status $T_RC, wanted $want_rc")
+	fi
+	_t_verdict "$name" "${problems[@]}"
+}
+
+# t_empty_dir NAME DIR: DIR holds no files (nothing left behind on failure).
+t_empty_dir() {
+	local left
+	left=$(find "$2" -mindepth 1 2>/dev/null | head -n 5 || true)
+	if [[ -z $left ]]; then ok "$1"; else not_ok "$1" "left behind in $2:" "$left"; fi
+}

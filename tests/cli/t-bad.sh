@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# t-bad.sh: damaged and hostile inputs (testdata/bad/, empty files,
+# directories, /dev/zero) never crash or hang any tool: exit 1 with a message
+# that names the file; no output file is left behind; what could be
+# recovered from damaged event data is written and the loss is reported.
+. "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
+T_TIMEOUT=20
+mkdir -p "$T_TMP/out"
+
+for f in testdata/bad/*.dat; do
+	for fmt in text csv; do
+		t_exit "$f -f $fmt fails cleanly" 1 -- tdat-convert -f $fmt -o "$T_TMP/out/x.$fmt" "$f"
+		t_stderr_match "$f -f $fmt: the message names the file" "^tdat-convert: $f: "
+		# damaged event data: the recovered events are written (checked below)
+		if [[ $f == */truncated-v6-data.dat ]]; then
+			rm -f "$T_TMP"/out/x.*
+		else
+			t_empty_dir "$f -f $fmt: no output file" "$T_TMP/out"
+		fi
+	done
+	t_exit "$f: tdat-info fails cleanly" 1 -- tdat-info "$f"
+	t_stderr_match "$f: tdat-info names the file" "^tdat-info: $f: "
+	t_nocrash "$f on stdin" --stdin "$f" -- tdat-convert -
+done
+# Damaged event data: what was read is written, the loss is counted, exit 1.
+t_exit "truncated v6 data" 1 -- tdat-convert -o "$T_TMP/trunc.txt" testdata/bad/truncated-v6-data.dat
+t_stderr_match "the message says how much was skipped" "bytes skipped"
+t_assert "events before the damage were recovered" test "$(wc -l <"$T_TMP/trunc.txt")" -gt 100
+t_assert "and every recovered line is a line of the undamaged file" \
+	test -z "$(comm -23 <(sort "$T_TMP/trunc.txt") <(sort tests/expected/v6.text.out))"
+rm -f "$T_TMP/trunc.txt"
+t_empty_dir "no partial outputs are left behind" "$T_TMP/out"
+
+t_exit "a directory is refused" 1 -- tdat-convert testdata
+t_stderr_match "as a directory" "tdat-convert: testdata: is a directory"
+t_exit "/dev/zero is refused at once" 1 -- tdat-convert /dev/zero
+t_stderr_match "as not a trace.dat" "/dev/zero: not a trace.dat file \(bad magic at offset 0\)"
+t_exit "a missing file" 1 -- tdat-convert testdata/no-such.dat
+t_stderr_match "is named with the reason" "tdat-convert: testdata/no-such.dat: No such file or directory"
+t_exit "an empty stdin" 1 --stdin /dev/null -- tdat-convert -
+t_stderr_match "says so" "empty"
+t_exit "text on stdin" 1 --stdin tests/cli/lib.sh -- tdat-convert -f csv -
+t_stderr_match "is not a trace.dat" "bad magic"
+done_testing

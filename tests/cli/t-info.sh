@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# t-info.sh: tdat-info on the real captures: header facts, per-CPU counts
+# that agree with the events trace-cmd reports, lost events counted, and
+# --json that is valid JSON with the same numbers.
+. "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
+TD=testdata
+
+t_golden "info of two-buffers.dat" info-two-buffers.out -- tdat-info $TD/two-buffers.dat
+t_golden "info of lost-events.dat" info-lost-events.out -- tdat-info $TD/lost-events.dat
+t_golden "info --json of v6.dat" info-v6.json -- tdat-info --json $TD/v6.dat
+for f in v7-zstd v6 v7-none two-buffers markers extract stack; do
+	t_run "$f json" -- tdat-info --json $TD/$f.dat
+	printf "select json_valid(readfile('%s'));\n" "$T_OUT" >"$T_TMP/q.sql"
+	t_assert "$f.dat: --json is valid JSON" test "$(sqlite3 :memory: <"$T_TMP/q.sql")" = 1
+	events=$(sed -n 's/.*"events":\([0-9]*\),"lost".*/\1/p' "$T_OUT")
+	# every event line of trace-cmd report has "[CPU]" and "TIMESTAMP:"
+	want=$(grep -cE '^ *([a-z]+: )?.{16}-[0-9]+ +\[[0-9]{3}\] *[0-9.]+:' tests/expected/$f.text.out)
+	t_assert "$f.dat: event count ($events) equals trace-cmd report's ($want)" test "$events" = "$want"
+done
+t_run "lost" -- tdat-info --json $TD/lost-events.dat
+t_stdout_match "lost events are counted" '"lost":74808'
+t_run "lost-nocount" -- tdat-info $TD/lost-events-nocount.dat
+t_stdout_match "pages that lost an unknown number are flagged" ' 0\+ '
+t_exit "several files" 0 -- tdat-info --json $TD/v6.dat $TD/markers.dat
+t_assert "one JSON object per file, one per line" test "$(wc -l <"$T_OUT")" = 2
+t_exit "--help" 0 -- tdat-info --help
+t_exit "no input is a usage error" 2 -- tdat-info
+t_exit "a bad option is a usage error" 2 -- tdat-info --frobnicate
+done_testing

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# t-text.sh: `tdat-convert -f text` is byte for byte `trace-cmd report` on
+# every capture in testdata/: against the stored goldens in tests/expected/
+# (recorded with trace-cmd 3.1.6), and live against the installed trace-cmd
+# for every file and variant (-t, --raw-ts) when it is there.
+. "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
+cd "$TOP_SRCDIR/testdata" || exit 1
+
+for exp in "$TOP_SRCDIR"/tests/expected/*.text*.out; do
+	base=${exp##*/}
+	name=${base%%.text*}
+	variant=${base#"$name".text}
+	variant=${variant%.out}
+	case $variant in
+	"") args=() ;;
+	-t) args=(-t) ;;
+	-raw) args=(--raw-ts) ;;
+	esac
+	if [[ $name == multi ]]; then
+		t_golden "multi-input text" "$base" -- tdat-convert v7-zstd.dat v6.dat
+	else
+		t_golden "$name.dat text${variant:+ $variant}" "$base" -- tdat-convert "${args[@]}" "$name.dat"
+	fi
+done
+
+# Live: the same bytes as the trace-cmd on this machine, every file and variant.
+for f in *.dat; do
+	for v in "" -t --raw-ts; do
+		if ! have_trace_cmd; then
+			skip "$f live ${v:-text}" "trace-cmd is not installed"
+			continue
+		fi
+		"$TRACE_CMD" report $v "$f" >"$T_TMP/want" 2>/dev/null
+		t_run "$f live ${v:-text}" -- tdat-convert $v "$f"
+		if cmp -s "$T_OUT" "$T_TMP/want" && ((T_RC == 0)); then
+			ok "$f live ${v:-text}: same bytes as trace-cmd report $v"
+		else
+			not_ok "$f live ${v:-text}: same bytes as trace-cmd report $v" "exit $T_RC" \
+				"$(diff "$T_TMP/want" "$T_OUT" | head -5)"
+		fi
+	done
+done
+if have_trace_cmd; then
+	"$TRACE_CMD" report -i two-buffers.dat -i v6-two-buffers.dat >"$T_TMP/want" 2>/dev/null
+	t_run "multi live" -- tdat-convert two-buffers.dat v6-two-buffers.dat
+	t_assert "two files with instances: same bytes as trace-cmd report -i a -i b" cmp -s "$T_OUT" "$T_TMP/want"
+else
+	skip "multi live" "trace-cmd is not installed"
+fi
+done_testing

@@ -1,0 +1,144 @@
+/*
+ * t-merge.c - unit tests of the merge through tdat.h: events come out in
+ * timestamp order, each exactly once, ties broken by input; counts agree
+ * with the per-CPU statistics; lost events are part of the stream.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tdat.h"
+#include "../tap.h"
+
+static struct tdat_file *open_td(const char *name)
+{
+	const char *top = getenv("TOP_SRCDIR");
+	char path[4096];
+	struct tdat_file *f = tdat_file_new();
+
+	snprintf(path, sizeof(path), "%s/testdata/%s", top ? top : ".", name);
+	if (tdat_file_open(f, path, NULL))
+		bail_out("cannot open %s: %s", path, tdat_file_errmsg(f));
+	return f;
+}
+
+/* Merge @name alone: ordered, count equal to the stats' total. */
+static void check_file(const char *name)
+{
+	struct tdat_file *f = open_td(name);
+	struct tdat_merge *m = tdat_merge_new();
+	struct tdat_stats *s;
+	const struct tdat_event *ev;
+	uint64_t n = 0, last = 0, back = 0;
+	int ret, nd;
+
+	is_int(tdat_merge_add(m, f), 0, "%s: added", name);
+	while ((ret = tdat_merge_next(m, &ev)) == 0) {
+		back += ev->ts < last;
+		last = ev->ts;
+		n++;
+	}
+	is_int(ret, TDAT_END, "%s: merge ends cleanly", name);
+	is_uint(back, 0, "%s: timestamps never go back", name);
+	tdat_merge_damage(m, &nd);
+	is_int(nd, 0, "%s: no damage", name);
+	is_int(tdat_stats_collect(f, &s), 0, "%s: stats", name);
+	is_uint(n, s->total, "%s: merge gives every event once (%llu)", name, (unsigned long long)n);
+	ok(n > 0, "%s: has events", name);
+	tdat_stats_free(s);
+	tdat_merge_free(m);
+	tdat_file_free(f);
+}
+
+/*
+ * The same file twice: every event twice; among events with one timestamp,
+ * all of input 0 come before those of input 1, as many of each.
+ */
+static void check_ties(void)
+{
+	struct tdat_file *a = open_td("v7-zstd.dat"), *b = open_td("v7-zstd.dat");
+	struct tdat_merge *m = tdat_merge_new();
+	const struct tdat_event *ev;
+	uint64_t n = 0, bad = 0, group_ts = 0;
+	long long in0 = 0, in1 = 0;
+
+	tdat_merge_add(m, a);
+	tdat_merge_add(m, b);
+	is_int(tdat_merge_nfiles(m), 2, "two inputs");
+	while (tdat_merge_next(m, &ev) == 0) {
+		if (n == 0 || ev->ts != group_ts) {
+			bad += in0 != in1;
+			in0 = in1 = 0;
+			group_ts = ev->ts;
+		}
+		if (ev->input == 0) {
+			bad += in1 != 0;	/* input 0 after input 1 on a tie */
+			in0++;
+		} else {
+			in1++;
+		}
+		n++;
+	}
+	bad += in0 != in1;
+	is_uint(bad, 0, "ties: input 0 first, each event once per input");
+	ok(n > 0 && n % 2 == 0, "an even number of events (%llu)", (unsigned long long)n);
+	tdat_merge_free(m);
+	tdat_file_free(a);
+	tdat_file_free(b);
+}
+
+static void check_lost(void)
+{
+	struct tdat_file *f = open_td("lost-events.dat");
+	struct tdat_merge *m = tdat_merge_new();
+	const struct tdat_event *ev;
+	long long lost = 0;
+	struct tdat_stats *s;
+
+	tdat_merge_add(m, f);
+	while (tdat_merge_next(m, &ev) == 0)
+		lost += ev->missed > 0 ? ev->missed : 0;
+	ok(lost > 0, "lost events are in the stream (%lld)", lost);
+	tdat_stats_collect(f, &s);
+	is_uint(s->lost, lost, "stats count the same lost events");
+	tdat_stats_free(s);
+	tdat_merge_free(m);
+	tdat_file_free(f);
+}
+
+static void check_offset(void)
+{
+	struct tdat_open_opts oo = { .ts_offset = 1000000000 };
+	const char *top = getenv("TOP_SRCDIR");
+	char path[4096];
+	struct tdat_file *a = open_td("v6.dat"), *b = tdat_file_new();
+	struct tdat_merge *ma = tdat_merge_new(), *mb = tdat_merge_new();
+	const struct tdat_event *ea, *eb;
+
+	snprintf(path, sizeof(path), "%s/testdata/v6.dat", top ? top : ".");
+	is_int(tdat_file_open(b, path, &oo), 0, "open with an offset");
+	tdat_merge_add(ma, a);
+	tdat_merge_add(mb, b);
+	tdat_merge_next(ma, &ea);
+	tdat_merge_next(mb, &eb);
+	is_uint(eb->ts - ea->ts, 1000000000, "--ts-offset moves every timestamp");
+	is_str(tdat_event_name(ea, NULL), tdat_event_name(eb, NULL), "same first event");
+	tdat_merge_free(ma);
+	tdat_merge_free(mb);
+	tdat_file_free(a);
+	tdat_file_free(b);
+}
+
+int main(void)
+{
+	static const char *files[] = { "v6.dat", "v7-none.dat", "v7-zstd.dat", "two-buffers.dat",
+				       "v6-two-buffers.dat", "markers.dat", "clock-counter.dat",
+				       "extract.dat", "stack.dat" };
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		check_file(files[i]);
+	check_ties();
+	check_lost();
+	check_offset();
+	return done_testing();
+}

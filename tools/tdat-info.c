@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tdat-info - say what is in trace.dat files: header facts, buffers, per
+ * CPU event counts, lost events and time spans, counts per event type.
+ * Text for people, or one JSON object per file (--json) for programs.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+static __attribute__((noreturn)) void usage(FILE *fp, int code)
+{
+	fprintf(fp,
+		"Usage: %s [--json] [--raw-ts] FILE...\n"
+		"Say what is in trace.dat files (\"-\" reads standard input).\n\n"
+		"  -j, --json     one JSON object per file, one per line\n"
+		"      --raw-ts   timestamps without corrections\n"
+		"  -h, --help     show this help\n"
+		"  -V, --version  show the version\n\n"
+		"Exit status: 0 ok, 1 a file could not be read or is damaged, 2 usage error.\n",
+		progname);
+	exit(code);
+}
+
+/* Seconds as trace-cmd prints them when the clock counts ns, else raw units. */
+static void put_ts(char *buf, size_t n, uint64_t ts, int in_ns)
+{
+	if (in_ns)
+		snprintf(buf, n, "%" PRIu64 ".%09" PRIu64, ts / 1000000000, ts % 1000000000);
+	else
+		snprintf(buf, n, "%" PRIu64, ts);
+}
+
+static void text_header(const struct tdat_file_info *fi)
+{
+	printf("file:          %s\n", fi->path);
+	printf("size:          %" PRIu64 " bytes\n", fi->file_size);
+	printf("version:       %d, %s endian, long size %d, page size %u\n", fi->version,
+	       fi->big_endian ? "big" : "little", fi->long_size, fi->page_size);
+	printf("compression:   %s%s%s\n", fi->compression, *fi->compression_version ? " " : "",
+	       fi->compression_version);
+	printf("uname:         %s\n", fi->uname);
+	printf("trace-cmd:     %s\n", fi->tracecmd_version);
+	printf("clock:         %s%s\n", fi->clock, fi->in_usecs ? "" : " (not nanoseconds)");
+	printf("cpus:          %d\n", fi->cpus);
+	if (fi->has_tsc2nsec || fi->has_time_shift || fi->has_date || fi->has_offset || fi->ts_offset)
+		printf("time:          %s%s%s%soffset %" PRId64 " ns\n",
+		       fi->has_tsc2nsec ? "tsc2nsec, " : "", fi->has_time_shift ? "time shift (guest), " : "",
+		       fi->has_date ? "date, " : "", fi->has_offset ? "offset option, " : "", fi->ts_offset);
+}
+
+static void text_cpus(struct tdat_file *f, const struct tdat_stats *s, int in_ns)
+{
+	char a[32], b[32];
+
+	printf("%-12s %4s %10s %8s %12s %12s %20s %20s\n", "buffer", "cpu", "events", "lost",
+	       "stored", "uncompressed", "first", "last");
+	for (int i = 0; i < s->ncpus; i++) {
+		const struct tdat_cpu_stats *c = &s->cpus[i];
+		const char *name = tdat_file_buffer(f, c->buffer)->name;
+		char lost[32];
+
+		put_ts(a, sizeof(a), c->first_ts, in_ns);
+		put_ts(b, sizeof(b), c->last_ts, in_ns);
+		snprintf(lost, sizeof(lost), "%" PRIu64 "%s", c->lost, c->lost_pages ? "+" : "");
+		printf("%-12s %4d %10" PRIu64 " %8s %12" PRIu64 " %12" PRIu64 " %20s %20s\n",
+		       name[0] ? name : "(top)", c->cpu, c->events, lost, c->stored, c->usize,
+		       c->events ? a : "-", c->events ? b : "-");
+		if (c->damaged)
+			printf("%-12s %4s   damaged: %" PRIu64 " bytes skipped\n", "", "", c->damaged);
+	}
+}
+
+static void text_report(struct tdat_file *f, const struct tdat_stats *s)
+{
+	const struct tdat_file_info *fi = tdat_file_info(f);
+	char a[32], b[32];
+	uint64_t lost_pages = 0;
+
+	text_header(fi);
+	printf("buffers:       %d\n", fi->nbuffers);
+	for (int i = 0; i < fi->nbuffers; i++) {
+		const struct tdat_buffer_info *bi = tdat_file_buffer(f, i);
+
+		printf("  %-12s %s, clock %s, sub-buffer %u bytes, %d cpus\n",
+		       bi->name[0] ? bi->name : "(top)", bi->latency ? "latency text" : "events",
+		       *bi->clock ? bi->clock : "?", bi->page_size, bi->ncpus);
+	}
+	text_cpus(f, s, fi->in_usecs);
+	for (int i = 0; i < s->ncpus; i++)
+		lost_pages += s->cpus[i].lost_pages;
+	printf("events:        %" PRIu64 "\n", s->total);
+	printf("lost events:   %" PRIu64 "%s\n", s->lost,
+	       lost_pages ? " (and pages that lost an unknown number: the + above)" : "");
+	if (s->total) {
+		put_ts(a, sizeof(a), s->first_ts, fi->in_usecs);
+		put_ts(b, sizeof(b), s->last_ts, fi->in_usecs);
+		printf("span:          %s .. %s\n", a, b);
+		put_ts(a, sizeof(a), s->common_start, fi->in_usecs);
+		put_ts(b, sizeof(b), s->common_end, fi->in_usecs);
+		printf("all cpus:      %s .. %s\n", a, b);
+	}
+	printf("event counts:\n");
+	for (int i = 0; i < s->nevents; i++)
+		printf("  %10" PRIu64 "  %s:%s\n", s->events[i].count, s->events[i].system,
+		       s->events[i].name);
+	if (*fi->cpustat)
+		printf("kernel buffer stats:\n%s", fi->cpustat);
+}
+
+static void jadd(json_object *o, const char *k, json_object *v)
+{
+	json_object_object_add(o, k, v);
+}
+
+static json_object *json_cpus(struct tdat_file *f, const struct tdat_stats *s, int b)
+{
+	const struct tdat_buffer_info *bi = tdat_file_buffer(f, b);
+	json_object *arr = json_object_new_array();
+
+	for (int i = 0; i < s->ncpus; i++) {
+		const struct tdat_cpu_stats *c = &s->cpus[i];
+		json_object *o;
+
+		if (c->buffer != b)
+			continue;
+		o = json_object_new_object();
+		jadd(o, "cpu", json_object_new_int(c->cpu));
+		for (int k = 0; k < bi->ncpus; k++)
+			if (bi->cpus[k].cpu == c->cpu)
+				jadd(o, "offset", json_object_new_uint64(bi->cpus[k].offset));
+		jadd(o, "events", json_object_new_uint64(c->events));
+		jadd(o, "lost", json_object_new_uint64(c->lost));
+		jadd(o, "lost_unknown_pages", json_object_new_uint64(c->lost_pages));
+		jadd(o, "stored_bytes", json_object_new_uint64(c->stored));
+		jadd(o, "uncompressed_bytes", json_object_new_uint64(c->usize));
+		jadd(o, "damaged_bytes", json_object_new_uint64(c->damaged));
+		jadd(o, "first_ts", c->events ? json_object_new_uint64(c->first_ts) : NULL);
+		jadd(o, "last_ts", c->events ? json_object_new_uint64(c->last_ts) : NULL);
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static json_object *json_buffers(struct tdat_file *f, const struct tdat_stats *s)
+{
+	const struct tdat_file_info *fi = tdat_file_info(f);
+	json_object *arr = json_object_new_array();
+
+	for (int i = 0; i < fi->nbuffers; i++) {
+		const struct tdat_buffer_info *bi = tdat_file_buffer(f, i);
+		json_object *o = json_object_new_object();
+
+		jadd(o, "name", json_object_new_string(bi->name));
+		jadd(o, "clock", json_object_new_string(bi->clock));
+		jadd(o, "page_size", json_object_new_int((int)bi->page_size));
+		jadd(o, "latency", json_object_new_boolean(bi->latency));
+		jadd(o, "cpus", json_cpus(f, s, i));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static json_object *json_counts(const struct tdat_stats *s)
+{
+	json_object *arr = json_object_new_array();
+
+	for (int i = 0; i < s->nevents; i++) {
+		json_object *o = json_object_new_object();
+
+		jadd(o, "system", json_object_new_string(s->events[i].system));
+		jadd(o, "name", json_object_new_string(s->events[i].name));
+		jadd(o, "count", json_object_new_uint64(s->events[i].count));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static void json_report(struct tdat_file *f, const struct tdat_stats *s)
+{
+	const struct tdat_file_info *fi = tdat_file_info(f);
+	json_object *o = json_object_new_object();
+
+	jadd(o, "file", json_object_new_string(fi->path));
+	jadd(o, "size", json_object_new_uint64(fi->file_size));
+	jadd(o, "version", json_object_new_int(fi->version));
+	jadd(o, "endian", json_object_new_string(fi->big_endian ? "big" : "little"));
+	jadd(o, "long_size", json_object_new_int(fi->long_size));
+	jadd(o, "page_size", json_object_new_int((int)fi->page_size));
+	jadd(o, "compression", json_object_new_string(fi->compression));
+	jadd(o, "compression_version", json_object_new_string(fi->compression_version));
+	jadd(o, "uname", json_object_new_string(fi->uname));
+	jadd(o, "tracecmd_version", json_object_new_string(fi->tracecmd_version));
+	jadd(o, "clock", json_object_new_string(fi->clock));
+	jadd(o, "ts_unit", json_object_new_string(fi->in_usecs ? "ns" : "clock"));
+	jadd(o, "ts_offset", json_object_new_int64(fi->ts_offset));
+	jadd(o, "cpus", json_object_new_int(fi->cpus));
+	jadd(o, "buffers", json_buffers(f, s));
+	jadd(o, "events", json_object_new_uint64(s->total));
+	jadd(o, "lost", json_object_new_uint64(s->lost));
+	jadd(o, "first_ts", s->total ? json_object_new_uint64(s->first_ts) : NULL);
+	jadd(o, "last_ts", s->total ? json_object_new_uint64(s->last_ts) : NULL);
+	jadd(o, "all_cpus_start", s->total ? json_object_new_uint64(s->common_start) : NULL);
+	jadd(o, "all_cpus_end", s->total ? json_object_new_uint64(s->common_end) : NULL);
+	jadd(o, "event_counts", json_counts(s));
+	jadd(o, "cpustat", json_object_new_string(fi->cpustat));
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}
+
+static int info_one(const char *path, const struct tdat_open_opts *oo, bool json, bool sep)
+{
+	struct tdat_file *f = open_input(path, oo);
+	struct tdat_stats *s = NULL;
+	int ret, damaged = 0;
+
+	if (!f)
+		return EXIT_FAIL;
+	ret = tdat_stats_collect(f, &s);
+	if (ret) {
+		warnx_("%s: %s", path, tdat_strerror(ret));
+		tdat_file_free(f);
+		return EXIT_FAIL;
+	}
+	if (sep && !json)
+		putchar('\n');
+	if (json)
+		json_report(f, s);
+	else
+		text_report(f, s);
+	for (int i = 0; i < s->ncpus; i++)
+		if (s->cpus[i].damaged) {
+			warnx_("%s: cpu %d: %" PRIu64 " damaged bytes skipped", path, s->cpus[i].cpu,
+			       s->cpus[i].damaged);
+			damaged = 1;
+		}
+	tdat_stats_free(s);
+	tdat_file_free(f);
+	return damaged ? EXIT_FAIL : EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "raw-ts", no_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct tdat_open_opts oo = { 0 };
+	bool json = false;
+	int c, ret = EXIT_OK;
+
+	tool_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "jhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = true; break;
+		case 'r': oo.flags |= TDAT_OPEN_RAW_TS; break;
+		case 'h': usage(stdout, EXIT_OK);
+		case 'V': print_version();
+		default: fprintf(stderr, "Try '%s --help' for more information.\n", progname);
+			 exit(EXIT_USAGE);
+		}
+	}
+	if (optind >= argc)
+		usage_error("no input file");
+	for (int i = optind; i < argc; i++)
+		if (info_one(argv[i], &oo, json, i > optind) != EXIT_OK)
+			ret = EXIT_FAIL;
+	if (fflush(stdout) || ferror(stdout))
+		die_(EXIT_FAIL, "standard output: write error");
+	return ret;
+}
