@@ -105,11 +105,73 @@ static int text_open(struct tdat_writer *w)
 	return 0;
 }
 
-static const char *time_fmt(const struct tdat_writer *w, const struct tdat_file *f)
+/* Digits of @v, right-aligned to @width with @pad (at least @width long). */
+static size_t put_u64(char *dst, uint64_t v, int width, char pad)
 {
-	if (!f->info.in_usecs)
-		return "%12d:";
-	return (w->flags & TDAT_W_NSEC) ? " %9.1d:" : " %6.1000d:";
+	char b[24], *p = b + sizeof(b);
+	size_t n;
+
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	while (b + sizeof(b) - p < width)
+		*--p = pad;
+	n = (size_t)(b + sizeof(b) - p);
+	memcpy(dst, p, n);
+	return n;
+}
+
+/*
+ * The line head, "%16s-%-5d [%03d]" and the time, formatted here rather
+ * than through tep_print_event (three format parses and vsnprintf calls
+ * per event), with exactly libtraceevent's result: sec.usec rounded
+ * ("%5llu.%06llu", after adding 500 ns), sec.nsec for -t, or "%12llu" for
+ * clocks that do not count nanoseconds.
+ */
+static void print_head(struct tdat_writer *w, const struct tdat_event *ev, int pid, const char *comm)
+{
+	char *d = sink_reserve(&w->sink, strlen(comm) + 96), *p = d;
+	size_t n = strlen(comm);
+	uint64_t t = ev->ts;
+
+	if (!d)
+		return;
+	if (n < 16) {
+		memset(p, ' ', 16 - n);
+		p += 16 - n;
+	}
+	memcpy(p, comm, n);
+	p += n;
+	*p++ = '-';
+	if (pid < 0) {
+		p += (size_t)sprintf(p, "%-5d", pid);
+	} else {
+		char *s = p;
+
+		p += put_u64(p, (uint64_t)pid, 0, ' ');
+		while (p - s < 5)
+			*p++ = ' ';
+	}
+	*p++ = ' ';
+	*p++ = '[';
+	p += ev->cpu < 0 ? (size_t)sprintf(p, "%03d", ev->cpu) : put_u64(p, (uint64_t)ev->cpu, 3, '0');
+	*p++ = ']';
+	if (!ev->file->info.in_usecs) {
+		p += put_u64(p, t, 12, ' ');
+	} else if (w->flags & TDAT_W_NSEC) {
+		*p++ = ' ';
+		p += put_u64(p, t / 1000000000, 5, ' ');
+		*p++ = '.';
+		p += put_u64(p, t % 1000000000, 9, '0');
+	} else {
+		t = (t + 500) / 1000;
+		*p++ = ' ';
+		p += put_u64(p, t / 1000000, 5, ' ');
+		*p++ = '.';
+		p += put_u64(p, t % 1000000, 6, '0');
+	}
+	*p++ = ':';
+	sink_commit(&w->sink, (size_t)(p - d));
 }
 
 static void print_prefix(struct tdat_writer *w, struct text *t, const struct tdat_event *ev)
@@ -134,6 +196,7 @@ static int text_put(struct tdat_writer *w, const struct tdat_event *ev)
 	struct tep_event *event;
 	const char *name;
 	size_t len;
+	int pid;
 
 	if (t->latency_only)
 		return 0;
@@ -150,13 +213,19 @@ static int text_put(struct tdat_writer *w, const struct tdat_event *ev)
 	else if (ev->shown_missed < 0)
 		trace_seq_printf(s, "CPU:%d [EVENTS DROPPED]\n", ev->cpu);
 	event = tep_find_event_by_record(tep, rec);
-	tep_print_event(tep, s, rec, "%16s-%-5d [%03d]", TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU);
-	tep_print_event(tep, s, rec, time_fmt(w, ev->file), TEP_PRINT_TIME);
+	pid = tep_data_pid(tep, rec);
+	if (s->len) {
+		sink_write(&w->sink, s->buffer, strnlen(s->buffer, s->len));
+		trace_seq_reset(s);
+	}
+	print_head(w, ev, pid, tep_data_comm_from_pid(tep, pid));
 	name = event ? event->name : "(NULL)";
-	trace_seq_printf(s, " %s: ", name);
 	len = strlen(name);
+	sink_putc(&w->sink, ' ');
+	sink_write(&w->sink, name, len);
+	sink_write(&w->sink, ": ", 2);
 	if (len < 20)
-		trace_seq_printf(s, "%.*s", (int)(20 - len), spaces);
+		sink_write(&w->sink, spaces, 20 - len);
 	tep_print_event(tep, s, rec, "%s", TEP_PRINT_INFO);
 	if (s->len && s->buffer[s->len - 1] == '\n')
 		s->len--;
