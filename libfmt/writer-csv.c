@@ -7,14 +7,17 @@
  *
  * ts is integer nanoseconds (or raw clock units), lost the events lost just
  * before this one (-1: an unknown number), fields the event's own fields as
- * space-separated name=value pairs; strings are in double quotes there.
- * Text is kept valid UTF-8: a backslash is written as \\, and control
- * characters and bytes that are not UTF-8 as \xNN.  Cells holding a comma,
- * quote or line break are quoted, with quotes doubled.
+ * space-separated name=value pairs; strings are in double quotes there,
+ * numbers are decimal (pointers 0x hex), arrays [a,b,...].  Text is kept
+ * valid UTF-8: a backslash is written as \\, a double quote inside a
+ * string as \", and control characters and bytes that are not UTF-8 as
+ * \xNN.  Cells holding a comma, quote or line break are quoted, with quotes
+ * doubled; the fields cell is always quoted.
  *
- * Field values are formatted here from a per-type table of field
- * positions (not through libtraceevent's printf path): this is the fast
- * path of the toolkit.
+ * This is the toolkit's fast path: field values are formatted from a
+ * per-type table of field positions straight into the output buffer, and
+ * the cells that repeat (buffer, comm, system and event names) are built
+ * once and cached.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,27 +28,39 @@
 #define MAX_TYPES 65536	/* common_type is 16 bits */
 
 struct csv_field {
-	const char *name;
+	char *label;		/* "name=" */
+	unsigned label_len;
 	unsigned offset, size, elem;
 	unsigned long flags;
 };
 
 struct csv_type {
-	struct tep_event *event;	/* NULL: unknown type */
+	int pid_off, pid_size;	/* common_pid; size 0 if absent */
+	char *head;		/* ",system,event," as cells */
+	size_t head_len;
 	int nfields;
 	struct csv_field fields[];
 };
 
-struct csv {
-	struct csv_type **types;	/* per input: MAX_TYPES entries, lazily */
-	int ninputs;
-	struct tdat_sink cell;		/* the fields cell, built in memory */
-	char *tmp;			/* escape buffer */
-	size_t tmp_cap;
-	struct tep_record rec;
+struct comm_slot {
+	int pid;
+	char *cell;		/* NULL: empty slot */
+	size_t len;
 };
 
-/* ---- text escaping ---- */
+struct csv_input {
+	struct csv_type **types;	/* MAX_TYPES entries, filled lazily */
+	char **buffer_cells;
+	struct comm_slot *comms;	/* open addressing on pid */
+	size_t ncomms, comm_cap;
+};
+
+struct csv {
+	struct csv_input *in;
+	int ninputs;
+};
+
+/* ---- text ---- */
 
 static size_t utf8_len(const unsigned char *p, size_t n)
 {
@@ -73,91 +88,86 @@ static size_t utf8_len(const unsigned char *p, size_t n)
 	return len;
 }
 
-static int tmp_room(struct csv *c, size_t n)
-{
-	char *p;
-
-	if (n <= c->tmp_cap)
-		return 0;
-	p = realloc(c->tmp, n * 2);
-	if (!p)
-		return TDAT_ENOMEM;
-	c->tmp = p;
-	c->tmp_cap = n * 2;
-	return 0;
-}
-
 /*
- * Escape @n bytes of @s (stopping at a NUL) into c->tmp; @quote_dq also
- * escapes double quotes as \" (strings inside the fields cell).
- * Return the escaped length, or (size_t)-1 without memory.
+ * Write up to @n bytes of @s (ending at a NUL) escaped as described at the
+ * top.  @in_fields: the text sits inside the always-quoted fields cell, so
+ * a double quote becomes \"" (escaped, then doubled for CSV).
  */
-static size_t escape(struct csv *c, const char *s, size_t n, bool quote_dq)
+static void put_escaped(struct tdat_sink *sk, const char *s, size_t n, bool in_fields)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)s;
-	size_t o = 0, i = 0, l;
+	char *d = sink_reserve(sk, n * 4 + 8), *o = d;
+	size_t i = 0, l;
 
-	if (tmp_room(c, n * 4 + 1))
-		return (size_t)-1;
+	if (!d)
+		return;
 	while (i < n && p[i]) {
 		unsigned ch = p[i];
 
-		if (ch == '\\' || (quote_dq && ch == '"')) {
-			c->tmp[o++] = '\\';
-			c->tmp[o++] = (char)ch;
+		if (ch >= 0x20 && ch < 0x7f && ch != '\\' && ch != '"') {
+			*o++ = (char)ch;
 			i++;
-		} else if (ch >= 0x20 && ch != 0x7f && (l = utf8_len(p + i, n - i))) {
-			memcpy(c->tmp + o, p + i, l);
+		} else if (ch == '\\' || ch == '"') {
+			*o++ = '\\';
+			*o++ = (char)ch;
+			if (ch == '"' && in_fields)
+				*o++ = '"';
+			i++;
+		} else if (ch >= 0x80 && (l = utf8_len(p + i, n - i))) {
+			memcpy(o, p + i, l);
 			o += l;
 			i += l;
 		} else {
-			c->tmp[o++] = '\\';
-			c->tmp[o++] = 'x';
-			c->tmp[o++] = hex[ch >> 4];
-			c->tmp[o++] = hex[ch & 15];
+			*o++ = '\\';
+			*o++ = 'x';
+			*o++ = hex[ch >> 4];
+			*o++ = hex[ch & 15];
 			i++;
 		}
 	}
-	return o;
+	sink_commit(sk, (size_t)(o - d));
 }
 
-/* Write one CSV cell, quoted when it holds a comma, quote or line break. */
-static void cell(struct tdat_sink *sk, const char *s, size_t n)
+/* A cell for @s built once: escaped, then quoted if it needs it. */
+static char *make_cell(const char *s, size_t *len)
 {
-	char *d;
+	struct tdat_sink esc, out;
+	char *cell = NULL;
 
-	if (!memchr(s, '"', n) && !memchr(s, ',', n) && !memchr(s, '\n', n) && !memchr(s, '\r', n)) {
-		sink_write(sk, s, n);
-		return;
+	if (sink_init(&esc, -1))
+		return NULL;
+	if (sink_init(&out, -1))
+		goto out;
+	put_escaped(&esc, s, strlen(s), false);
+	if (memchr(esc.buf, ',', esc.len) || memchr(esc.buf, '"', esc.len)) {
+		sink_putc(&out, '"');
+		for (size_t i = 0; i < esc.len; i++) {
+			if (esc.buf[i] == '"')
+				sink_putc(&out, '"');
+			sink_putc(&out, esc.buf[i]);
+		}
+		sink_putc(&out, '"');
+	} else {
+		sink_write(&out, esc.buf, esc.len);
 	}
-	d = sink_reserve(sk, 2 * n + 2);
-	if (!d)
-		return;
-	*d++ = '"';
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '"')
-			*d++ = '"';
-		*d++ = s[i];
-	}
-	*d++ = '"';
-	sk->len = (size_t)(d - sk->buf);
+	cell = strndup(out.buf, out.len);
+	*len = out.len;
+	sink_release(&out);
+out:
+	sink_release(&esc);
+	return cell;
 }
 
 /* ---- numbers ---- */
 
-static char *u64_str(char *end, uint64_t v)
-{
-	do
-		*--end = (char)('0' + v % 10);
-	while (v /= 10);
-	return end;
-}
-
 static void put_u64(struct tdat_sink *sk, uint64_t v)
 {
-	char b[24], *p = u64_str(b + sizeof(b), v);
+	char b[24], *p = b + sizeof(b);
 
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
 	sink_write(sk, p, (size_t)(b + sizeof(b) - p));
 }
 
@@ -184,12 +194,40 @@ static void put_hex(struct tdat_sink *sk, uint64_t v)
 	sink_write(sk, p, (size_t)(b + sizeof(b) - p));
 }
 
-/* ---- per-type field tables ---- */
+static inline uint64_t rd(const struct tdat_file *f, const unsigned char *p, unsigned size)
+{
+	uint16_t v16;
+	uint32_t v32;
+	uint64_t v64;
+
+	if (f->info.big_endian)
+		return file_num(f, p, (int)size);
+	switch (size) {
+	case 1: return p[0];
+	case 2: memcpy(&v16, p, 2); return v16;
+	case 4: memcpy(&v32, p, 4); return v32;
+	default: memcpy(&v64, p, 8); return v64;
+	}
+}
+
+/* ---- per-type tables ---- */
+
+static void free_type(struct csv_type *t)
+{
+	if (!t)
+		return;
+	for (int i = 0; i < t->nfields; i++)
+		free(t->fields[i].label);
+	free(t->head);
+	free(t);
+}
 
 static struct csv_type *compile(struct tep_event *e)
 {
 	struct tep_format_field *fl;
 	struct csv_type *t;
+	char *sys, *name;
+	size_t ls, ln;
 	int n = 0;
 
 	for (fl = e ? e->format.fields : NULL; fl; fl = fl->next)
@@ -197,77 +235,85 @@ static struct csv_type *compile(struct tep_event *e)
 	t = calloc(1, sizeof(*t) + sizeof(t->fields[0]) * (size_t)n);
 	if (!t)
 		return NULL;
-	t->event = e;
+	sys = make_cell(e ? e->system : "", &ls);
+	name = make_cell(e ? e->name : "", &ln);
+	if (sys && name && asprintf(&t->head, ",%s,%s,", sys, name) > 0)
+		t->head_len = ls + ln + 3;
+	free(sys);
+	free(name);
+	for (fl = e ? e->format.common_fields : NULL; fl; fl = fl->next) {
+		if (!strcmp(fl->name, "common_pid") && (fl->size == 4 || fl->size == 2)) {
+			t->pid_off = fl->offset;
+			t->pid_size = fl->size;
+		}
+	}
 	for (fl = e ? e->format.fields : NULL; fl; fl = fl->next) {
-		struct csv_field *cf = &t->fields[t->nfields++];
+		struct csv_field *cf = &t->fields[t->nfields];
 
-		cf->name = fl->name;
+		if (!strncmp(fl->name, "common_", 7))
+			continue;
+		if (asprintf(&cf->label, "%s%s=", t->nfields ? " " : "", fl->name) < 0)
+			break;
+		cf->label_len = (unsigned)strlen(cf->label);
 		cf->offset = (unsigned)fl->offset;
 		cf->size = (unsigned)fl->size;
 		cf->elem = fl->elementsize > 0 ? (unsigned)fl->elementsize : 1;
 		cf->flags = fl->flags;
+		t->nfields++;
+	}
+	if (!t->head) {
+		free_type(t);
+		return NULL;
 	}
 	return t;
 }
 
-static struct csv_type *type_of(struct tdat_writer *w, const struct tdat_event *ev)
+static struct csv_type *type_of(struct csv *c, const struct tdat_event *ev)
 {
-	struct csv *c = w->priv;
-	struct csv_type **tab;
+	struct csv_type **tab = c->in[ev->input].types;
 	unsigned id;
 
 	if (ev->size < 2)
 		return NULL;
-	id = (unsigned)file_num(ev->file, ev->data, 2);
-	tab = &c->types[(size_t)ev->input * MAX_TYPES];
+	id = (unsigned)rd(ev->file, ev->data, 2);
 	if (!tab[id])
 		tab[id] = compile(tep_find_event(ev->file->tep, (int)id));
 	return tab[id];
 }
 
-#define CELL(w) (&((struct csv *)(w)->priv)->cell)
+/* ---- the fields cell ---- */
 
-static void put_string(struct tdat_writer *w, const char *s, size_t n)
-{
-	size_t len = escape(w->priv, s, n, true);
-
-	sink_putc(CELL(w), '"');
-	if (len != (size_t)-1)
-		sink_write(CELL(w), ((struct csv *)w->priv)->tmp, len);
-	sink_putc(CELL(w), '"');
-}
-
-static void put_number(struct tdat_writer *w, const struct tdat_event *ev, const unsigned char *p,
+static void put_number(struct tdat_sink *sk, const struct tdat_file *f, const unsigned char *p,
 		       unsigned size, unsigned long flags)
 {
-	uint64_t v = file_num(ev->file, p, (int)size);
+	uint64_t v = rd(f, p, size);
 
 	if (flags & TEP_FIELD_IS_POINTER)
-		put_hex(CELL(w), v);
+		put_hex(sk, v);
 	else if ((flags & TEP_FIELD_IS_SIGNED) && size < 8)
-		put_i64(CELL(w), (int64_t)(v << (64 - 8 * size)) >> (64 - 8 * size));
+		put_i64(sk, (int64_t)(v << (64 - 8 * size)) >> (64 - 8 * size));
 	else if (flags & TEP_FIELD_IS_SIGNED)
-		put_i64(CELL(w), (int64_t)v);
+		put_i64(sk, (int64_t)v);
 	else
-		put_u64(CELL(w), v);
+		put_u64(sk, v);
 }
 
-static void put_array(struct tdat_writer *w, const struct tdat_event *ev, const unsigned char *p,
+static void put_array(struct tdat_sink *sk, const struct tdat_file *f, const unsigned char *p,
 		      unsigned len, unsigned elem, unsigned long flags)
 {
 	if (elem != 1 && elem != 2 && elem != 4 && elem != 8)
 		elem = 1;
-	sink_putc(CELL(w), '[');
+	sink_putc(sk, '[');
 	for (unsigned i = 0; i + elem <= len; i += elem) {
 		if (i)
-			sink_putc(CELL(w), ',');
-		put_number(w, ev, p + i, elem, flags & ~(unsigned long)TEP_FIELD_IS_POINTER);
+			sink_putc(sk, ',');
+		put_number(sk, f, p + i, elem, flags & ~(unsigned long)TEP_FIELD_IS_POINTER);
 	}
-	sink_putc(CELL(w), ']');
+	sink_putc(sk, ']');
 }
 
-/* One field's value; returns false if the field lies outside the event. */
-static bool put_field(struct tdat_writer *w, const struct tdat_event *ev, const struct csv_field *f)
+/* One field's value; false if the field lies outside the event. */
+static bool put_field(struct tdat_sink *sk, const struct tdat_event *ev, const struct csv_field *f)
 {
 	const unsigned char *d = ev->data;
 	unsigned off = f->offset, len = f->size;
@@ -277,84 +323,115 @@ static bool put_field(struct tdat_writer *w, const struct tdat_event *ev, const 
 	if (!len && (f->flags & TEP_FIELD_IS_ARRAY))
 		len = ev->size - off;	/* a flexible array: the rest of the event */
 	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-		uint32_t v = (uint32_t)file_num(ev->file, d + off, 4);
+		uint32_t v = (uint32_t)rd(ev->file, d + off, 4);
 
 		off = (v & 0xffff) + ((f->flags & TEP_FIELD_IS_RELATIVE) ? f->offset + f->size : 0);
 		len = v >> 16;
 		if (off + len > ev->size)
 			return false;
 	}
-	if (f->flags & TEP_FIELD_IS_STRING)
-		put_string(w, (const char *)d + off, len);
-	else if (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC))
-		put_array(w, ev, d + off, len, f->elem, f->flags);
-	else if (len == 1 || len == 2 || len == 4 || len == 8)
-		put_number(w, ev, d + off, len, f->flags);
-	else
-		put_array(w, ev, d + off, len, 1, 0);
+	if (f->flags & TEP_FIELD_IS_STRING) {
+		sink_write(sk, "\"\"", 2);
+		put_escaped(sk, (const char *)d + off, len, true);
+		sink_write(sk, "\"\"", 2);
+	} else if (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) {
+		put_array(sk, ev->file, d + off, len, f->elem, f->flags);
+	} else if (len == 1 || len == 2 || len == 4 || len == 8) {
+		put_number(sk, ev->file, d + off, len, f->flags);
+	} else {
+		put_array(sk, ev->file, d + off, len, 1, 0);
+	}
 	return true;
 }
 
-/* The fields cell: built in memory, then written as one (maybe quoted) cell. */
-static void put_fields(struct tdat_writer *w, const struct tdat_event *ev, const struct csv_type *t)
+static void put_fields(struct tdat_sink *sk, const struct tdat_event *ev, const struct csv_type *t)
 {
-	struct tdat_sink *sk = CELL(w);
-	bool first = true;
-
-	sk->len = 0;
+	sink_putc(sk, '"');
 	for (int i = 0; t && i < t->nfields; i++) {
 		const struct csv_field *f = &t->fields[i];
 
-		if (!strncmp(f->name, "common_", 7))
-			continue;
-		if (!first)
-			sink_putc(sk, ' ');
-		first = false;
-		sink_write(sk, f->name, strlen(f->name));
-		sink_putc(sk, '=');
-		if (!put_field(w, ev, f))
-			sink_write(sk, "?", 1);
+		sink_write(sk, f->label, f->label_len);
+		if (!put_field(sk, ev, f))
+			sink_putc(sk, '?');
 	}
-	cell(&w->sink, sk->buf, sk->len);
+	sink_putc(sk, '"');
 }
 
-static void put_text(struct tdat_writer *w, const char *s)
-{
-	size_t n = escape(w->priv, s, strlen(s), false);
+/* ---- cached cells ---- */
 
-	if (n != (size_t)-1)
-		cell(&w->sink, ((struct csv *)w->priv)->tmp, n);
+static const char *comm_cell(struct csv_input *in, const struct tdat_event *ev, int pid, size_t *len)
+{
+	struct tep_handle *tep = ev->file->tep;
+	struct comm_slot *s;
+	size_t i;
+
+	if (in->ncomms * 2 >= in->comm_cap) {
+		size_t cap = in->comm_cap ? in->comm_cap * 2 : 1024;
+		struct comm_slot *n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (i = 0; i < in->comm_cap; i++) {
+			size_t j = (size_t)in->comms[i].pid & (cap - 1);
+
+			if (!in->comms[i].cell)
+				continue;
+			while (n[j].cell)
+				j = (j + 1) & (cap - 1);
+			n[j] = in->comms[i];
+		}
+		free(in->comms);
+		in->comms = n;
+		in->comm_cap = cap;
+	}
+	i = (size_t)(unsigned)pid & (in->comm_cap - 1);
+	for (s = &in->comms[i]; s->cell; s = &in->comms[i = (i + 1) & (in->comm_cap - 1)])
+		if (s->pid == pid)
+			goto found;
+	s->cell = make_cell(tep_is_pid_registered(tep, pid) ? tep_data_comm_from_pid(tep, pid) : "",
+			    &s->len);
+	if (!s->cell)
+		return NULL;
+	s->pid = pid;
+	in->ncomms++;
+found:
+	*len = s->len;
+	return s->cell;
 }
 
 static int csv_put(struct tdat_writer *w, const struct tdat_event *ev)
 {
+	struct csv *c = w->priv;
+	struct csv_input *in = &c->in[ev->input];
 	struct tdat_sink *sk = &w->sink;
-	const struct csv_type *t = type_of(w, ev);
-	struct tep_event *e = t ? t->event : NULL;
-	int pid = tdat_event_pid(ev);
-	const char *comm = pid >= 0 && tep_is_pid_registered(ev->file->tep, pid) ?
-			   tep_data_comm_from_pid(ev->file->tep, pid) : "";
-	const char *buffer = ev->file->buffers[ev->buffer].info.name;
+	const struct csv_type *t = type_of(c, ev);
+	const char *cell;
+	size_t len;
+	int pid = -1;
 
+	if (!t)
+		return TDAT_ENOMEM;
+	if (t->pid_size && (unsigned)(t->pid_off + t->pid_size) <= ev->size)
+		pid = (int)(int32_t)rd(ev->file, (const unsigned char *)ev->data + t->pid_off,
+				       (unsigned)t->pid_size);
 	put_u64(sk, ev->ts);
 	sink_putc(sk, ',');
 	put_i64(sk, ev->cpu);
 	sink_putc(sk, ',');
 	put_i64(sk, ev->input);
 	sink_putc(sk, ',');
-	put_text(w, buffer);
+	cell = in->buffer_cells[ev->buffer];
+	sink_write(sk, cell, strlen(cell));
 	sink_putc(sk, ',');
 	put_i64(sk, pid);
 	sink_putc(sk, ',');
-	put_text(w, comm);
-	sink_putc(sk, ',');
-	put_text(w, e ? e->system : "");
-	sink_putc(sk, ',');
-	put_text(w, e ? e->name : "");
-	sink_putc(sk, ',');
+	if (!(cell = comm_cell(in, ev, pid, &len)))
+		return TDAT_ENOMEM;
+	sink_write(sk, cell, len);
+	sink_write(sk, t->head, t->head_len);
 	put_i64(sk, ev->missed);
 	sink_putc(sk, ',');
-	put_fields(w, ev, t);
+	put_fields(sk, ev, t);
 	sink_putc(sk, '\n');
 	return 0;
 }
@@ -362,16 +439,27 @@ static int csv_put(struct tdat_writer *w, const struct tdat_event *ev)
 static int csv_open(struct tdat_writer *w)
 {
 	struct csv *c = calloc(1, sizeof(*c));
+	size_t len;
 
 	if (!c)
 		return TDAT_ENOMEM;
 	w->priv = c;
-	if (sink_init(&c->cell, -1))
-		return TDAT_ENOMEM;
 	c->ninputs = tdat_merge_nfiles(w->merge);
-	c->types = calloc((size_t)(c->ninputs ? c->ninputs : 1) * MAX_TYPES, sizeof(*c->types));
-	if (!c->types)
+	c->in = calloc((size_t)(c->ninputs ? c->ninputs : 1), sizeof(*c->in));
+	if (!c->in)
 		return TDAT_ENOMEM;
+	for (int i = 0; i < c->ninputs; i++) {
+		struct tdat_file *f = tdat_merge_file(w->merge, i);
+		struct csv_input *in = &c->in[i];
+
+		in->types = calloc(MAX_TYPES, sizeof(*in->types));
+		in->buffer_cells = calloc((size_t)(f->nbuffers ? f->nbuffers : 1), sizeof(char *));
+		if (!in->types || !in->buffer_cells)
+			return TDAT_ENOMEM;
+		for (int b = 0; b < f->nbuffers; b++)
+			if (!(in->buffer_cells[b] = make_cell(f->buffers[b].info.name, &len)))
+				return TDAT_ENOMEM;
+	}
 	sink_printf(&w->sink, "ts,cpu,input,buffer,pid,comm,system,event,lost,fields\n");
 	return 0;
 }
@@ -382,11 +470,21 @@ static void csv_free(struct tdat_writer *w)
 
 	if (!c)
 		return;
-	for (size_t i = 0; c->types && i < (size_t)c->ninputs * MAX_TYPES; i++)
-		free(c->types[i]);
-	free(c->types);
-	free(c->tmp);
-	sink_release(&c->cell);
+	for (int i = 0; c->in && i < c->ninputs; i++) {
+		struct csv_input *in = &c->in[i];
+		struct tdat_file *f = tdat_merge_file(w->merge, i);
+
+		for (size_t k = 0; in->types && k < MAX_TYPES; k++)
+			free_type(in->types[k]);
+		for (int b = 0; in->buffer_cells && b < f->nbuffers; b++)
+			free(in->buffer_cells[b]);
+		for (size_t k = 0; k < in->comm_cap; k++)
+			free(in->comms[k].cell);
+		free(in->types);
+		free(in->buffer_cells);
+		free(in->comms);
+	}
+	free(c->in);
 	free(c);
 	w->priv = NULL;
 }
