@@ -130,6 +130,7 @@ static int fill_compressed(struct cursor *c)
 {
 	struct tdat_file *f = c->f;
 	unsigned char hdr[8], *z;
+
 	uint64_t zsize, usize, off;
 	int ret;
 
@@ -148,15 +149,18 @@ static int fill_compressed(struct cursor *c)
 		c->chunks_left--;
 		c->next_off = off + 8 + zsize;
 		c->consumed += 8 + zsize;
-		z = malloc(zsize ? zsize : 1);
-		if (!z || grow(c, usize)) {
-			free(z);
-			return TDAT_ENOMEM;
+		if (zsize > c->zbuf_cap) {
+			z = realloc(c->zbuf, zsize);
+			if (!z)
+				return TDAT_ENOMEM;
+			c->zbuf = z;
+			c->zbuf_cap = zsize;
 		}
-		ret = src_pread(&f->src, z, zsize, off + 8, f->errmsg);
+		if (grow(c, usize))
+			return TDAT_ENOMEM;
+		ret = src_pread(&f->src, c->zbuf, zsize, off + 8, f->errmsg);
 		if (!ret)
-			ret = f->codec->decompress(f->codec_ctx, z, zsize, c->buf, usize);
-		free(z);
+			ret = f->codec->decompress(f->codec_ctx, c->zbuf, zsize, c->buf, usize);
 		if (ret) {
 			damage(c, off, 8 + zsize, "chunk does not decompress");
 			continue;
@@ -340,6 +344,8 @@ void cursor_release(struct cursor *c)
 {
 	kbuffer_free(c->kbuf);
 	free(c->buf);
+	free(c->zbuf);
+	c->zbuf = NULL;
 	c->kbuf = NULL;
 	c->buf = NULL;
 }

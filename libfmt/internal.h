@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tdat.h"
 
@@ -120,7 +121,8 @@ struct cursor {
 	uint64_t next_off;	/* next stored byte to read */
 	uint64_t end_off;
 	uint32_t chunks_left;	/* compressed data only */
-	void *zctx;
+	unsigned char *zbuf;	/* one compressed chunk */
+	size_t zbuf_cap;
 
 	bool loaded;		/* a page is loaded in kbuf */
 	bool page_start;	/* next event is the page's first */
@@ -155,18 +157,34 @@ struct tdat_sink {
 int sink_init(struct tdat_sink *s, int fd);
 void sink_release(struct tdat_sink *s);
 int sink_flush(struct tdat_sink *s);
-void sink_write(struct tdat_sink *s, const void *p, size_t n);
+void sink_write_slow(struct tdat_sink *s, const void *p, size_t n);
+static inline void sink_write(struct tdat_sink *s, const void *p, size_t n)
+{
+	if (s->len + n <= s->cap) {
+		memcpy(s->buf + s->len, p, n);
+		s->len += n;
+	} else {
+		sink_write_slow(s, p, n);
+	}
+}
 void sink_printf(struct tdat_sink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Make room for @n bytes and return where to write them (commit with sink_commit). */
-char *sink_reserve(struct tdat_sink *s, size_t n);
+char *sink_reserve_slow(struct tdat_sink *s, size_t n);
+static inline char *sink_reserve(struct tdat_sink *s, size_t n)
+{
+	return s->len + n <= s->cap ? s->buf + s->len : sink_reserve_slow(s, n);
+}
 static inline void sink_commit(struct tdat_sink *s, size_t n) { s->len += n; }
 static inline void sink_putc(struct tdat_sink *s, char c)
 {
 	if (s->len < s->cap)
 		s->buf[s->len++] = c;
 	else
-		sink_write(s, &c, 1);
+		sink_write_slow(s, &c, 1);
 }
+
+/* Decimal digits of @v at @d (room for 20); returns the count. */
+size_t fmt_u64(char *d, uint64_t v);
 
 struct tdat_writer;
 

@@ -161,14 +161,12 @@ out:
 
 /* ---- numbers ---- */
 
-static void put_u64(struct tdat_sink *sk, uint64_t v)
+static inline void put_u64(struct tdat_sink *sk, uint64_t v)
 {
-	char b[24], *p = b + sizeof(b);
+	char *d = sink_reserve(sk, 24);
 
-	do
-		*--p = (char)('0' + v % 10);
-	while (v /= 10);
-	sink_write(sk, p, (size_t)(b + sizeof(b) - p));
+	if (d)
+		sink_commit(sk, fmt_u64(d, v));
 }
 
 static void put_i64(struct tdat_sink *sk, int64_t v)

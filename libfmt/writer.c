@@ -59,7 +59,7 @@ int sink_flush(struct tdat_sink *s)
 	return s->err ? TDAT_EIO : 0;
 }
 
-char *sink_reserve(struct tdat_sink *s, size_t n)
+char *sink_reserve_slow(struct tdat_sink *s, size_t n)
 {
 	if (s->len + n > s->cap) {
 		/* a memory sink (fd < 0) grows instead of flushing */
@@ -80,7 +80,7 @@ char *sink_reserve(struct tdat_sink *s, size_t n)
 	return s->buf + s->len;
 }
 
-void sink_write(struct tdat_sink *s, const void *p, size_t n)
+void sink_write_slow(struct tdat_sink *s, const void *p, size_t n)
 {
 	char *d = sink_reserve(s, n);
 
@@ -112,6 +112,49 @@ void sink_printf(struct tdat_sink *s, const char *fmt, ...)
 	vsnprintf(d, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	s->len += (size_t)n;
+}
+
+static unsigned digits(uint64_t v)
+{
+	unsigned n = 1;
+
+	for (;;) {
+		if (v < 10)
+			return n;
+		if (v < 100)
+			return n + 1;
+		if (v < 1000)
+			return n + 2;
+		if (v < 10000)
+			return n + 3;
+		v /= 10000;
+		n += 4;
+	}
+}
+
+size_t fmt_u64(char *d, uint64_t v)
+{
+	static const char pairs[201] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	unsigned n = digits(v);
+	char *p = d + n;
+
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		*--p = pairs[r + 1];
+		*--p = pairs[r];
+	}
+	if (v >= 10) {
+		*--p = pairs[v * 2 + 1];
+		*--p = pairs[v * 2];
+	} else {
+		*--p = (char)('0' + v);
+	}
+	return n;
 }
 
 /* ---- writers ---- */
