@@ -238,8 +238,9 @@ int report_damage(struct tdat_merge *m)
 
 /* ---- progress ---- */
 
-static int progress_on;
+static int progress_on, progress_forced;
 static double progress_t0, progress_last;
+static uint64_t progress_events;
 
 static double now(void)
 {
@@ -252,6 +253,7 @@ static double now(void)
 void progress_start(int mode)
 {
 	progress_on = mode < 0 ? isatty(STDERR_FILENO) : mode;
+	progress_forced = mode > 0;
 	progress_t0 = progress_last = now();
 }
 
@@ -260,6 +262,7 @@ void progress_tick(struct tdat_merge *m, uint64_t events)
 	uint64_t done, total;
 	double t, pct, rate, left;
 
+	progress_events = events;
 	if (!progress_on || (events & 0xffff))
 		return;
 	t = now();
@@ -274,8 +277,16 @@ void progress_tick(struct tdat_merge *m, uint64_t events)
 	fprintf(stderr, "\r%s: %5.1f%%  %.0f events/s  %.0f s left ", progname, pct, rate, left);
 }
 
+/* Clear the progress line on a terminal; with --progress, end with a summary. */
 void progress_end(void)
 {
-	if (progress_on && progress_last > progress_t0)
+	double t = now() - progress_t0;
+
+	if (progress_on && progress_last > progress_t0 && isatty(STDERR_FILENO))
 		fprintf(stderr, "\r\033[K");
+	else if (progress_on && progress_last > progress_t0)
+		fputc('\n', stderr);
+	if (progress_forced)
+		fprintf(stderr, "%s: 100.0%%  %llu events in %.2f s (%.0f events/s)\n", progname,
+			(unsigned long long)progress_events, t, t > 0 ? (double)progress_events / t : 0.0);
 }

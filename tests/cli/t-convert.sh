@@ -76,6 +76,12 @@ t_run "closed pipe" -- bash -c "set -o pipefail; tdat-convert $TD/stack.dat | he
 t_assert "a closed pipe (| head) ends quietly" test ! -s "$T_ERR"
 t_assert "by SIGPIPE or 0, not an error status" test "$T_RC" = 0 -o "$T_RC" = 141
 
+# --- progress ---
+t_exit "--progress" 0 -- tdat-convert --progress -o "$T_TMP/p.txt" $TD/v6.dat
+t_stderr_match "ends with a summary on stderr" "^tdat-convert: 100\.0%  1859 events in [0-9.]+ s"
+t_exit "no progress by default off a terminal" 0 -- tdat-convert -o "$T_TMP/p.txt" $TD/v6.dat
+t_assert "so stderr stays empty" test ! -s "$T_ERR"
+
 # --- usage ---
 t_exit "--help" 0 -- tdat-convert --help
 t_stdout_match "--help prints the usage" '^Usage: tdat-convert'
