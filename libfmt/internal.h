@@ -103,6 +103,69 @@ uint64_t file_ts(const struct tdat_file *f, uint64_t raw, int cpu);
 /* Read an integer of @len bytes in the file's byte order. */
 uint64_t file_num(const struct tdat_file *f, const void *p, int len);
 
+/* ---- dat-read.c, dat-options.c: the trace.dat parsers' shared pieces ---- */
+
+#define OPT_DONE	0
+#define OPT_DATE	1
+#define OPT_CPUSTAT	2
+#define OPT_BUFFER	3
+#define OPT_TRACECLOCK	4
+#define OPT_UNAME	5
+#define OPT_OFFSET	7
+#define OPT_CPUCOUNT	8
+#define OPT_VERSION	9
+#define OPT_TIME_SHIFT	12
+#define OPT_TSC2NSEC	14
+#define OPT_HEADER_INFO	16
+#define OPT_FTRACE_EVENTS 17
+#define OPT_EVENT_FORMATS 18
+#define OPT_KALLSYMS	19
+#define OPT_PRINTK	20
+#define OPT_CMDLINES	21
+#define OPT_BUFFER_TEXT	22
+#define NSECTIONS	6	/* HEADER_INFO .. CMDLINES */
+#define MAX_OPTION_SECTIONS 256
+#define MAX_CPUS	65536	/* more is damage, not a machine */
+#define SEC_FL_COMPRESS	1
+
+/*
+ * A reader over either the file (pread) or a decompressed section in
+ * memory.  Offsets in messages are file offsets (of the section when in
+ * memory).
+ */
+struct rd {
+	struct tdat_file *f;
+	uint64_t off;			/* file offset (file-backed) */
+	unsigned char *mem;		/* decompressed section, owned */
+	size_t mlen, mpos;
+	uint64_t sec_off;		/* file offset of the section */
+	uint64_t sec_size;		/* its size after the header */
+};
+
+uint64_t rd_left(const struct rd *r);
+int rd_fail(struct rd *r, const char *what);
+int rd_bytes(struct rd *r, void *dst, size_t n, const char *what);
+int rd_num(struct rd *r, int len, uint64_t *v, const char *what);
+int rd_blob(struct rd *r, uint64_t n, char **out, const char *what);
+int rd_sized(struct rd *r, int lenbytes, char **out, uint64_t *n, const char *what);
+int rd_str(struct rd *r, char **out, size_t max, const char *what);
+int rd_expect(struct rd *r, const char *tag, size_t n);
+void rd_drop_mem(struct rd *r);
+/* Enter the v7 section at @off, checking its id; decompressed if it is compressed. */
+int rd_section(struct rd *r, uint64_t off, unsigned want_id, unsigned *flags);
+
+struct opts_state {
+	uint64_t sections[NSECTIONS];	/* v7: offsets of HEADER_INFO.. */
+	bool has_clock_opt;
+	char *clock_text;
+};
+
+/* Read options until DONE; v7: @next is the offset of the next OPTIONS section. */
+int opts_read(struct rd *r, struct opts_state *st, uint64_t *next);
+/* Take the clock from trace_clock text ("... [local] ..."). */
+void opts_set_clock(struct tdat_file *f, const char *text);
+int file_add_buffer(struct tdat_file *f, struct tdat_buffer **out);
+
 /* ---- dat-cpu.c: a cursor over one CPU of one buffer ---- */
 
 struct cursor {
