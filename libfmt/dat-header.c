@@ -75,6 +75,37 @@ static int read_event_systems(struct rd *r)
 	return 0;
 }
 
+/*
+ * Keep only the printk format lines that libtraceevent 1.7 parses without
+ * reading outside them ("ADDR : FMT" with a format of 3 or more bytes):
+ * tep_parse_printk_formats() and tep_register_print_string() assume that.
+ */
+static void printk_filter(char *buf)
+{
+	char *in = buf, *out = buf;
+
+	while (*in) {
+		size_t len = strcspn(in, "\n");
+		char *end = in + len, *p = in, *fmt;
+
+		while (p < end && *p == ':')
+			p++;
+		p += strcspn(p, ":\n");
+		fmt = p < end ? p + 2 : NULL;	/* the byte after ':' is skipped */
+		if (fmt && fmt <= end) {
+			if (fmt < end && *fmt == '"')
+				fmt++;
+			if (end - fmt >= 3) {
+				memmove(out, in, len);
+				out += len;
+				*out++ = '\n';
+			}
+		}
+		in = *end ? end + 1 : end;
+	}
+	*out = '\0';
+}
+
 static int read_text_section(struct rd *r, int lenbytes, int id)
 {
 	uint64_t n;
@@ -86,8 +117,10 @@ static int read_text_section(struct rd *r, int lenbytes, int id)
 		return ret;
 	if (id == OPT_KALLSYMS)
 		tep_parse_kallsyms(r->f->tep, buf);
-	else if (id == OPT_PRINTK)
+	else if (id == OPT_PRINTK) {
+		printk_filter(buf);
 		tep_parse_printk_formats(r->f->tep, buf);
+	}
 	else
 		tep_parse_saved_cmdlines(r->f->tep, buf);
 	free(buf);

@@ -51,4 +51,11 @@ cp $V6 bad-cpu-count.dat; patch bad-cpu-count.dat $(off $V6 cpus) ffffff7f
 cp $V7 bad-cpu-count-v7.dat; patch bad-cpu-count-v7.dat $(off $V7 cpucount_value) ffffff7f
 # v7: CPU count inside the BUFFER option (id 3) of the top buffer set to 0x7fffffff
 cp $V7 bad-buffer-cpus-v7.dat; patch bad-buffer-cpus-v7.dat $(off $V7 'buffer[]_cpus') ffffff7f
+# Found by mutation testing (a heap over-read in libtraceevent's printk-format parser on a
+# printk line with no usable format): bytes of v6-two-buffers.dat zeroed or changed.  The events
+# are intact, so these must convert exactly like the undamaged file (and never crash).
+cp ../v6-two-buffers.dat printk-malformed-1.dat
+patch printk-malformed-1.dat 89647 00; patch printk-malformed-1.dat 161009 00; patch printk-malformed-1.dat 213763 00
+cp ../v6-two-buffers.dat printk-malformed-2.dat
+patch printk-malformed-2.dat 106698 7f; patch printk-malformed-2.dat 211791 00
 ls -l
