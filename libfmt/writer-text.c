@@ -94,6 +94,11 @@ static int text_open(struct tdat_writer *w)
 		sink_printf(&w->sink, "cpus=%d\n", f->info.cpus);
 		if (f->nbuffers && f->buffers[0].info.latency && !f->buffers[0].info.name[0]) {
 			t->latency_only = true;
+			if (t->multi) {
+				tdat_msg(w->errmsg, "%s: a latency trace cannot be merged with other inputs",
+					 f->info.path);
+				return TDAT_EUNSUPP;
+			}
 			return print_latency(w, f);
 		}
 		if (w->flags & TDAT_W_NSEC)

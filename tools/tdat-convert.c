@@ -116,6 +116,20 @@ static int64_t offset_for(const struct opts *o, const char *path)
 	return named ? v : all;
 }
 
+/* Latency (text) buffers have no events: only -f text prints them. */
+static void warn_latency(const struct opts *o, struct tdat_file **in, int n)
+{
+	for (int i = 0; i < n && strcmp(o->format, "text"); i++) {
+		for (int b = 0; b < tdat_file_info(in[i])->nbuffers; b++) {
+			const struct tdat_buffer_info *bi = tdat_file_buffer(in[i], b);
+
+			if (bi->latency)
+				warnx_("%s: buffer \"%s\" is a latency trace (text); only -f text prints it",
+				       tdat_file_info(in[i])->path, bi->name);
+		}
+	}
+}
+
 static int run(struct opts *o, char **files, int n, struct tdat_merge *m, struct tdat_file **in)
 {
 	struct tdat_writer *w = tdat_writer_new(o->format);
@@ -132,6 +146,7 @@ static int run(struct opts *o, char **files, int n, struct tdat_merge *m, struct
 		tdat_writer_free(w);
 		return EXIT_FAIL;
 	}
+	warn_latency(o, in, n);
 	ret = tdat_writer_open(w, out.fd, m, o->wflags);
 	progress_start(o->progress);
 	while (!ret && (ret = tdat_merge_next(m, &ev)) == 0) {
