@@ -554,6 +554,7 @@ void tdat_file_free(struct tdat_file *f)
 		free(f->buffers[i].lat_text);
 	}
 	free(f->buffers);
+	file_types_free(f);
 	for (int i = 0; i < f->tsync_ncpus; i++)
 		free(f->tsync[i].samples);
 	free(f->tsync);

@@ -95,13 +95,65 @@ struct tdat_file {
 	char *path, *uname, *version, *clock, *cpustat, *zname, *zver;
 	char *strings;		/* v7 STRINGS */
 	size_t strings_len;
+
+	struct ttype **types;	/* TDAT_MAX_TYPES entries, built on use */
 };
+
+/* ---- fields.c: typed access to event fields ---- */
+
+#define TDAT_MAX_TYPES 65536	/* common_type is 16 bits */
+
+enum tkind { TK_INT, TK_UINT, TK_PTR, TK_STR, TK_ARRAY };
+
+struct tfield {
+	const char *name;	/* owned by libtraceevent */
+	unsigned offset, size, elem;
+	unsigned long flags;	/* TEP_FIELD_IS_* */
+	enum tkind kind;
+};
+
+/* One event type of a file: its own fields (not common_*) and the common ones. */
+struct ttype {
+	unsigned id;
+	const char *system, *name;	/* "" if the type has no format */
+	struct tep_event *event;	/* NULL if the type has no format */
+	struct tfield pid, cflags, preempt;	/* size 0 if absent */
+	int nfields;
+	struct tfield fields[];
+};
+
+/* The type of @ev (built on first use, owned by the file); NULL without memory. */
+const struct ttype *file_type(struct tdat_file *f, const struct tdat_event *ev);
+const struct tfield *ttype_field(const struct ttype *t, const char *name);
+void file_types_free(struct tdat_file *f);
+/* A number field (TK_INT sign-extended); false if absent or outside the event. */
+bool tfield_num(const struct tdat_event *ev, const struct tfield *f, uint64_t *v);
+/* A string (without its NUL) or array field's bytes; false if outside the event. */
+bool tfield_bytes(const struct tdat_event *ev, const struct tfield *f, const unsigned char **p,
+		  unsigned *len);
 
 /* Convert a raw ring-buffer timestamp of @cpu into the reported one. */
 uint64_t file_ts(const struct tdat_file *f, uint64_t raw, int cpu);
 
 /* Read an integer of @len bytes in the file's byte order. */
 uint64_t file_num(const struct tdat_file *f, const void *p, int len);
+
+/* The same for sizes 1, 2, 4, 8, fast on little-endian files. */
+static inline uint64_t field_raw(const struct tdat_file *f, const unsigned char *p, unsigned size)
+{
+	uint16_t v16;
+	uint32_t v32;
+	uint64_t v64;
+
+	if (f->info.big_endian)
+		return file_num(f, p, (int)size);
+	switch (size) {
+	case 1: return p[0];
+	case 2: memcpy(&v16, p, 2); return v16;
+	case 4: memcpy(&v32, p, 4); return v32;
+	default: memcpy(&v64, p, 8); return v64;
+	}
+}
 
 /* ---- dat-read.c, dat-options.c: the trace.dat parsers' shared pieces ---- */
 

@@ -25,21 +25,13 @@
 
 #include "internal.h"
 
-#define MAX_TYPES 65536	/* common_type is 16 bits */
-
-struct csv_field {
-	char *label;		/* "name=" */
-	unsigned label_len;
-	unsigned offset, size, elem;
-	unsigned long flags;
-};
-
+/* What the CSV writer keeps per event type on top of the shared field table. */
 struct csv_type {
-	int pid_off, pid_size;	/* common_pid; size 0 if absent */
+	const struct ttype *tt;
 	char *head;		/* ",system,event," as cells */
 	size_t head_len;
-	int nfields;
-	struct csv_field fields[];
+	char **labels;		/* " name=" per field ("name=" for the first) */
+	unsigned *label_lens;
 };
 
 struct comm_slot {
@@ -49,7 +41,7 @@ struct comm_slot {
 };
 
 struct csv_input {
-	struct csv_type **types;	/* MAX_TYPES entries, filled lazily */
+	struct csv_type **types;	/* TDAT_MAX_TYPES entries, filled lazily */
 	char **buffer_cells;
 	struct comm_slot *comms;	/* open addressing on pid */
 	size_t ncomms, comm_cap;
@@ -192,152 +184,117 @@ static void put_hex(struct tdat_sink *sk, uint64_t v)
 	sink_write(sk, p, (size_t)(b + sizeof(b) - p));
 }
 
-static inline uint64_t rd(const struct tdat_file *f, const unsigned char *p, unsigned size)
-{
-	uint16_t v16;
-	uint32_t v32;
-	uint64_t v64;
-
-	if (f->info.big_endian)
-		return file_num(f, p, (int)size);
-	switch (size) {
-	case 1: return p[0];
-	case 2: memcpy(&v16, p, 2); return v16;
-	case 4: memcpy(&v32, p, 4); return v32;
-	default: memcpy(&v64, p, 8); return v64;
-	}
-}
-
 /* ---- per-type tables ---- */
 
 static void free_type(struct csv_type *t)
 {
 	if (!t)
 		return;
-	for (int i = 0; i < t->nfields; i++)
-		free(t->fields[i].label);
+	for (int i = 0; t->labels && i < t->tt->nfields; i++)
+		free(t->labels[i]);
+	free(t->labels);
+	free(t->label_lens);
 	free(t->head);
 	free(t);
 }
 
-static struct csv_type *compile(struct tep_event *e)
+static struct csv_type *compile(const struct ttype *tt)
 {
-	struct tep_format_field *fl;
-	struct csv_type *t;
-	char *sys, *name;
+	struct csv_type *t = calloc(1, sizeof(*t));
+	char *sys = NULL, *name = NULL;
 	size_t ls, ln;
-	int n = 0;
 
-	for (fl = e ? e->format.fields : NULL; fl; fl = fl->next)
-		n++;
-	t = calloc(1, sizeof(*t) + sizeof(t->fields[0]) * (size_t)n);
 	if (!t)
 		return NULL;
-	sys = make_cell(e ? e->system : "", &ls);
-	name = make_cell(e ? e->name : "", &ln);
-	if (sys && name && asprintf(&t->head, ",%s,%s,", sys, name) > 0)
-		t->head_len = ls + ln + 3;
+	t->tt = tt;
+	t->labels = calloc((size_t)tt->nfields + 1, sizeof(*t->labels));
+	t->label_lens = calloc((size_t)tt->nfields + 1, sizeof(*t->label_lens));
+	sys = make_cell(tt->system, &ls);
+	name = make_cell(tt->name, &ln);
+	if (!t->labels || !t->label_lens || !sys || !name || asprintf(&t->head, ",%s,%s,", sys, name) < 0)
+		goto fail;
+	t->head_len = ls + ln + 3;
+	for (int i = 0; i < tt->nfields; i++) {
+		if (asprintf(&t->labels[i], "%s%s=", i ? " " : "", tt->fields[i].name) < 0)
+			goto fail;
+		t->label_lens[i] = (unsigned)strlen(t->labels[i]);
+	}
 	free(sys);
 	free(name);
-	for (fl = e ? e->format.common_fields : NULL; fl; fl = fl->next) {
-		if (!strcmp(fl->name, "common_pid") && (fl->size == 4 || fl->size == 2)) {
-			t->pid_off = fl->offset;
-			t->pid_size = fl->size;
-		}
-	}
-	for (fl = e ? e->format.fields : NULL; fl; fl = fl->next) {
-		struct csv_field *cf = &t->fields[t->nfields];
-
-		if (!strncmp(fl->name, "common_", 7))
-			continue;
-		if (asprintf(&cf->label, "%s%s=", t->nfields ? " " : "", fl->name) < 0)
-			break;
-		cf->label_len = (unsigned)strlen(cf->label);
-		cf->offset = (unsigned)fl->offset;
-		cf->size = (unsigned)fl->size;
-		cf->elem = fl->elementsize > 0 ? (unsigned)fl->elementsize : 1;
-		cf->flags = fl->flags;
-		t->nfields++;
-	}
-	if (!t->head) {
-		free_type(t);
-		return NULL;
-	}
 	return t;
+fail:
+	free(sys);
+	free(name);
+	free_type(t);
+	return NULL;
 }
 
 static struct csv_type *type_of(struct csv *c, const struct tdat_event *ev)
 {
 	struct csv_type **tab = c->in[ev->input].types;
-	unsigned id;
+	const struct ttype *tt = file_type(ev->file, ev);
 
-	if (ev->size < 2)
+	if (!tt)
 		return NULL;
-	id = (unsigned)rd(ev->file, ev->data, 2);
-	if (!tab[id])
-		tab[id] = compile(tep_find_event(ev->file->tep, (int)id));
-	return tab[id];
+	if (!tab[tt->id])
+		tab[tt->id] = compile(tt);
+	return tab[tt->id];
 }
 
 /* ---- the fields cell ---- */
 
-static void put_number(struct tdat_sink *sk, const struct tdat_file *f, const unsigned char *p,
-		       unsigned size, unsigned long flags)
+static void put_number(struct tdat_sink *sk, enum tkind kind, uint64_t v)
 {
-	uint64_t v = rd(f, p, size);
-
-	if (flags & TEP_FIELD_IS_POINTER)
+	if (kind == TK_PTR)
 		put_hex(sk, v);
-	else if ((flags & TEP_FIELD_IS_SIGNED) && size < 8)
-		put_i64(sk, (int64_t)(v << (64 - 8 * size)) >> (64 - 8 * size));
-	else if (flags & TEP_FIELD_IS_SIGNED)
+	else if (kind == TK_INT)
 		put_i64(sk, (int64_t)v);
 	else
 		put_u64(sk, v);
 }
 
 static void put_array(struct tdat_sink *sk, const struct tdat_file *f, const unsigned char *p,
-		      unsigned len, unsigned elem, unsigned long flags)
+		      unsigned len, const struct tfield *tf)
 {
+	unsigned elem = tf->elem;
+	enum tkind kind = (tf->flags & TEP_FIELD_IS_SIGNED) ? TK_INT : TK_UINT;
+
 	if (elem != 1 && elem != 2 && elem != 4 && elem != 8)
 		elem = 1;
 	sink_putc(sk, '[');
 	for (unsigned i = 0; i + elem <= len; i += elem) {
+		uint64_t v = field_raw(f, p + i, elem);
+
 		if (i)
 			sink_putc(sk, ',');
-		put_number(sk, f, p + i, elem, flags & ~(unsigned long)TEP_FIELD_IS_POINTER);
+		if (kind == TK_INT && elem < 8)
+			v = (uint64_t)((int64_t)(v << (64 - 8 * elem)) >> (64 - 8 * elem));
+		put_number(sk, kind, v);
 	}
 	sink_putc(sk, ']');
 }
 
 /* One field's value; false if the field lies outside the event. */
-static bool put_field(struct tdat_sink *sk, const struct tdat_event *ev, const struct csv_field *f)
+static bool put_field(struct tdat_sink *sk, const struct tdat_event *ev, const struct tfield *f)
 {
-	const unsigned char *d = ev->data;
-	unsigned off = f->offset, len = f->size;
+	const unsigned char *p;
+	unsigned len;
+	uint64_t v;
 
-	if (off + len > ev->size)
-		return false;
-	if (!len && (f->flags & TEP_FIELD_IS_ARRAY))
-		len = ev->size - off;	/* a flexible array: the rest of the event */
-	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-		uint32_t v = (uint32_t)rd(ev->file, d + off, 4);
-
-		off = (v & 0xffff) + ((f->flags & TEP_FIELD_IS_RELATIVE) ? f->offset + f->size : 0);
-		len = v >> 16;
-		if (off + len > ev->size)
+	if (f->kind != TK_STR && f->kind != TK_ARRAY) {
+		if (!tfield_num(ev, f, &v))
 			return false;
+		put_number(sk, f->kind, v);
+		return true;
 	}
-	if (f->flags & TEP_FIELD_IS_STRING) {
+	if (!tfield_bytes(ev, f, &p, &len))
+		return false;
+	if (f->kind == TK_STR) {
 		sink_write(sk, "\"\"", 2);
-		put_escaped(sk, (const char *)d + off, len, true);
+		put_escaped(sk, (const char *)p, len, true);
 		sink_write(sk, "\"\"", 2);
-	} else if (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) {
-		put_array(sk, ev->file, d + off, len, f->elem, f->flags);
-	} else if (len == 1 || len == 2 || len == 4 || len == 8) {
-		put_number(sk, ev->file, d + off, len, f->flags);
 	} else {
-		put_array(sk, ev->file, d + off, len, 1, 0);
+		put_array(sk, ev->file, p, len, f);
 	}
 	return true;
 }
@@ -345,11 +302,9 @@ static bool put_field(struct tdat_sink *sk, const struct tdat_event *ev, const s
 static void put_fields(struct tdat_sink *sk, const struct tdat_event *ev, const struct csv_type *t)
 {
 	sink_putc(sk, '"');
-	for (int i = 0; t && i < t->nfields; i++) {
-		const struct csv_field *f = &t->fields[i];
-
-		sink_write(sk, f->label, f->label_len);
-		if (!put_field(sk, ev, f))
+	for (int i = 0; i < t->tt->nfields; i++) {
+		sink_write(sk, t->labels[i], t->label_lens[i]);
+		if (!put_field(sk, ev, &t->tt->fields[i]))
 			sink_putc(sk, '?');
 	}
 	sink_putc(sk, '"');
@@ -405,13 +360,13 @@ static int csv_put(struct tdat_writer *w, const struct tdat_event *ev)
 	const struct csv_type *t = type_of(c, ev);
 	const char *cell;
 	size_t len;
+	uint64_t v;
 	int pid = -1;
 
 	if (!t)
 		return TDAT_ENOMEM;
-	if (t->pid_size && (unsigned)(t->pid_off + t->pid_size) <= ev->size)
-		pid = (int)(int32_t)rd(ev->file, (const unsigned char *)ev->data + t->pid_off,
-				       (unsigned)t->pid_size);
+	if (tfield_num(ev, &t->tt->pid, &v))
+		pid = (int)(int64_t)v;
 	put_u64(sk, ev->ts);
 	sink_putc(sk, ',');
 	put_i64(sk, ev->cpu);
@@ -450,7 +405,7 @@ static int csv_open(struct tdat_writer *w)
 		struct tdat_file *f = tdat_merge_file(w->merge, i);
 		struct csv_input *in = &c->in[i];
 
-		in->types = calloc(MAX_TYPES, sizeof(*in->types));
+		in->types = calloc(TDAT_MAX_TYPES, sizeof(*in->types));
 		in->buffer_cells = calloc((size_t)(f->nbuffers ? f->nbuffers : 1), sizeof(char *));
 		if (!in->types || !in->buffer_cells)
 			return TDAT_ENOMEM;
@@ -472,7 +427,7 @@ static void csv_free(struct tdat_writer *w)
 		struct csv_input *in = &c->in[i];
 		struct tdat_file *f = tdat_merge_file(w->merge, i);
 
-		for (size_t k = 0; in->types && k < MAX_TYPES; k++)
+		for (size_t k = 0; in->types && k < TDAT_MAX_TYPES; k++)
 			free_type(in->types[k]);
 		for (int b = 0; in->buffer_cells && b < f->nbuffers; b++)
 			free(in->buffer_cells[b]);

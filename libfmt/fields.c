@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * fields.c - typed access to event fields for every export.  For each event
+ * type of a file, a table of its own fields (offset, size, kind) is built
+ * once from the format libtraceevent parsed, and values are then read
+ * straight from the event payload with bounds checks: numbers sign-extended
+ * or not as the format says, strings up to their NUL, dynamic (__data_loc,
+ * __rel_loc) and flexible arrays resolved.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include "internal.h"
+
+static enum tkind kind_of(const struct tep_format_field *fl)
+{
+	if (fl->flags & TEP_FIELD_IS_STRING)
+		return TK_STR;
+	if (fl->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC))
+		return TK_ARRAY;
+	if (fl->size != 1 && fl->size != 2 && fl->size != 4 && fl->size != 8)
+		return TK_ARRAY;
+	if (fl->flags & TEP_FIELD_IS_POINTER)
+		return TK_PTR;
+	return (fl->flags & TEP_FIELD_IS_SIGNED) ? TK_INT : TK_UINT;
+}
+
+static void set_field(struct tfield *tf, const struct tep_format_field *fl)
+{
+	tf->name = fl->name;
+	tf->offset = (unsigned)fl->offset;
+	tf->size = (unsigned)fl->size;
+	tf->elem = fl->elementsize > 0 ? (unsigned)fl->elementsize : 1;
+	tf->flags = fl->flags;
+	tf->kind = kind_of(fl);
+	if (tf->kind == TK_ARRAY && (tf->size == 0 || !(fl->flags & TEP_FIELD_IS_ARRAY)) &&
+	    !(fl->flags & TEP_FIELD_IS_DYNAMIC))
+		tf->elem = 1;
+}
+
+static struct ttype *build(struct tep_event *e, unsigned id)
+{
+	struct tep_format_field *fl;
+	struct ttype *t;
+	int n = 0;
+
+	for (fl = e ? e->format.fields : NULL; fl; fl = fl->next)
+		n++;
+	t = calloc(1, sizeof(*t) + sizeof(t->fields[0]) * (size_t)n);
+	if (!t)
+		return NULL;
+	t->id = id;
+	t->event = e;
+	t->system = e ? e->system : "";
+	t->name = e ? e->name : "";
+	for (fl = e ? e->format.common_fields : NULL; fl; fl = fl->next) {
+		if (!strcmp(fl->name, "common_pid"))
+			set_field(&t->pid, fl);
+		else if (!strcmp(fl->name, "common_flags"))
+			set_field(&t->cflags, fl);
+		else if (!strcmp(fl->name, "common_preempt_count"))
+			set_field(&t->preempt, fl);
+	}
+	for (fl = e ? e->format.fields : NULL; fl; fl = fl->next)
+		if (strncmp(fl->name, "common_", 7))
+			set_field(&t->fields[t->nfields++], fl);
+	return t;
+}
+
+const struct ttype *file_type(struct tdat_file *f, const struct tdat_event *ev)
+{
+	unsigned id;
+
+	if (ev->size < 2)
+		return NULL;
+	if (!f->types && !(f->types = calloc(TDAT_MAX_TYPES, sizeof(*f->types))))
+		return NULL;
+	id = (unsigned)file_num(f, ev->data, 2);
+	if (!f->types[id])
+		f->types[id] = build(tep_find_event(f->tep, (int)id), id);
+	return f->types[id];
+}
+
+const struct tfield *ttype_field(const struct ttype *t, const char *name)
+{
+	for (int i = 0; t && i < t->nfields; i++)
+		if (!strcmp(t->fields[i].name, name))
+			return &t->fields[i];
+	return NULL;
+}
+
+void file_types_free(struct tdat_file *f)
+{
+	for (size_t i = 0; f->types && i < TDAT_MAX_TYPES; i++)
+		free(f->types[i]);
+	free(f->types);
+	f->types = NULL;
+}
+
+bool tfield_num(const struct tdat_event *ev, const struct tfield *f, uint64_t *v)
+{
+	if (!f || !f->size || f->offset + f->size > ev->size ||
+	    (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8))
+		return false;
+	*v = field_raw(ev->file, (const unsigned char *)ev->data + f->offset, f->size);
+	if (f->kind == TK_INT && f->size < 8)
+		*v = (uint64_t)((int64_t)(*v << (64 - 8 * f->size)) >> (64 - 8 * f->size));
+	return true;
+}
+
+bool tfield_bytes(const struct tdat_event *ev, const struct tfield *f, const unsigned char **p,
+		  unsigned *len)
+{
+	const unsigned char *d = ev->data;
+	unsigned off = f->offset, n = f->size;
+
+	if (off + n > ev->size)
+		return false;
+	if (!n && (f->flags & TEP_FIELD_IS_ARRAY))
+		n = ev->size - off;	/* a flexible array: the rest of the event */
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		uint32_t v;
+
+		if (off + 4 > ev->size)
+			return false;
+		v = (uint32_t)field_raw(ev->file, d + off, 4);
+		off = (v & 0xffff) + ((f->flags & TEP_FIELD_IS_RELATIVE) ? f->offset + f->size : 0);
+		n = v >> 16;
+		if (off + n > ev->size)
+			return false;
+	}
+	if (f->kind == TK_STR) {
+		const unsigned char *z = memchr(d + off, '\0', n);
+
+		if (z)
+			n = (unsigned)(z - (d + off));
+	}
+	*p = d + off;
+	*len = n;
+	return true;
+}
