@@ -132,6 +132,47 @@ bool tfield_num(const struct tdat_event *ev, const struct tfield *f, uint64_t *v
 bool tfield_bytes(const struct tdat_event *ev, const struct tfield *f, const unsigned char **p,
 		  unsigned *len);
 
+/* ---- procs.c: threads and processes as Perfetto models them ---- */
+
+struct pm_thread {
+	int utid;
+	int input;		/* tids are per input file */
+	int64_t tid;
+	char *name;		/* NULL if never known */
+	uint64_t start_ts, end_ts;
+	bool has_start, has_end;
+	int upid;		/* -1: process not known */
+	bool is_main, is_idle;
+	int parent_utid;	/* the thread that forked it, -1 if not seen */
+	bool seen;		/* an event of this thread was seen */
+	bool freed;		/* sched_process_free: the tid may be reused */
+};
+
+struct pm_process {
+	int upid;
+	int input;
+	int64_t pid;
+	char *name, *cmdline;	/* NULL if never known */
+	uint64_t start_ts, end_ts;
+	bool has_start, has_end;
+	int parent_upid;	/* -1: not known */
+};
+
+struct procmodel;
+
+struct procmodel *pm_new(void);
+void pm_free(struct procmodel *pm);
+/* Feed each event in timeline order, with its type from file_type(). */
+int pm_feed(struct procmodel *pm, const struct tdat_event *ev, const struct ttype *t);
+/* The current utid of @tid in @input (a new thread when unknown); <0 without memory. */
+int pm_utid(struct procmodel *pm, int input, int64_t tid);
+/* After the last event: names from the files' saved cmdlines, process names. */
+void pm_finish(struct procmodel *pm, struct tdat_merge *m);
+int pm_nthreads(const struct procmodel *pm);
+const struct pm_thread *pm_thread(const struct procmodel *pm, int utid);
+int pm_nprocs(const struct procmodel *pm);
+const struct pm_process *pm_process(const struct procmodel *pm, int upid);
+
 /* Convert a raw ring-buffer timestamp of @cpu into the reported one. */
 uint64_t file_ts(const struct tdat_file *f, uint64_t raw, int cpu);
 
