@@ -304,13 +304,18 @@ void cursor_release(struct cursor *c);
 /* ---- writer.c: buffered output with a sticky error, and the registry ---- */
 
 struct tdat_sink {
-	int fd;
+	int fd;			/* -1: a memory sink that grows */
 	char *buf;
 	size_t len, cap;
 	int err;		/* errno of the first failure */
+	void *gz;		/* z_stream when gzipping */
 };
 
 int sink_init(struct tdat_sink *s, int fd);
+/* Compress everything written from now on as one gzip stream. */
+int sink_gzip(struct tdat_sink *s);
+/* Flush, and end the gzip stream if there is one. */
+int sink_finish(struct tdat_sink *s);
 void sink_release(struct tdat_sink *s);
 int sink_flush(struct tdat_sink *s);
 void sink_write_slow(struct tdat_sink *s, const void *p, size_t n);
@@ -347,6 +352,7 @@ struct tdat_writer;
 struct tdat_writer_ops {
 	const char *name;
 	const char *exts;	/* space separated file name endings */
+	int output;		/* enum tdat_output_kind */
 	int (*open)(struct tdat_writer *w);
 	int (*put)(struct tdat_writer *w, const struct tdat_event *ev);
 	int (*close)(struct tdat_writer *w);
@@ -355,7 +361,8 @@ struct tdat_writer_ops {
 
 struct tdat_writer {
 	const struct tdat_writer_ops *ops;
-	struct tdat_sink sink;
+	struct tdat_sink sink;		/* unused by file and directory formats */
+	const char *path;		/* file or directory formats */
 	struct tdat_merge *merge;
 	unsigned flags;
 	char errmsg[TDAT_MSG_LEN];

@@ -304,36 +304,62 @@ void tdat_stats_free(struct tdat_stats *s);
 
 enum tdat_writer_flags {
 	TDAT_W_NSEC = 1 << 0,	/* text: full nanosecond timestamps (-t) */
+	TDAT_W_GZIP = 1 << 1,	/* gzip the stream (formats that write to a descriptor) */
+	TDAT_W_SPLIT = 1 << 2,	/* csv: one typed file per event type in a directory */
+};
+
+/* What a format needs for its output (tdat_format_output()). */
+enum tdat_output_kind {
+	TDAT_OUT_STREAM = 0,	/* any descriptor, a pipe too */
+	TDAT_OUT_FILE,		/* a regular file by name (e.g. sqlite) */
+	TDAT_OUT_DIR,		/* a directory by name */
 };
 
 struct tdat_writer;
 
 /**
  * tdat_writer_new - a writer for a format
- * @format: "text" or "csv"
+ * @format: "text", "csv", ... (see tdat_format_names())
  *
  * Return: the writer, or NULL if the format is unknown or memory ran out.
  */
 struct tdat_writer *tdat_writer_new(const char *format);
 
+/** tdat_format_names - the format names, space separated (static string). */
+const char *tdat_format_names(void);
+
+/**
+ * tdat_format_output - what kind of output a format writes
+ * @format: a format name
+ * @flags: enum tdat_writer_flags that will be used
+ *
+ * Return: an enum tdat_output_kind, or -1 for an unknown format.
+ */
+int tdat_format_output(const char *format, unsigned flags);
+
 /**
  * tdat_format_from_path - format name implied by an output file name
  * @path: output path
  *
- * Return: "text" for .txt, "csv" for .csv, else NULL.
+ * A ".gz" ending is looked through (see TDAT_W_GZIP).
+ *
+ * Return: "text" for .txt, "csv" for .csv, ..., else NULL.
  */
 const char *tdat_format_from_path(const char *path);
 
 /**
  * tdat_writer_open - start writing
  * @w: writer
- * @fd: descriptor to write to (not closed by the library)
- * @m: the merge whose events will be written (for headers)
+ * @fd: descriptor to write to (not closed by the library), or -1
+ * @path: the file or directory to write, for formats whose output is not a
+ *        stream (tdat_format_output()); NULL otherwise
+ * @m: the merge whose events will be written (for headers and names)
  * @flags: enum tdat_writer_flags
  *
  * Return: 0 or a negative enum tdat_err.
  */
-int tdat_writer_open(struct tdat_writer *w, int fd, struct tdat_merge *m, unsigned flags);
+int tdat_writer_open(struct tdat_writer *w, int fd, const char *path, struct tdat_merge *m,
+		     unsigned flags);
 
 /** tdat_writer_put - write one event; 0 or a negative enum tdat_err. */
 int tdat_writer_put(struct tdat_writer *w, const struct tdat_event *ev);

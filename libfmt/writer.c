@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "internal.h"
 
@@ -30,6 +31,7 @@ int sink_init(struct tdat_sink *s, int fd)
 	s->fd = fd;
 	s->len = 0;
 	s->err = 0;
+	s->gz = NULL;
 	s->cap = SINK_CAP;
 	s->buf = malloc(s->cap);
 	return s->buf ? 0 : TDAT_ENOMEM;
@@ -37,25 +39,89 @@ int sink_init(struct tdat_sink *s, int fd)
 
 void sink_release(struct tdat_sink *s)
 {
+	if (s->gz) {
+		deflateEnd(s->gz);
+		free(s->gz);
+		s->gz = NULL;
+	}
 	free(s->buf);
 	s->buf = NULL;
 }
 
-int sink_flush(struct tdat_sink *s)
+static void write_all(struct tdat_sink *s, const char *p, size_t n)
 {
-	size_t done = 0;
-
-	while (done < s->len && !s->err) {
-		ssize_t w = write(s->fd, s->buf + done, s->len - done);
+	while (n && !s->err) {
+		ssize_t w = write(s->fd, p, n);
 
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
+		if (w <= 0) {
 			s->err = w < 0 ? errno : EIO;
-		else
-			done += (size_t)w;
+		} else {
+			p += w;
+			n -= (size_t)w;
+		}
 	}
+}
+
+/* Run the buffer through deflate; @flush is Z_NO_FLUSH or Z_FINISH. */
+static void deflate_out(struct tdat_sink *s, int flush)
+{
+	z_stream *z = s->gz;
+	char out[64 * 1024];
+	int r;
+
+	z->next_in = (Bytef *)s->buf;
+	z->avail_in = (uInt)s->len;
+	do {
+		z->next_out = (Bytef *)out;
+		z->avail_out = sizeof(out);
+		r = deflate(z, flush);
+		if (r == Z_STREAM_ERROR) {
+			s->err = EIO;
+			return;
+		}
+		write_all(s, out, sizeof(out) - z->avail_out);
+	} while (z->avail_out == 0 || (flush == Z_FINISH && r != Z_STREAM_END));
+}
+
+int sink_flush(struct tdat_sink *s)
+{
+	if (s->fd < 0)
+		return 0;
+	if (s->gz)
+		deflate_out(s, Z_NO_FLUSH);
+	else
+		write_all(s, s->buf, s->len);
 	s->len = 0;
+	return s->err ? TDAT_EIO : 0;
+}
+
+int sink_gzip(struct tdat_sink *s)
+{
+	z_stream *z = calloc(1, sizeof(*z));
+
+	if (!z)
+		return TDAT_ENOMEM;
+	/* windowBits 15 + 16: a gzip header and trailer */
+	if (deflateInit2(z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(z);
+		return TDAT_ENOMEM;
+	}
+	sink_flush(s);
+	s->gz = z;
+	return 0;
+}
+
+int sink_finish(struct tdat_sink *s)
+{
+	if (!s->gz)
+		return sink_flush(s);
+	deflate_out(s, Z_FINISH);
+	s->len = 0;
+	deflateEnd(s->gz);
+	free(s->gz);
+	s->gz = NULL;
 	return s->err ? TDAT_EIO : 0;
 }
 
@@ -174,27 +240,49 @@ struct tdat_writer *tdat_writer_new(const char *format)
 	return NULL;
 }
 
-static bool ends_with(const char *s, const char *tail)
+const char *tdat_format_names(void)
 {
-	size_t a = strlen(s), b = strlen(tail);
+	static char names[256];
 
-	return a > b && !strcmp(s + a - b, tail);
+	if (!names[0])
+		for (size_t i = 0; i < NWRITERS; i++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+				 i ? " " : "", writers[i]->name);
+	return names;
+}
+
+int tdat_format_output(const char *format, unsigned flags)
+{
+	for (size_t i = 0; i < NWRITERS; i++)
+		if (!strcmp(writers[i]->name, format))
+			return (flags & TDAT_W_SPLIT) ? TDAT_OUT_DIR : writers[i]->output;
+	return -1;
+}
+
+static bool ends_with(const char *s, size_t len, const char *tail)
+{
+	size_t b = strlen(tail);
+
+	return len > b && !strncmp(s + len - b, tail, b);
 }
 
 const char *tdat_format_from_path(const char *path)
 {
-	char ext[32];
+	size_t len = strlen(path);
 
+	if (ends_with(path, len, ".gz"))
+		len -= 3;
 	for (size_t i = 0; i < NWRITERS; i++) {
 		const char *p = writers[i]->exts;
 
 		while (*p) {
 			size_t n = strcspn(p, " ");
+			char ext[32];
 
 			if (n < sizeof(ext)) {
 				memcpy(ext, p, n);
 				ext[n] = '\0';
-				if (ends_with(path, ext))
+				if (ends_with(path, len, ext))
 					return writers[i]->name;
 			}
 			p += n + (p[n] == ' ');
@@ -203,13 +291,20 @@ const char *tdat_format_from_path(const char *path)
 	return NULL;
 }
 
-int tdat_writer_open(struct tdat_writer *w, int fd, struct tdat_merge *m, unsigned flags)
+int tdat_writer_open(struct tdat_writer *w, int fd, const char *path, struct tdat_merge *m,
+		     unsigned flags)
 {
 	int ret;
 
 	w->merge = m;
 	w->flags = flags;
-	if ((ret = sink_init(&w->sink, fd))) {
+	w->path = path;
+	if (tdat_format_output(w->ops->name, flags) != TDAT_OUT_STREAM && !path) {
+		tdat_msg(w->errmsg, "the %s format needs an output %s (-o)", w->ops->name,
+			 (flags & TDAT_W_SPLIT) ? "directory" : "file");
+		return TDAT_EINVAL;
+	}
+	if ((ret = sink_init(&w->sink, fd)) || ((flags & TDAT_W_GZIP) && (ret = sink_gzip(&w->sink)))) {
 		tdat_msg(w->errmsg, "out of memory");
 		return ret;
 	}
@@ -231,7 +326,7 @@ int tdat_writer_close(struct tdat_writer *w)
 {
 	int ret = w->ops->close ? w->ops->close(w) : 0;
 
-	if (sink_flush(&w->sink) && !ret) {
+	if (sink_finish(&w->sink) && !ret) {
 		tdat_msg(w->errmsg, "write error: %s", strerror(w->sink.err));
 		ret = TDAT_EIO;
 	}

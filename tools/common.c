@@ -15,17 +15,43 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <dirent.h>
 
 #include "common.h"
 
 const char *progname = "tdat";
 static volatile sig_atomic_t have_tmp;
 static char *tmp_to_remove;
+static bool tmp_is_dir;
+
+/* Remove a temporary output directory and the files in it. */
+static void remove_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlinkat(dirfd(d), e->d_name, 0);
+	if (d)
+		closedir(d);
+	rmdir(path);
+}
+
+static void remove_tmp(void)
+{
+	if (!have_tmp || !tmp_to_remove)
+		return;
+	if (tmp_is_dir)
+		remove_dir(tmp_to_remove);
+	else
+		unlink(tmp_to_remove);
+	have_tmp = 0;
+}
 
 static void on_signal(int sig)
 {
-	if (have_tmp && tmp_to_remove)
-		unlink(tmp_to_remove);
+	remove_tmp();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -117,11 +143,15 @@ bool parse_ns(const char *s, int64_t *out)
 	return false;
 }
 
-int out_open(struct tool_out *o, const char *path, bool binary)
+int out_open(struct tool_out *o, const char *path, int kind, bool binary)
 {
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
 	if (!path || !strcmp(path, "-")) {
+		if (kind != TDAT_OUT_STREAM)
+			usage_error("this format needs an output %s: -o %s",
+				    kind == TDAT_OUT_DIR ? "directory" : "file",
+				    kind == TDAT_OUT_DIR ? "DIR" : "FILE");
 		if (binary && isatty(STDOUT_FILENO)) {
 			warnx_("refusing to write binary output to a terminal (use -o FILE)");
 			return -1;
@@ -130,17 +160,21 @@ int out_open(struct tool_out *o, const char *path, bool binary)
 		return 0;
 	}
 	o->path = path;
+	o->dir = kind == TDAT_OUT_DIR;
 	if (asprintf(&o->tmp, "%s.tmp-XXXXXX", path) < 0)
 		die_(EXIT_FAIL, "out of memory");
-	o->fd = mkostemp(o->tmp, O_CLOEXEC);
-	if (o->fd < 0) {
+	if (o->dir ? !mkdtemp(o->tmp) : (o->fd = mkostemp(o->tmp, O_CLOEXEC)) < 0) {
 		warn_("%s", path);
 		free(o->tmp);
 		o->tmp = NULL;
 		return -1;
 	}
-	fchmod(o->fd, 0666 & ~(mode_t)umask(umask(0)));
+	if (o->dir)
+		chmod(o->tmp, 0777 & ~(mode_t)umask(umask(0)));
+	else
+		fchmod(o->fd, 0666 & ~(mode_t)umask(umask(0)));
 	tmp_to_remove = o->tmp;
+	tmp_is_dir = o->dir;
 	have_tmp = 1;
 	return 0;
 }
@@ -157,15 +191,18 @@ int out_commit(struct tool_out *o)
 		}
 		return 0;
 	}
-	if (close(o->fd)) {
+	if (o->fd >= 0 && close(o->fd)) {
 		warn_("%s", o->path);
 		ret = -1;
 	} else if (rename(o->tmp, o->path)) {
-		warn_("%s", o->path);
+		if (o->dir && (errno == ENOTEMPTY || errno == EEXIST))
+			warnx_("%s: directory exists and is not empty", o->path);
+		else
+			warn_("%s", o->path);
 		ret = -1;
 	}
 	if (ret)
-		unlink(o->tmp);
+		remove_tmp();
 	have_tmp = 0;
 	free(o->tmp);
 	o->tmp = NULL;
@@ -176,9 +213,9 @@ void out_abort(struct tool_out *o)
 {
 	if (!o->tmp)
 		return;
-	close(o->fd);
-	unlink(o->tmp);
-	have_tmp = 0;
+	if (o->fd >= 0)
+		close(o->fd);
+	remove_tmp();
 	free(o->tmp);
 	o->tmp = NULL;
 }

@@ -27,14 +27,18 @@ void print_version(void) __attribute__((noreturn));
 /* A signed integer with an optional unit (ns, us, ms, s); false if malformed. */
 bool parse_ns(const char *s, int64_t *out);
 
-/* Output: stdout for NULL or "-", else a temporary file renamed on commit. */
+/*
+ * Output: stdout for NULL or "-", else a temporary file (or directory, for
+ * enum tdat_output_kind TDAT_OUT_DIR) renamed to @path on commit.
+ */
 struct tool_out {
 	const char *path;	/* final name, NULL for stdout */
-	char *tmp;		/* temporary name while writing */
-	int fd;
+	char *tmp;		/* temporary name while writing: what the writer gets */
+	int fd;			/* -1 for a directory */
+	bool dir;
 };
 
-int out_open(struct tool_out *o, const char *path, bool binary);
+int out_open(struct tool_out *o, const char *path, int kind, bool binary);
 int out_commit(struct tool_out *o);	/* fsync-free close + rename; 0 or -1 (message printed) */
 void out_abort(struct tool_out *o);	/* remove the temporary file */
 /* Refuse an output that is one of the inputs; true when @out names an input. */

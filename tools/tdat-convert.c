@@ -24,13 +24,14 @@ struct opts {
 static __attribute__((noreturn)) void usage(FILE *fp, int code)
 {
 	fprintf(fp,
-		"Usage: %s [-t] [-f FORMAT] [-o OUT] [--raw-ts] [--ts-offset [FILE=]NS]\n"
-		"       [--no-plugins] [--progress | --no-progress] FILE...\n"
+		"Usage: %s [-t] [-f FORMAT] [-o OUT] [--split-by-event] [--raw-ts]\n"
+		"       [--ts-offset [FILE=]NS] [--no-plugins] [--progress | --no-progress] FILE...\n"
 		"Convert trace.dat files (\"-\" reads standard input) into another format.\n"
 		"Events of all CPUs, buffers and files are merged by timestamp.\n\n"
-		"  -f, --format FORMAT   text (as trace-cmd report) or csv; default from -o's\n"
-		"                        extension (.txt, .csv), else text\n"
+		"  -f, --format FORMAT   text (as trace-cmd report), csv, ...; default from -o's\n"
+		"                        extension (.txt, .csv, ...; a .gz ending gzips), else text\n"
 		"  -o, --output OUT      output file (default: standard output)\n"
+		"      --split-by-event  csv: one typed file per event type in the directory -o\n"
 		"  -t, --nsec            text: full nanosecond timestamps (trace-cmd report -t)\n"
 		"      --raw-ts          no timestamp corrections (OFFSET, DATE, TSC2NSEC, TIME_SHIFT)\n"
 		"      --ts-offset [FILE=]NS  add NS (units ns, us, ms, s) to every timestamp of\n"
@@ -45,7 +46,7 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 	exit(code);
 }
 
-enum { OPT_RAW_TS = 256, OPT_TS_OFFSET, OPT_NO_PLUGINS, OPT_PROGRESS, OPT_NO_PROGRESS };
+enum { OPT_RAW_TS = 256, OPT_TS_OFFSET, OPT_NO_PLUGINS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SPLIT };
 
 static const struct option longopts[] = {
 	{ "format", required_argument, NULL, 'f' },
@@ -56,6 +57,7 @@ static const struct option longopts[] = {
 	{ "no-plugins", no_argument, NULL, OPT_NO_PLUGINS },
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+	{ "split-by-event", no_argument, NULL, OPT_SPLIT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -74,6 +76,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		case OPT_NO_PLUGINS: o->open.flags |= TDAT_OPEN_NO_PLUGINS; break;
 		case OPT_PROGRESS: o->progress = 1; break;
 		case OPT_NO_PROGRESS: o->progress = 0; break;
+		case OPT_SPLIT: o->wflags |= TDAT_W_SPLIT; break;
 		case OPT_TS_OFFSET:
 			o->offsets = realloc(o->offsets, sizeof(char *) * (size_t)(o->noffsets + 1));
 			if (!o->offsets)
@@ -87,9 +90,15 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		}
 	}
 	if (!o->format)
-		o->format = o->out ? tdat_format_from_path(o->out) : NULL;
+		o->format = o->out && !(o->wflags & TDAT_W_SPLIT) ? tdat_format_from_path(o->out) : NULL;
 	if (!o->format)
-		o->format = "text";
+		o->format = (o->wflags & TDAT_W_SPLIT) ? "csv" : "text";
+	if (tdat_format_output(o->format, o->wflags) < 0)
+		usage_error("unknown format '%s' (one of: %s)", o->format, tdat_format_names());
+	if ((o->wflags & TDAT_W_SPLIT) && strcmp(o->format, "csv"))
+		usage_error("--split-by-event needs -f csv");
+	if (o->out && strlen(o->out) > 3 && !strcmp(o->out + strlen(o->out) - 3, ".gz"))
+		o->wflags |= TDAT_W_GZIP;
 }
 
 /* The --ts-offset for @path: the last FILE=NS naming it, else the last bare NS. */
@@ -138,16 +147,18 @@ static int run(struct opts *o, char **files, int n, struct tdat_merge *m, struct
 	uint64_t count = 0;
 	int ret;
 
+	int kind = tdat_format_output(o->format, o->wflags);
+
 	if (!w)
-		usage_error("unknown format '%s' (use text or csv)", o->format);
+		die_(EXIT_FAIL, "out of memory");
 	if (out_is_input(o->out, files, n))
 		die_(EXIT_FAIL, "%s: output file is one of the inputs", o->out);
-	if (out_open(&out, o->out, false)) {
+	if (out_open(&out, o->out, kind, (o->wflags & TDAT_W_GZIP) != 0)) {
 		tdat_writer_free(w);
 		return EXIT_FAIL;
 	}
 	warn_latency(o, in, n);
-	ret = tdat_writer_open(w, out.fd, m, o->wflags);
+	ret = tdat_writer_open(w, out.fd, kind == TDAT_OUT_STREAM ? NULL : out.tmp, m, o->wflags);
 	progress_start(o->progress);
 	while (!ret && (ret = tdat_merge_next(m, &ev)) == 0) {
 		ret = tdat_writer_put(w, ev);

@@ -57,6 +57,9 @@ t_exit "-o file.csv picks csv" 0 -- tdat-convert -o "$T_TMP/a.csv" $TD/v6.dat
 t_assert "the .csv output has the csv header" grep -q '^ts,cpu,input' "$T_TMP/a.csv"
 t_exit "-o file.txt picks text" 0 -- tdat-convert -o "$T_TMP/a.txt" $TD/v6.dat
 t_assert "the .txt output is the report" cmp -s "$T_TMP/a.txt" tests/expected/v6.text.out
+t_exit "-o file.txt.gz gzips the text" 0 -- tdat-convert -o "$T_TMP/a.txt.gz" $TD/v6.dat
+t_assert "which gunzips to the report" cmp -s <(gzip -dc "$T_TMP/a.txt.gz") tests/expected/v6.text.out
+t_exit "gzip to a terminal-less stdout works too" 0 -- sh -c "tdat-convert -f csv $TD/v6.dat | cmp - $T_TMP/a.csv"
 mkdir -p "$T_TMP/outdir"
 t_exit "unwritable output fails" 1 -- tdat-convert -o "$T_TMP/nodir/x.txt" $TD/v6.dat
 t_stderr_match "and names the file" "tdat-convert: .*nodir/x.txt: No such file or directory"
@@ -91,6 +94,7 @@ t_stderr_match "naming the option" "bogus"
 t_exit "no input is a usage error" 2 -- tdat-convert
 t_exit "an unknown format is a usage error" 2 -- tdat-convert -f xml $TD/v6.dat
 t_stderr_match "naming the format" "unknown format 'xml'"
+t_exit "--split-by-event is for csv" 2 -- tdat-convert -f text --split-by-event -o "$T_TMP/d" $TD/v6.dat
 t_exit "a bad --ts-offset is a usage error" 2 -- tdat-convert --ts-offset 12parsecs $TD/v6.dat
 
 # --- time options ---
