@@ -397,6 +397,10 @@ static int csv_open(struct tdat_writer *w)
 	if (!c)
 		return TDAT_ENOMEM;
 	w->priv = c;
+	if (w->flags & TDAT_W_SPLIT) {
+		tdat_msg(w->errmsg, "--split-by-event is not supported yet");
+		return TDAT_EUNSUPP;
+	}
 	c->ninputs = tdat_merge_nfiles(w->merge);
 	c->in = calloc((size_t)(c->ninputs ? c->ninputs : 1), sizeof(*c->in));
 	if (!c->in)
