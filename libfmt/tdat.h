@@ -17,6 +17,7 @@
 #ifndef TDAT_H
 #define TDAT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 
@@ -257,6 +258,81 @@ const char *tdat_merge_errmsg(const struct tdat_merge *m);
 
 /** tdat_merge_free - free @m (not the files); NULL is fine. */
 void tdat_merge_free(struct tdat_merge *m);
+
+/* ------------------------------------------------------------------ */
+/* Selection: which events a tool keeps                                */
+
+struct tdat_select;
+
+/** tdat_select_new - a selection that keeps everything; NULL without memory. */
+struct tdat_select *tdat_select_new(void);
+
+/**
+ * tdat_select_event - keep only events whose type matches a glob
+ * @s: selection
+ * @glob: "SYSTEM:EVENT" (fnmatch globs on both), or a glob matched against
+ *        the event name or the system name; repeatable (any may match)
+ *
+ * Return: 0 or TDAT_ENOMEM.
+ */
+int tdat_select_event(struct tdat_select *s, const char *glob);
+
+/**
+ * tdat_select_filter - a filter in the grammar of `trace-cmd report -F`
+ * @s: selection
+ * @expr: "EVENTS:EXPR" or "EVENTS" (libtraceevent filter syntax, with COMM)
+ * @negative: drop the events that match instead (trace-cmd's -v)
+ *
+ * With positive filters, an event is kept only if a filter for its type
+ * matches.  Filters are compiled by tdat_select_bind().
+ *
+ * Return: 0 or TDAT_ENOMEM.
+ */
+int tdat_select_filter(struct tdat_select *s, const char *expr, bool negative);
+
+/** tdat_select_cpus - keep only CPUs of a list like "0,3-5"; TDAT_EINVAL if malformed. */
+int tdat_select_cpus(struct tdat_select *s, const char *list);
+
+/** tdat_select_pids - keep only pids (common_pid) of a list like "1,20-30". */
+int tdat_select_pids(struct tdat_select *s, const char *list);
+
+/** tdat_select_comm - keep only tasks whose command name matches a glob (repeatable). */
+int tdat_select_comm(struct tdat_select *s, const char *glob);
+
+/** tdat_select_buffer - keep only a buffer by name ("" or NULL: the top buffer); repeatable. */
+int tdat_select_buffer(struct tdat_select *s, const char *name);
+
+/**
+ * tdat_select_window - keep only events in a time window (inclusive)
+ * @s: selection
+ * @which: 0 for the start, 1 for the end
+ * @ns: the time in ns (of the timeline, after corrections)
+ * @relative: @ns counts from the first event of the timeline
+ *
+ * Return: 0.
+ */
+int tdat_select_window(struct tdat_select *s, int which, int64_t ns, bool relative);
+
+/**
+ * tdat_select_bind - compile the filters against the inputs of @m
+ *
+ * Return: 0, or TDAT_EINVAL with tdat_select_errmsg() naming the bad filter.
+ */
+int tdat_select_bind(struct tdat_select *s, struct tdat_merge *m);
+
+/**
+ * tdat_select_match - whether @ev is kept (call for every event, in order)
+ *
+ * A kernel_stack or user_stack event is kept when the event before it on
+ * its CPU was kept, as trace-cmd does.
+ */
+bool tdat_select_match(struct tdat_select *s, const struct tdat_event *ev);
+
+/** tdat_select_errmsg - detail of the last failure ("" if none). */
+const char *tdat_select_errmsg(const struct tdat_select *s);
+
+/** tdat_select_free - free @s; NULL is fine. */
+void tdat_select_free(struct tdat_select *s);
 
 /* ------------------------------------------------------------------ */
 /* Per-file statistics (tdat-info)                                     */

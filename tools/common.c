@@ -273,6 +273,78 @@ int report_damage(struct tdat_merge *m)
 	return n;
 }
 
+/* ---- selection ---- */
+
+bool parse_time(const char *s, int64_t *ns, bool *relative)
+{
+	const char *p = s, *dot;
+	int64_t v = 0;
+	int digits = 0;
+
+	*relative = *p == '+';
+	if (*relative)
+		p++;
+	if (strpbrk(p, "nums"))
+		return parse_ns(p, ns) && *ns >= 0;
+	/* seconds with up to 9 decimals, exactly */
+	dot = strchr(p, '.');
+	for (; *p && p != dot; p++) {
+		if (*p < '0' || *p > '9' || __builtin_mul_overflow(v, 10, &v) ||
+		    __builtin_add_overflow(v, *p - '0', &v))
+			return false;
+		digits++;
+	}
+	if (!digits || __builtin_mul_overflow(v, 1000000000, &v))
+		return false;
+	if (dot) {
+		int64_t scale = 100000000;
+
+		for (p = dot + 1; *p; p++, scale /= 10) {
+			if (*p < '0' || *p > '9' || (!scale && *p != '0'))
+				return false;
+			v += (*p - '0') * scale;
+		}
+	}
+	*ns = v;
+	return true;
+}
+
+bool select_option(struct tdat_select **s, int c, const char *arg)
+{
+	static bool negative;
+	bool ours = c == 'e' || c == 'F' || c == 'v' || c == 'B' ||
+		    (c >= OPT_SEL_CPU && c <= OPT_SEL_END);
+	int64_t ns;
+	bool rel;
+	int ret = 0;
+
+	if (!ours)
+		return false;
+	if (!*s && !(*s = tdat_select_new()))
+		die_(EXIT_FAIL, "out of memory");
+	switch (c) {
+	case 'e': ret = tdat_select_event(*s, arg); break;
+	case 'F': ret = tdat_select_filter(*s, arg, negative); break;
+	case 'v': negative = true; break;
+	case 'B': ret = tdat_select_buffer(*s, arg); break;
+	case OPT_SEL_TOP: ret = tdat_select_buffer(*s, ""); break;
+	case OPT_SEL_CPU: ret = tdat_select_cpus(*s, arg); break;
+	case OPT_SEL_PID: ret = tdat_select_pids(*s, arg); break;
+	case OPT_SEL_COMM: ret = tdat_select_comm(*s, arg); break;
+	case OPT_SEL_START:
+	case OPT_SEL_END:
+		if (!parse_time(arg, &ns, &rel))
+			usage_error("invalid time '%s' (e.g. 468.873643, 250ms, +2s)", arg);
+		ret = tdat_select_window(*s, c == OPT_SEL_END, ns, rel);
+		break;
+	}
+	if (ret == TDAT_EINVAL)
+		usage_error("%s", tdat_select_errmsg(*s));
+	if (ret)
+		die_(EXIT_FAIL, "out of memory");
+	return true;
+}
+
 /* ---- progress ---- */
 
 static int progress_on, progress_forced;

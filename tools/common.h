@@ -50,6 +50,44 @@ struct tdat_file *open_input(const char *path, const struct tdat_open_opts *opts
 /* Report damage met by a merge; returns the number of damaged regions. */
 int report_damage(struct tdat_merge *m);
 
+/* ---- selection options, the same in every tool ---- */
+
+enum { OPT_SEL_CPU = 1000, OPT_SEL_PID, OPT_SEL_COMM, OPT_SEL_TOP, OPT_SEL_START, OPT_SEL_END };
+
+#define SELECT_SHORTOPTS "e:F:vB:"
+#define SELECT_LONGOPTS							\
+	{ "event", required_argument, NULL, 'e' },			\
+	{ "filter", required_argument, NULL, 'F' },			\
+	{ "invert", no_argument, NULL, 'v' },				\
+	{ "buffer", required_argument, NULL, 'B' },			\
+	{ "top", no_argument, NULL, OPT_SEL_TOP },			\
+	{ "cpu", required_argument, NULL, OPT_SEL_CPU },		\
+	{ "pid", required_argument, NULL, OPT_SEL_PID },		\
+	{ "comm", required_argument, NULL, OPT_SEL_COMM },		\
+	{ "start", required_argument, NULL, OPT_SEL_START },		\
+	{ "end", required_argument, NULL, OPT_SEL_END }
+
+#define SELECT_USAGE							\
+	"Selection (all must hold):\n"					\
+	"  -e, --event SYS:EVENT   event types, globs (repeatable; SYS or EVENT alone too)\n" \
+	"  -F, --filter 'EVENTS:EXPR'  trace-cmd report -F filter (repeatable)\n" \
+	"  -v, --invert            -F filters after this drop what they match\n" \
+	"  -B, --buffer NAME       only this buffer (repeatable); --top for the top one\n" \
+	"      --cpu LIST          only these CPUs, e.g. 0,2-3\n"	\
+	"      --pid LIST          only these pids\n"			\
+	"      --comm GLOB         only tasks whose name matches (repeatable)\n" \
+	"      --start T, --end T  time window: seconds as printed (468.873643),\n" \
+	"                          or with a unit (ns, us, ms, s); +T from the first event\n"
+
+/*
+ * Handle selection option @c with @arg into *@s (created on first use).
+ * Return: true if @c was one; a bad value is a usage error (exit 2).
+ */
+bool select_option(struct tdat_select **s, int c, const char *arg);
+
+/* A time as --start/--end take it: "12.5", "12.500000123", "3ms", "+2s". */
+bool parse_time(const char *s, int64_t *ns, bool *relative);
+
 /* Progress on stderr: mode 0 off, 1 on, -1 auto (stderr is a terminal). */
 void progress_start(int mode);
 void progress_tick(struct tdat_merge *m, uint64_t events);

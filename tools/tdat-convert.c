@@ -19,13 +19,15 @@ struct opts {
 	struct tdat_open_opts open;
 	char **offsets;		/* FILE=NS entries of --ts-offset */
 	int noffsets;
+	struct tdat_select *sel;	/* NULL: every event */
 };
 
 static __attribute__((noreturn)) void usage(FILE *fp, int code)
 {
 	fprintf(fp,
 		"Usage: %s [-t] [-f FORMAT] [-o OUT] [--split-by-event] [--raw-ts]\n"
-		"       [--ts-offset [FILE=]NS] [--no-plugins] [--progress | --no-progress] FILE...\n"
+		"       [--ts-offset [FILE=]NS] [--no-plugins] [--progress | --no-progress]\n"
+		"       [SELECTION] FILE...\n"
 		"Convert trace.dat files (\"-\" reads standard input) into another format.\n"
 		"Events of all CPUs, buffers and files are merged by timestamp.\n\n"
 		"  -f, --format FORMAT   text (as trace-cmd report), csv, ...; default from -o's\n"
@@ -40,7 +42,8 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"      --progress        show progress on stderr (default: when stderr is a terminal)\n"
 		"      --no-progress     never show progress\n"
 		"  -h, --help            show this help\n"
-		"  -V, --version         show the version\n\n"
+		"  -V, --version         show the version\n"
+		SELECT_USAGE "\n"
 		"Exit status: 0 ok, 1 failure or damaged input (what could be read is written),\n"
 		"2 usage error.\n", progname);
 	exit(code);
@@ -58,6 +61,7 @@ static const struct option longopts[] = {
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 	{ "split-by-event", no_argument, NULL, OPT_SPLIT },
+	SELECT_LONGOPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -67,7 +71,9 @@ static void parse_args(struct opts *o, int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, "f:o:thV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:thV" SELECT_SHORTOPTS, longopts, NULL)) != -1) {
+		if (select_option(&o->sel, c, optarg))
+			continue;
 		switch (c) {
 		case 'f': o->format = optarg; break;
 		case 'o': o->out = optarg; break;
@@ -159,9 +165,16 @@ static int run(struct opts *o, char **files, int n, struct tdat_merge *m, struct
 	}
 	warn_latency(o, in, n);
 	ret = tdat_writer_open(w, out.fd, kind == TDAT_OUT_STREAM ? NULL : out.tmp, m, o->wflags);
+	if (!ret && o->sel && tdat_select_bind(o->sel, m)) {
+		warnx_("%s", tdat_select_errmsg(o->sel));
+		tdat_writer_free(w);
+		out_abort(&out);
+		return EXIT_USAGE;
+	}
 	progress_start(o->progress);
 	while (!ret && (ret = tdat_merge_next(m, &ev)) == 0) {
-		ret = tdat_writer_put(w, ev);
+		if (!o->sel || tdat_select_match(o->sel, ev))
+			ret = tdat_writer_put(w, ev);
 		progress_tick(m, ++count);
 	}
 	progress_end();
@@ -209,6 +222,7 @@ int main(int argc, char **argv)
 	}
 	ret = run(&o, argv, n, m, in);
 out:
+	tdat_select_free(o.sel);	/* its filters belong to the files' event formats */
 	tdat_merge_free(m);
 	for (int i = 0; i < n; i++)
 		tdat_file_free(in[i]);

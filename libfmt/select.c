@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * select.c - which events a tool keeps, shared by every tool: event names
+ * (SYSTEM:EVENT globs), libtraceevent filter expressions in the grammar of
+ * `trace-cmd report -F` (positive, and negative with -v), CPUs, pids, comm
+ * globs, buffers and a time window.  Filter strings are compiled against
+ * each input's own event formats when the selection is bound to a merge.
+ * As trace-cmd does, a kernel_stack/user_stack event is kept when the event
+ * it belongs to (the one before it on its CPU) was kept.
+ */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include "internal.h"
+
+#define MAX_LIST 4096
+
+struct strlist {
+	char **v;
+	int n;
+};
+
+struct tdat_select {
+	struct strlist events, filters, nfilters, comms, buffers;
+	bool top;			/* --top: the top buffer */
+	unsigned char *cpus;		/* bitmap, NULL: any */
+	int64_t *pids;			/* sorted, NULL: any */
+	int npids;
+	bool has_start, has_end, start_rel, end_rel;
+	int64_t start, end;		/* ns; relative ones add the first event's ts */
+	bool based;
+
+	int ninputs;
+	struct tep_event_filter **pos, **neg;	/* per input */
+	bool *last_kept;		/* per (input, buffer, cpu) slot */
+	int nslots;
+	int *slot_base;			/* per input: first slot */
+	char errmsg[TDAT_MSG_LEN];
+};
+
+static int add(struct strlist *l, const char *s)
+{
+	char **v = realloc(l->v, sizeof(*v) * (size_t)(l->n + 1));
+
+	if (!v)
+		return TDAT_ENOMEM;
+	l->v = v;
+	if (!(v[l->n] = strdup(s)))
+		return TDAT_ENOMEM;
+	l->n++;
+	return 0;
+}
+
+static void drop(struct strlist *l)
+{
+	for (int i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+struct tdat_select *tdat_select_new(void)
+{
+	return calloc(1, sizeof(struct tdat_select));
+}
+
+void tdat_select_free(struct tdat_select *s)
+{
+	if (!s)
+		return;
+	drop(&s->events);
+	drop(&s->filters);
+	drop(&s->nfilters);
+	drop(&s->comms);
+	drop(&s->buffers);
+	for (int i = 0; i < s->ninputs; i++) {
+		if (s->pos && s->pos[i])
+			tep_filter_free(s->pos[i]);
+		if (s->neg && s->neg[i])
+			tep_filter_free(s->neg[i]);
+	}
+	free(s->pos);
+	free(s->neg);
+	free(s->cpus);
+	free(s->pids);
+	free(s->last_kept);
+	free(s->slot_base);
+	free(s);
+}
+
+const char *tdat_select_errmsg(const struct tdat_select *s)
+{
+	return s->errmsg;
+}
+
+int tdat_select_event(struct tdat_select *s, const char *glob)
+{
+	return add(&s->events, glob);
+}
+
+int tdat_select_filter(struct tdat_select *s, const char *expr, bool negative)
+{
+	return add(negative ? &s->nfilters : &s->filters, expr);
+}
+
+int tdat_select_comm(struct tdat_select *s, const char *glob)
+{
+	return add(&s->comms, glob);
+}
+
+int tdat_select_buffer(struct tdat_select *s, const char *name)
+{
+	if (!name || !*name) {
+		s->top = true;
+		return 0;
+	}
+	return add(&s->buffers, name);
+}
+
+/* "0,3-5": each number or range within [0, max); calls @set for each. */
+static int parse_list(struct tdat_select *s, const char *list, int64_t max,
+		      int (*set)(struct tdat_select *, int64_t))
+{
+	const char *p = list;
+
+	while (*p) {
+		char *end;
+		long long a = strtoll(p, &end, 10), b = a;
+		int ret;
+
+		if (end == p || a < 0)
+			goto bad;
+		p = end;
+		if (*p == '-') {
+			b = strtoll(p + 1, &end, 10);
+			if (end == p + 1 || b < a)
+				goto bad;
+			p = end;
+		}
+		if (b >= max || b - a >= MAX_LIST)
+			goto bad;
+		for (long long v = a; v <= b; v++)
+			if ((ret = set(s, v)))
+				return ret;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			goto bad;
+	}
+	return 0;
+bad:
+	tdat_msg(s->errmsg, "invalid list '%s' (want numbers and ranges like 0,3-5)", list);
+	return TDAT_EINVAL;
+}
+
+static int set_cpu(struct tdat_select *s, int64_t cpu)
+{
+	if (!s->cpus && !(s->cpus = calloc(65536 / 8, 1)))
+		return TDAT_ENOMEM;
+	s->cpus[cpu / 8] |= (unsigned char)(1u << (cpu % 8));
+	return 0;
+}
+
+static int set_pid(struct tdat_select *s, int64_t pid)
+{
+	int64_t *p = realloc(s->pids, sizeof(*p) * (size_t)(s->npids + 1));
+
+	if (!p)
+		return TDAT_ENOMEM;
+	s->pids = p;
+	p[s->npids++] = pid;
+	return 0;
+}
+
+int tdat_select_cpus(struct tdat_select *s, const char *list)
+{
+	return parse_list(s, list, 65536, set_cpu);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int tdat_select_pids(struct tdat_select *s, const char *list)
+{
+	int ret = parse_list(s, list, (int64_t)1 << 32, set_pid);
+
+	if (!ret)
+		qsort(s->pids, (size_t)s->npids, sizeof(*s->pids), cmp_i64);
+	return ret;
+}
+
+int tdat_select_window(struct tdat_select *s, int which, int64_t ns, bool relative)
+{
+	if (which == 0) {
+		s->has_start = true;
+		s->start = ns;
+		s->start_rel = relative;
+	} else {
+		s->has_end = true;
+		s->end = ns;
+		s->end_rel = relative;
+	}
+	return 0;
+}
+
+/* ---- binding to the inputs ---- */
+
+/*
+ * libtraceevent 1.7 (and so trace-cmd) crashes on some malformed filters:
+ * an unterminated string, or an operator with nothing after it.  Refuse
+ * those here; libtraceevent reports the other mistakes itself.
+ */
+static const char *filter_flaw(const char *expr)
+{
+	const char *p = strchr(expr, ':');
+	bool want_operand = true;
+
+	if (!p)
+		return NULL;	/* event names only */
+	for (p++; *p; p++) {
+		if (*p == ' ' || *p == '\t')
+			continue;
+		if (*p == '"' || *p == '\'') {
+			const char *q = p + 1;
+
+			while (*q && *q != *p)
+				q += q[0] == '\\' && q[1] ? 2 : 1;
+			if (!*q)
+				return "unterminated string";
+			p = q;
+			want_operand = false;
+		} else if (strchr("=!<>&|^+-*/%~(", *p)) {
+			want_operand = true;
+		} else if (*p == ')') {
+			if (want_operand)
+				return "an operator or '(' with nothing after it";
+		} else {
+			want_operand = false;
+		}
+	}
+	return want_operand ? "an operator with nothing after it" : NULL;
+}
+
+static int compile(struct tdat_select *s, struct tep_handle *tep, struct strlist *l,
+		   struct tep_event_filter **out)
+{
+	char buf[256];
+
+	if (!l->n)
+		return 0;
+	if (!(*out = tep_filter_alloc(tep)))
+		return TDAT_ENOMEM;
+	for (int i = 0; i < l->n; i++) {
+		const char *flaw = filter_flaw(l->v[i]);
+		enum tep_errno err;
+
+		if (flaw) {
+			tdat_msg(s->errmsg, "filter '%s': %s", l->v[i], flaw);
+			return TDAT_EINVAL;
+		}
+		err = tep_filter_add_filter_str(*out, l->v[i]);
+		if (err < 0) {
+			tep_filter_strerror(*out, err, buf, sizeof(buf));
+			tdat_msg(s->errmsg, "filter '%s': %s", l->v[i], buf);
+			return TDAT_EINVAL;
+		}
+	}
+	return 0;
+}
+
+int tdat_select_bind(struct tdat_select *s, struct tdat_merge *m)
+{
+	int n = tdat_merge_nfiles(m), ret;
+
+	s->ninputs = n;
+	s->pos = calloc((size_t)n + 1, sizeof(*s->pos));
+	s->neg = calloc((size_t)n + 1, sizeof(*s->neg));
+	s->slot_base = calloc((size_t)n + 1, sizeof(*s->slot_base));
+	if (!s->pos || !s->neg || !s->slot_base)
+		return TDAT_ENOMEM;
+	for (int i = 0; i < n; i++) {
+		struct tdat_file *f = tdat_merge_file(m, i);
+
+		s->slot_base[i] = s->nslots;
+		s->nslots += f->nbuffers * 256;
+		if ((ret = compile(s, f->tep, &s->filters, &s->pos[i])) ||
+		    (ret = compile(s, f->tep, &s->nfilters, &s->neg[i])))
+			return ret;
+	}
+	s->last_kept = calloc((size_t)s->nslots + 1, sizeof(*s->last_kept));
+	return s->last_kept ? 0 : TDAT_ENOMEM;
+}
+
+/* ---- matching ---- */
+
+static bool name_match(const struct tdat_select *s, const struct ttype *t)
+{
+	char full[512];
+
+	if (!s->events.n)
+		return true;
+	snprintf(full, sizeof(full), "%s:%s", t->system, t->name);
+	for (int i = 0; i < s->events.n; i++) {
+		const char *g = s->events.v[i];
+
+		if (strchr(g, ':') ? !fnmatch(g, full, 0) :
+		    !fnmatch(g, t->name, 0) || !fnmatch(g, t->system, 0))
+			return true;
+	}
+	return false;
+}
+
+static bool filter_match(const struct tdat_select *s, struct tep_event_filter *f,
+			 const struct tdat_event *ev)
+{
+	struct tep_record rec = { .ts = ev->ts, .cpu = ev->cpu, .data = (void *)ev->data,
+				  .size = (int)ev->size };
+	int r = tep_filter_match(f, &rec);
+
+	return r == TEP_ERRNO__FILTER_MATCH || r == TEP_ERRNO__NO_FILTER;
+}
+
+static bool task_match(const struct tdat_select *s, const struct tdat_event *ev)
+{
+	int pid;
+
+	if (!s->npids && !s->comms.n)
+		return true;
+	pid = tdat_event_pid(ev);
+	if (s->npids && !bsearch(&(int64_t){ pid }, s->pids, (size_t)s->npids, sizeof(*s->pids), cmp_i64))
+		return false;
+	for (int i = 0; i < s->comms.n; i++)
+		if (!fnmatch(s->comms.v[i], tdat_event_comm(ev, pid), 0))
+			return true;
+	return !s->comms.n;
+}
+
+static bool buffer_match(const struct tdat_select *s, const struct tdat_event *ev)
+{
+	const char *name = ev->file->buffers[ev->buffer].info.name;
+
+	if (!s->top && !s->buffers.n)
+		return true;
+	if (!name[0])
+		return s->top;
+	for (int i = 0; i < s->buffers.n; i++)
+		if (!strcmp(s->buffers.v[i], name))
+			return true;
+	return false;
+}
+
+static bool time_match(struct tdat_select *s, const struct tdat_event *ev)
+{
+	if (!s->based) {
+		/* relative times count from the first event of the whole timeline */
+		s->based = true;
+		if (s->start_rel)
+			s->start += (int64_t)ev->ts;
+		if (s->end_rel)
+			s->end += (int64_t)ev->ts;
+	}
+	return (!s->has_start || (int64_t)ev->ts >= s->start) && (!s->has_end || (int64_t)ev->ts <= s->end);
+}
+
+static bool is_stack(const struct ttype *t)
+{
+	return !strcmp(t->system, "ftrace") &&
+	       (!strcmp(t->name, "kernel_stack") || !strcmp(t->name, "user_stack"));
+}
+
+bool tdat_select_match(struct tdat_select *s, const struct tdat_event *ev)
+{
+	const struct ttype *t;
+	bool *last = NULL, keep;
+
+	if (!time_match(s, ev) || !buffer_match(s, ev))
+		return false;
+	if (s->cpus && (ev->cpu < 0 || ev->cpu >= 65536 || !(s->cpus[ev->cpu / 8] & (1u << (ev->cpu % 8)))))
+		return false;
+	if (!(t = file_type(ev->file, ev)))
+		return false;
+	if (s->slot_base && ev->cpu >= 0 && ev->cpu < 256)
+		last = &s->last_kept[s->slot_base[ev->input] + ev->buffer * 256 + ev->cpu];
+	keep = name_match(s, t) && task_match(s, ev) &&
+	       (!s->pos || !s->pos[ev->input] || filter_match(s, s->pos[ev->input], ev));
+	/* as trace-cmd: a stack trace goes with the event before it on its CPU */
+	if (!keep && last && is_stack(t))
+		keep = *last;
+	if (keep && s->neg && s->neg[ev->input])
+		keep = !filter_match(s, s->neg[ev->input], ev);
+	if (last)
+		*last = keep;
+	return keep;
+}
