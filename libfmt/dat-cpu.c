@@ -340,6 +340,99 @@ int cursor_init(struct cursor *c, struct tdat_file *f, int input, int buffer, in
 	return 0;
 }
 
+/* ---- seeking for time windows ---- */
+
+/* The reported time of the page at @off (plain data); false if unreadable. */
+static bool plain_page_ts(struct cursor *c, uint64_t off, uint64_t *ts)
+{
+	unsigned char b[8];
+
+	if (src_pread(&c->f->src, b, 8, off, c->f->errmsg))
+		return false;
+	*ts = file_ts(c->f, file_num(c->f, b, 8), c->ci->cpu);
+	return true;
+}
+
+/* Plain data: start at the last page that begins at or before @ts. */
+static void seek_plain(struct cursor *c, uint64_t ts)
+{
+	uint64_t ps = c->b->info.page_size, lo = 0, hi = (c->end_off - c->ci->offset) / ps, t;
+
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (plain_page_ts(c, c->ci->offset + mid * ps, &t) && t <= ts)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	c->consumed += lo * ps;
+	c->next_off = c->ci->offset + lo * ps;
+}
+
+/*
+ * Compressed data: walk the chunk headers (8 bytes each, no decompression),
+ * then binary-search the chunks by the timestamp of their first page, which
+ * costs one decompression per step.
+ */
+static int seek_chunks(struct cursor *c, uint64_t ts)
+{
+	uint64_t *offs, off = c->next_off, t;
+	uint32_t n = 0, lo = 0, hi;
+	unsigned char h[8];
+
+	offs = malloc(sizeof(*offs) * ((size_t)c->chunks_left + 1));
+	if (!offs)
+		return TDAT_ENOMEM;
+	while (n < c->chunks_left && c->end_off - off >= 8 && !src_pread(&c->f->src, h, 8, off, c->f->errmsg)) {
+		offs[n++] = off;
+		off += 8 + file_num(c->f, h, 4);
+		if (off > c->end_off)
+			break;
+	}
+	hi = n;
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		struct cursor probe = *c;
+
+		probe.next_off = offs[mid];
+		probe.chunks_left = 1;
+		probe.damage = NULL;
+		probe.buf = NULL;
+		probe.buf_cap = 0;
+		probe.zbuf = NULL;
+		probe.zbuf_cap = 0;
+		if (!fill_compressed(&probe) && probe.buf_len >= 8) {
+			t = file_ts(c->f, file_num(c->f, probe.buf, 8), c->ci->cpu);
+			if (t <= ts)
+				lo = mid;
+			else
+				hi = mid;
+		} else {
+			hi = mid;
+		}
+		free(probe.buf);
+		free(probe.zbuf);
+	}
+	if (n) {
+		c->consumed += offs[lo] - c->next_off;
+		c->next_off = offs[lo];
+		c->chunks_left -= lo;
+	}
+	free(offs);
+	return 0;
+}
+
+int cursor_seek(struct cursor *c, uint64_t ts)
+{
+	if (c->done || c->have || c->loaded)
+		return 0;	/* only before reading */
+	if (c->b->compressed)
+		return seek_chunks(c, ts);
+	seek_plain(c, ts);
+	return 0;
+}
+
 void cursor_release(struct cursor *c)
 {
 	kbuffer_free(c->kbuf);

@@ -299,6 +299,8 @@ int cursor_init(struct cursor *c, struct tdat_file *f, int input, int buffer, in
 /* Peek the next event: 0 with c->ev set, TDAT_END, or a negative error. */
 int cursor_peek(struct cursor *c);
 static inline void cursor_advance(struct cursor *c) { c->have = false; }
+/* Before the first peek: skip the pages (or chunks) that end before @ts. */
+int cursor_seek(struct cursor *c, uint64_t ts);
 void cursor_release(struct cursor *c);
 
 /* ---- writer.c: buffered output with a sticky error, and the registry ---- */

@@ -187,6 +187,46 @@ fail:
 	return ret;
 }
 
+int tdat_merge_seek(struct tdat_merge *m, uint64_t ts)
+{
+	int ret;
+
+	if (m->started)
+		return TDAT_EINVAL;
+	for (int i = 0; i < m->ncursors; i++)
+		if ((ret = cursor_seek(&m->cursors[i], ts)))
+			return ret;
+	return 0;
+}
+
+int tdat_merge_first_ts(struct tdat_merge *m, uint64_t *ts)
+{
+	bool any = false;
+	int ret;
+
+	if (m->started)
+		return TDAT_EINVAL;
+	for (int i = 0; i < m->ncursors; i++) {
+		struct cursor *c = &m->cursors[i];
+		struct cursor probe;
+
+		/* peek a second cursor so that this one can still seek */
+		if (cursor_init(&probe, c->f, c->input, c->buffer, (int)(c->ci - c->b->cpus))) {
+			cursor_release(&probe);
+			return TDAT_ENOMEM;
+		}
+		ret = cursor_peek(&probe);
+		if (!ret && (!any || probe.ev.ts < *ts)) {
+			*ts = probe.ev.ts;
+			any = true;
+		}
+		cursor_release(&probe);
+		if (ret < 0)
+			return ret;
+	}
+	return any ? 0 : TDAT_END;
+}
+
 int tdat_merge_nfiles(const struct tdat_merge *m)
 {
 	return m->nfiles;

@@ -273,6 +273,32 @@ static int compile(struct tdat_select *s, struct tep_handle *tep, struct strlist
 	return 0;
 }
 
+/*
+ * Resolve relative times against the first event, and let the merge skip
+ * the pages before the window instead of decoding them.
+ */
+static int seek_start(struct tdat_select *s, struct tdat_merge *m)
+{
+	uint64_t first;
+	int ret;
+
+	if (!s->has_start && !s->end_rel)
+		return 0;
+	if (s->start_rel || s->end_rel) {
+		ret = tdat_merge_first_ts(m, &first);
+		if (ret == TDAT_END)
+			return 0;
+		if (ret)
+			return ret;
+		if (s->start_rel)
+			s->start += (int64_t)first;
+		if (s->end_rel)
+			s->end += (int64_t)first;
+	}
+	s->based = true;
+	return s->has_start && s->start > 0 ? tdat_merge_seek(m, (uint64_t)s->start) : 0;
+}
+
 int tdat_select_bind(struct tdat_select *s, struct tdat_merge *m)
 {
 	int n = tdat_merge_nfiles(m), ret;
@@ -293,7 +319,9 @@ int tdat_select_bind(struct tdat_select *s, struct tdat_merge *m)
 			return ret;
 	}
 	s->last_kept = calloc((size_t)s->nslots + 1, sizeof(*s->last_kept));
-	return s->last_kept ? 0 : TDAT_ENOMEM;
+	if (!s->last_kept)
+		return TDAT_ENOMEM;
+	return seek_start(s, m);
 }
 
 /* ---- matching ---- */
@@ -371,6 +399,11 @@ static bool is_stack(const struct ttype *t)
 {
 	return !strcmp(t->system, "ftrace") &&
 	       (!strcmp(t->name, "kernel_stack") || !strcmp(t->name, "user_stack"));
+}
+
+bool tdat_select_done(const struct tdat_select *s, const struct tdat_event *ev)
+{
+	return s->based && s->has_end && (int64_t)ev->ts > s->end;
 }
 
 bool tdat_select_match(struct tdat_select *s, const struct tdat_event *ev)

@@ -222,6 +222,28 @@ int tdat_merge_add(struct tdat_merge *m, struct tdat_file *f);
  */
 int tdat_merge_next(struct tdat_merge *m, const struct tdat_event **ev);
 
+/**
+ * tdat_merge_seek - skip what comes before a time, without decoding it
+ * @m: a merge that has not started
+ * @ts: the time (as events report it)
+ *
+ * Each CPU starts at its last page (or chunk) that begins at or before @ts,
+ * found by binary search on page timestamps, so a window late in a big file
+ * costs a few page reads per CPU.  Events before @ts may still come out.
+ *
+ * Return: 0 or a negative enum tdat_err.
+ */
+int tdat_merge_seek(struct tdat_merge *m, uint64_t ts);
+
+/**
+ * tdat_merge_first_ts - the time of the first event of the timeline
+ * @m: a merge that has not started
+ * @ts: set to the time
+ *
+ * Return: 0, TDAT_END if there is no event, or a negative enum tdat_err.
+ */
+int tdat_merge_first_ts(struct tdat_merge *m, uint64_t *ts);
+
 /** tdat_merge_nfiles - number of inputs added to @m. */
 int tdat_merge_nfiles(const struct tdat_merge *m);
 
@@ -316,6 +338,9 @@ int tdat_select_window(struct tdat_select *s, int which, int64_t ns, bool relati
 /**
  * tdat_select_bind - compile the filters against the inputs of @m
  *
+ * Call before the first tdat_merge_next(): with a start time, the merge
+ * seeks to it (tdat_merge_seek()).
+ *
  * Return: 0, or TDAT_EINVAL with tdat_select_errmsg() naming the bad filter.
  */
 int tdat_select_bind(struct tdat_select *s, struct tdat_merge *m);
@@ -327,6 +352,14 @@ int tdat_select_bind(struct tdat_select *s, struct tdat_merge *m);
  * its CPU was kept, as trace-cmd does.
  */
 bool tdat_select_match(struct tdat_select *s, const struct tdat_event *ev);
+
+/**
+ * tdat_select_done - whether no later event can match (past --end)
+ *
+ * The merge is in time order, so a tool may stop at the first event for
+ * which this is true.
+ */
+bool tdat_select_done(const struct tdat_select *s, const struct tdat_event *ev);
 
 /** tdat_select_errmsg - detail of the last failure ("" if none). */
 const char *tdat_select_errmsg(const struct tdat_select *s);

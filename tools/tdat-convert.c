@@ -173,6 +173,10 @@ static int run(struct opts *o, char **files, int n, struct tdat_merge *m, struct
 	}
 	progress_start(o->progress);
 	while (!ret && (ret = tdat_merge_next(m, &ev)) == 0) {
+		if (o->sel && tdat_select_done(o->sel, ev)) {
+			ret = TDAT_END;
+			break;
+		}
 		if (!o->sel || tdat_select_match(o->sel, ev))
 			ret = tdat_writer_put(w, ev);
 		progress_tick(m, ++count);

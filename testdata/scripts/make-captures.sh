@@ -57,6 +57,9 @@ run v7-none.dat  "$W sh -c \"$MNT trace-cmd record -q --compression none $EV -o 
 BEV="-e sched -B foo -e irq -e syscalls:sys_enter_openat -e syscalls:sys_exit_openat -e syscalls:sys_enter_close -e syscalls:sys_exit_close"
 run two-buffers.dat    "$W sh -c \"$MNT scripts/prep-instance.sh foo && trace-cmd record -q $BEV -o two-buffers.dat sh -c '$WL'\""
 run v6-two-buffers.dat "$W sh -c \"$MNT scripts/prep-instance.sh foo && trace-cmd record -q --file-version 6 $BEV -o v6-two-buffers.dat sh -c '$WL'\""
+# several compressed chunks (10 pages each) per CPU, for seeking by chunk; no golden (too big), the
+# tests compare it with trace-cmd report live
+run chunks.dat   "$W sh -c \"$MNT trace-cmd record -q -e sched -e raw_syscalls -o chunks.dat scripts/syscall-load.sh\""
 run markers.dat  "$W sh -c \"$MNT trace-cmd record -q -e sched:sched_process_exec -e sched:sched_process_exit -o markers.dat scripts/write-markers.py\""
 # Lost events: tiny per-CPU buffer (-b 4 -> buffer_size_kb 7), the recorder and its per-CPU readers
 # pinned to CPU 1 and the syscall flood run there as SCHED_FIFO, so the readers starve during each

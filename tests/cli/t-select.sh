@@ -67,6 +67,17 @@ secs=$((first / 1000000000)).$(printf '%09d' $((first % 1000000000)))
 t_run "window abs" -- tdat-convert -f csv --start "$secs" --end "$secs" v6.dat
 t_assert "--start S.NNNNNNNNN is exact to the ns" test "$(tail -n +2 "$T_OUT" | cut -d, -f1 | sort -u)" = "$first"
 
+# windows late in compressed (chunked) and plain files: seeking skips pages, never events
+for f in chunks.dat stack.dat extract.dat v7-none.dat; do
+	all=$(tdat-convert -f csv $f | tail -n +2)
+	n=$(echo "$all" | wc -l)
+	a=$(echo "$all" | sed -n "$((n * 2 / 3))p" | cut -d, -f1)
+	b=$(echo "$all" | sed -n "$((n * 5 / 6))p" | cut -d, -f1)
+	t_run "$f late window" -- tdat-convert -f csv --start ${a}ns --end ${b}ns $f
+	t_assert "$f: a late window holds exactly the events between its ends" \
+		cmp -s <(tail -n +2 "$T_OUT") <(echo "$all" | awk -F, -v a=$a -v b=$b '$1 >= a && $1 <= b')
+done
+
 # errors
 t_exit "a bad filter is a usage error" 2 -- tdat-convert -F 'sched_switch:prev_pid >' v6.dat
 t_stderr_match "naming the filter" "filter 'sched_switch:prev_pid >'"

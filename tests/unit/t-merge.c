@@ -133,7 +133,7 @@ int main(void)
 {
 	static const char *files[] = { "v6.dat", "v7-none.dat", "v7-zstd.dat", "two-buffers.dat",
 				       "v6-two-buffers.dat", "markers.dat", "clock-counter.dat",
-				       "extract.dat", "stack.dat" };
+				       "extract.dat", "stack.dat", "chunks.dat" };
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		check_file(files[i]);
