@@ -29,6 +29,9 @@ EVENTS=(-e sched -e irq -e timer -e raw_syscalls -e workqueue)
 TARGET_TEXT=1.5		# tdat events/s over trace-cmd report's
 TARGET_CSV=10		# tdat -f csv events/s over trace-cmd report -R's
 TARGET_RSS_MIB=64	# tdat-convert peak RSS, strictly below
+TARGET_SQLITE=3		# tdat -f sqlite events/s over trace-cmd report's
+TARGET_EXPORT=10	# json and typed (split) csv events/s over trace-cmd report's
+SQLITE_CACHE_MIB=64	# SQLite's page cache, allowed on top of TARGET_RSS_MIB
 
 SCRATCH=
 SAVED_SIZES=()
@@ -286,6 +289,55 @@ bench_file() {
 		"$(awk -v a="${RSS[td_text]}" -v b="${RSS[td_csv]}" 'BEGIN { print (a > b) ? a : b }')" \
 		"<" "$TARGET_RSS_MIB" " MiB"
 	identity "$f"
+	bench_exports "$f" "$n"
+}
+
+# Does this tdat-convert know format $1? (an unknown one is a usage error, 2)
+has_format() {
+	"$BIN/tdat-convert" -f "$1" -o "$SCRATCH/probe.$1" /dev/null >/dev/null 2>&1
+	(($? != 2))
+}
+
+# The exports of the exports issue, against trace-cmd report on the same file,
+# and a 1% time window in the middle of the file against a full pass.
+bench_exports() {
+	local f=$1 n=$2 first span a b
+	echo "  exports and windows:"
+	if has_format sqlite; then
+		measure td_sqlite sh -c 'rm -f "$1"; exec "$2" -o "$1" "$3"' sh "$SCRATCH/x.db" "$BIN/tdat-convert" "$f"
+		row td_sqlite "tdat-convert -f sqlite" "$n"
+		verdict "sqlite: tdat / trace-cmd events/s" \
+			"$(ratio "${WALL[tc_text]}" "${WALL[td_sqlite]}")" ">=" "$TARGET_SQLITE" x
+		verdict "sqlite peak RSS" "${RSS[td_sqlite]}" "<" $((TARGET_RSS_MIB + SQLITE_CACHE_MIB)) " MiB"
+		rm -f "$SCRATCH/x.db"
+	fi
+	if has_format json; then
+		measure td_json "$BIN/tdat-convert" -f json "$f"
+		row td_json "tdat-convert -f json" "$n"
+		verdict "json: tdat / trace-cmd events/s" \
+			"$(ratio "${WALL[tc_text]}" "${WALL[td_json]}")" ">=" "$TARGET_EXPORT" x
+		verdict "json peak RSS" "${RSS[td_json]}" "<" "$TARGET_RSS_MIB" " MiB"
+	fi
+	if "$BIN/tdat-convert" --help | grep -q -- --split-by-event; then
+		measure td_split sh -c 'rm -rf "$1"; exec "$2" -f csv --split-by-event -o "$1" "$3"' sh \
+			"$SCRATCH/split" "$BIN/tdat-convert" "$f"
+		row td_split "tdat-convert --split-by-event" "$n"
+		verdict "typed csv: tdat / trace-cmd events/s" \
+			"$(ratio "${WALL[tc_text]}" "${WALL[td_split]}")" ">=" "$TARGET_EXPORT" x
+		rm -rf "$SCRATCH/split"
+	fi
+	if "$BIN/tdat-convert" --help | grep -q -- --start; then
+		first=$("$BIN/tdat-convert" -f csv "$f" | sed -n 2p | cut -d, -f1)
+		span=$("$BIN/tdat-info" --json "$f" | sed -n 's/.*"first_ts":\([0-9]*\),"last_ts":\([0-9]*\).*/\2 \1/p' |
+			awk '{ print $1 - $2 }')
+		a=$((first + span / 2))
+		b=$((a + span / 100))
+		measure td_window "$BIN/tdat-convert" -f csv --start "${a}ns" --end "${b}ns" "$f"
+		row td_window "tdat-convert -f csv, 1% window" "$n"
+		verdict "1% window / full csv pass (time)" \
+			"$(awk -v w="${WALL[td_window]}" -v c="${WALL[td_csv]}" 'BEGIN { printf "%.2f", w / c }')" \
+			"<" 0.5 ""
+	fi
 }
 
 main() {
