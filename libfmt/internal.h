@@ -372,8 +372,14 @@ void csv_put_array(struct tdat_sink *sk, const struct tdat_file *f, const unsign
 
 static inline void csv_put_u64(struct tdat_sink *sk, uint64_t v)
 {
-	char *d = sink_reserve(sk, 24);
+	char *d;
 
+	/* cpu, input, lost and many fields are one digit: skip the call */
+	if (v < 10) {
+		sink_putc(sk, (char)('0' + v));
+		return;
+	}
+	d = sink_reserve(sk, 24);
 	if (d)
 		sink_commit(sk, fmt_u64(d, v));
 }
@@ -429,5 +435,8 @@ struct tdat_writer {
 
 extern const struct tdat_writer_ops tdat_writer_text_ops;
 extern const struct tdat_writer_ops tdat_writer_csv_ops;
+
+/* writer-csvdir.c: csv with TDAT_W_SPLIT; csv_open() hands over to it. */
+int csvdir_open(struct tdat_writer *w);
 
 #endif /* TDAT_INTERNAL_H */

@@ -179,16 +179,15 @@ static int csv_put(struct tdat_writer *w, const struct tdat_event *ev)
 
 static int csv_open(struct tdat_writer *w)
 {
-	struct csv *c = calloc(1, sizeof(*c));
+	struct csv *c;
 	size_t len;
 
+	if (w->flags & TDAT_W_SPLIT)
+		return csvdir_open(w);
+	c = calloc(1, sizeof(*c));
 	if (!c)
 		return TDAT_ENOMEM;
 	w->priv = c;
-	if (w->flags & TDAT_W_SPLIT) {
-		tdat_msg(w->errmsg, "--split-by-event is not supported yet");
-		return TDAT_EUNSUPP;
-	}
 	c->ninputs = tdat_merge_nfiles(w->merge);
 	c->in = calloc((size_t)(c->ninputs ? c->ninputs : 1), sizeof(*c->in));
 	if (!c->in)
