@@ -20,9 +20,10 @@
  *
  * csv_open() hands over to csvdir_open(), which installs these ops.  Each
  * event type of each input is resolved once to its file; at most
- * CSVDIR_MAX_OPEN files are open at a time, each with its own buffered
- * sink; the least recently used one is flushed and closed when another is
- * needed, and reopened in append mode later.
+ * CSVDIR_MAX_OPEN files (fewer if the descriptor limit is lower) are open
+ * at a time, each with its own buffered sink; the least recently used one
+ * is flushed and closed when another is needed, and reopened in append mode
+ * later.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -63,7 +64,7 @@ struct csvdir {
 	int ninputs;
 	struct dfile **files;
 	int nfiles, files_cap;
-	int nopen;
+	int nopen, max_open;
 	uint64_t tick;
 };
 
@@ -99,14 +100,22 @@ static int dfile_close(struct tdat_writer *w, struct csvdir *d, struct dfile *f,
 	return err ? fail_io(w, f, err) : 0;
 }
 
-static struct dfile *lru(struct csvdir *d)
+/* Close the least recently used file; the first buffer freed goes to @spare. */
+static int evict(struct tdat_writer *w, struct csvdir *d, struct tdat_sink *spare)
 {
 	struct dfile *old = NULL;
+	struct tdat_sink s;
+	int ret;
 
 	for (int i = 0; i < d->nfiles; i++)
 		if (d->files[i]->open && (!old || d->files[i]->used < old->used))
 			old = d->files[i];
-	return old;
+	ret = dfile_close(w, d, old, &s);
+	if (spare->buf)
+		sink_release(&s);
+	else
+		*spare = s;
+	return ret;
 }
 
 /* Open @f (created with its header the first time, appended to later). */
@@ -117,10 +126,15 @@ static int dfile_open(struct tdat_writer *w, struct csvdir *d, struct dfile *f)
 	char name[CSVDIR_NAME_MAX + 32];
 	int ret = 0, fd;
 
-	if (d->nopen >= CSVDIR_MAX_OPEN && (ret = dfile_close(w, d, lru(d), &spare)))
+	if (d->nopen >= d->max_open && (ret = evict(w, d, &spare)))
 		goto out;
 	snprintf(name, sizeof(name), "%s.csv", f->base);
-	fd = openat(d->dirfd, name, flags, 0666);
+	while ((fd = openat(d->dirfd, name, flags, 0666)) < 0 && errno == EMFILE && d->nopen) {
+		/* fewer descriptors than CSVDIR_MAX_OPEN (ulimit -n): keep fewer open */
+		d->max_open = d->nopen;
+		if ((ret = evict(w, d, &spare)))
+			goto out;
+	}
 	if (fd < 0) {
 		ret = fail_io(w, f, errno);
 		goto out;
@@ -519,6 +533,7 @@ int csvdir_open(struct tdat_writer *w)
 	w->priv = d;
 	w->ops = &csvdir_ops;
 	d->dirfd = -1;
+	d->max_open = CSVDIR_MAX_OPEN;
 	if (w->flags & TDAT_W_GZIP) {
 		tdat_msg(w->errmsg, "gzip is not supported with one file per event type");
 		return TDAT_EUNSUPP;
