@@ -37,6 +37,7 @@
 #define CSVDIR_NAME_MAX 200	/* of SYSTEM.EVENT, below NAME_MAX with ".N.csv" */
 
 static const char fixed_cols[] = "ts,cpu,input,buffer,pid,comm,lost";
+static const char *const fixed_names[] = { "ts", "cpu", "input", "buffer", "pid", "comm", "lost" };
 
 /* One output file. */
 struct dfile {
@@ -163,11 +164,14 @@ out:
 /* "SYSTEM.EVENT" with anything but [A-Za-z0-9_.-] turned into '_'. */
 static char *file_base(const struct ttype *tt)
 {
+	int max = CSVDIR_NAME_MAX / 2, r;
 	char *b, *p;
 
-	if (!tt->event ? asprintf(&b, "unknown.%u", tt->id) < 0 :
-	    asprintf(&b, "%.*s.%.*s", CSVDIR_NAME_MAX / 2, tt->system,
-		     CSVDIR_NAME_MAX / 2, tt->name) < 0)
+	if (tt->event)
+		r = asprintf(&b, "%.*s.%.*s", max, tt->system, max, tt->name);
+	else
+		r = asprintf(&b, "unknown.%u", tt->id);
+	if (r < 0)
 		return NULL;
 	for (p = b; *p; p++)
 		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", *p))
@@ -190,12 +194,11 @@ static char *signature(const struct ttype *tt)
 	return sig;
 }
 
+/* @col is a fixed column's name or one of the first @upto of @cols. */
 static bool col_taken(int upto, const char *col, const char *const *cols)
 {
-	size_t n = strlen(col);
-
-	for (const char *p = fixed_cols; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
-		if (strcspn(p, ",") == n && !strncmp(p, col, n))
+	for (size_t i = 0; i < sizeof(fixed_names) / sizeof(fixed_names[0]); i++)
+		if (!strcmp(fixed_names[i], col))
 			return true;
 	for (int i = 0; i < upto; i++)
 		if (!strcmp(cols[i], col))
