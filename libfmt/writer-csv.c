@@ -34,155 +34,16 @@ struct csv_type {
 	unsigned *label_lens;
 };
 
-struct comm_slot {
-	int pid;
-	char *cell;		/* NULL: empty slot */
-	size_t len;
-};
-
 struct csv_input {
 	struct csv_type **types;	/* TDAT_MAX_TYPES entries, filled lazily */
 	char **buffer_cells;
-	struct comm_slot *comms;	/* open addressing on pid */
-	size_t ncomms, comm_cap;
+	struct csv_comms comms;
 };
 
 struct csv {
 	struct csv_input *in;
 	int ninputs;
 };
-
-/* ---- text ---- */
-
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-	unsigned c = p[0];
-	size_t len;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		len = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		len = 4;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) ||
-	    (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))
-		return 0;
-	return len;
-}
-
-/*
- * Write up to @n bytes of @s (ending at a NUL) escaped as described at the
- * top.  @in_fields: the text sits inside the always-quoted fields cell, so
- * a double quote becomes \"" (escaped, then doubled for CSV).
- */
-static void put_escaped(struct tdat_sink *sk, const char *s, size_t n, bool in_fields)
-{
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *p = (const unsigned char *)s;
-	char *d = sink_reserve(sk, n * 4 + 8), *o = d;
-	size_t i = 0, l;
-
-	if (!d)
-		return;
-	while (i < n && p[i]) {
-		unsigned ch = p[i];
-
-		if (ch >= 0x20 && ch < 0x7f && ch != '\\' && ch != '"') {
-			*o++ = (char)ch;
-			i++;
-		} else if (ch == '\\' || ch == '"') {
-			*o++ = '\\';
-			*o++ = (char)ch;
-			if (ch == '"' && in_fields)
-				*o++ = '"';
-			i++;
-		} else if (ch >= 0x80 && (l = utf8_len(p + i, n - i))) {
-			memcpy(o, p + i, l);
-			o += l;
-			i += l;
-		} else {
-			*o++ = '\\';
-			*o++ = 'x';
-			*o++ = hex[ch >> 4];
-			*o++ = hex[ch & 15];
-			i++;
-		}
-	}
-	sink_commit(sk, (size_t)(o - d));
-}
-
-/* A cell for @s built once: escaped, then quoted if it needs it. */
-static char *make_cell(const char *s, size_t *len)
-{
-	struct tdat_sink esc, out;
-	char *cell = NULL;
-
-	if (sink_init(&esc, -1))
-		return NULL;
-	if (sink_init(&out, -1))
-		goto out;
-	put_escaped(&esc, s, strlen(s), false);
-	if (memchr(esc.buf, ',', esc.len) || memchr(esc.buf, '"', esc.len)) {
-		sink_putc(&out, '"');
-		for (size_t i = 0; i < esc.len; i++) {
-			if (esc.buf[i] == '"')
-				sink_putc(&out, '"');
-			sink_putc(&out, esc.buf[i]);
-		}
-		sink_putc(&out, '"');
-	} else {
-		sink_write(&out, esc.buf, esc.len);
-	}
-	cell = strndup(out.buf, out.len);
-	*len = out.len;
-	sink_release(&out);
-out:
-	sink_release(&esc);
-	return cell;
-}
-
-/* ---- numbers ---- */
-
-static inline void put_u64(struct tdat_sink *sk, uint64_t v)
-{
-	char *d = sink_reserve(sk, 24);
-
-	if (d)
-		sink_commit(sk, fmt_u64(d, v));
-}
-
-static void put_i64(struct tdat_sink *sk, int64_t v)
-{
-	if (v < 0) {
-		sink_putc(sk, '-');
-		put_u64(sk, (uint64_t)0 - (uint64_t)v);
-	} else {
-		put_u64(sk, (uint64_t)v);
-	}
-}
-
-static void put_hex(struct tdat_sink *sk, uint64_t v)
-{
-	static const char hex[] = "0123456789abcdef";
-	char b[20], *p = b + sizeof(b);
-
-	do
-		*--p = hex[v & 15];
-	while (v >>= 4);
-	*--p = 'x';
-	*--p = '0';
-	sink_write(sk, p, (size_t)(b + sizeof(b) - p));
-}
 
 /* ---- per-type tables ---- */
 
@@ -209,8 +70,8 @@ static struct csv_type *compile(const struct ttype *tt)
 	t->tt = tt;
 	t->labels = calloc((size_t)tt->nfields + 1, sizeof(*t->labels));
 	t->label_lens = calloc((size_t)tt->nfields + 1, sizeof(*t->label_lens));
-	sys = make_cell(tt->system, &ls);
-	name = make_cell(tt->name, &ln);
+	sys = csv_cell(tt->system, CSV_Q_BACKSLASH, &ls);
+	name = csv_cell(tt->name, CSV_Q_BACKSLASH, &ln);
 	if (!t->labels || !t->label_lens || !sys || !name || asprintf(&t->head, ",%s,%s,", sys, name) < 0)
 		goto fail;
 	t->head_len = ls + ln + 3;
@@ -243,37 +104,6 @@ static struct csv_type *type_of(struct csv *c, const struct tdat_event *ev)
 
 /* ---- the fields cell ---- */
 
-static void put_number(struct tdat_sink *sk, enum tkind kind, uint64_t v)
-{
-	if (kind == TK_PTR)
-		put_hex(sk, v);
-	else if (kind == TK_INT)
-		put_i64(sk, (int64_t)v);
-	else
-		put_u64(sk, v);
-}
-
-static void put_array(struct tdat_sink *sk, const struct tdat_file *f, const unsigned char *p,
-		      unsigned len, const struct tfield *tf)
-{
-	unsigned elem = tf->elem;
-	enum tkind kind = (tf->flags & TEP_FIELD_IS_SIGNED) ? TK_INT : TK_UINT;
-
-	if (elem != 1 && elem != 2 && elem != 4 && elem != 8)
-		elem = 1;
-	sink_putc(sk, '[');
-	for (unsigned i = 0; i + elem <= len; i += elem) {
-		uint64_t v = field_raw(f, p + i, elem);
-
-		if (i)
-			sink_putc(sk, ',');
-		if (kind == TK_INT && elem < 8)
-			v = (uint64_t)((int64_t)(v << (64 - 8 * elem)) >> (64 - 8 * elem));
-		put_number(sk, kind, v);
-	}
-	sink_putc(sk, ']');
-}
-
 /* One field's value; false if the field lies outside the event. */
 static bool put_field(struct tdat_sink *sk, const struct tdat_event *ev, const struct tfield *f)
 {
@@ -284,17 +114,17 @@ static bool put_field(struct tdat_sink *sk, const struct tdat_event *ev, const s
 	if (f->kind != TK_STR && f->kind != TK_ARRAY) {
 		if (!tfield_num(ev, f, &v))
 			return false;
-		put_number(sk, f->kind, v);
+		csv_put_number(sk, f->kind, v);
 		return true;
 	}
 	if (!tfield_bytes(ev, f, &p, &len))
 		return false;
 	if (f->kind == TK_STR) {
 		sink_write(sk, "\"\"", 2);
-		put_escaped(sk, (const char *)p, len, true);
+		csv_escape(sk, (const char *)p, len, CSV_Q_FIELDS);
 		sink_write(sk, "\"\"", 2);
 	} else {
-		put_array(sk, ev->file, p, len, f);
+		csv_put_array(sk, ev->file, p, len, f);
 	}
 	return true;
 }
@@ -308,48 +138,6 @@ static void put_fields(struct tdat_sink *sk, const struct tdat_event *ev, const 
 			sink_putc(sk, '?');
 	}
 	sink_putc(sk, '"');
-}
-
-/* ---- cached cells ---- */
-
-static const char *comm_cell(struct csv_input *in, const struct tdat_event *ev, int pid, size_t *len)
-{
-	struct tep_handle *tep = ev->file->tep;
-	struct comm_slot *s;
-	size_t i;
-
-	if (in->ncomms * 2 >= in->comm_cap) {
-		size_t cap = in->comm_cap ? in->comm_cap * 2 : 1024;
-		struct comm_slot *n = calloc(cap, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		for (i = 0; i < in->comm_cap; i++) {
-			size_t j = (size_t)in->comms[i].pid & (cap - 1);
-
-			if (!in->comms[i].cell)
-				continue;
-			while (n[j].cell)
-				j = (j + 1) & (cap - 1);
-			n[j] = in->comms[i];
-		}
-		free(in->comms);
-		in->comms = n;
-		in->comm_cap = cap;
-	}
-	i = (size_t)(unsigned)pid & (in->comm_cap - 1);
-	for (s = &in->comms[i]; s->cell; s = &in->comms[i = (i + 1) & (in->comm_cap - 1)])
-		if (s->pid == pid)
-			goto found;
-	s->cell = make_cell(tep_is_pid_registered(tep, pid) ? tep_data_comm_from_pid(tep, pid) : "",
-			    &s->len);
-	if (!s->cell)
-		return NULL;
-	s->pid = pid;
-	in->ncomms++;
-found:
-	*len = s->len;
-	return s->cell;
 }
 
 static int csv_put(struct tdat_writer *w, const struct tdat_event *ev)
@@ -367,22 +155,22 @@ static int csv_put(struct tdat_writer *w, const struct tdat_event *ev)
 		return TDAT_ENOMEM;
 	if (tfield_num(ev, &t->tt->pid, &v))
 		pid = (int)(int64_t)v;
-	put_u64(sk, ev->ts);
+	csv_put_u64(sk, ev->ts);
 	sink_putc(sk, ',');
-	put_i64(sk, ev->cpu);
+	csv_put_i64(sk, ev->cpu);
 	sink_putc(sk, ',');
-	put_i64(sk, ev->input);
+	csv_put_i64(sk, ev->input);
 	sink_putc(sk, ',');
 	cell = in->buffer_cells[ev->buffer];
 	sink_write(sk, cell, strlen(cell));
 	sink_putc(sk, ',');
-	put_i64(sk, pid);
+	csv_put_i64(sk, pid);
 	sink_putc(sk, ',');
-	if (!(cell = comm_cell(in, ev, pid, &len)))
+	if (!(cell = csv_comm_cell(&in->comms, ev->file->tep, pid, CSV_Q_BACKSLASH, &len)))
 		return TDAT_ENOMEM;
 	sink_write(sk, cell, len);
 	sink_write(sk, t->head, t->head_len);
-	put_i64(sk, ev->missed);
+	csv_put_i64(sk, ev->missed);
 	sink_putc(sk, ',');
 	put_fields(sk, ev, t);
 	sink_putc(sk, '\n');
@@ -391,16 +179,15 @@ static int csv_put(struct tdat_writer *w, const struct tdat_event *ev)
 
 static int csv_open(struct tdat_writer *w)
 {
-	struct csv *c = calloc(1, sizeof(*c));
+	struct csv *c;
 	size_t len;
 
+	if (w->flags & TDAT_W_SPLIT)
+		return csvdir_open(w);
+	c = calloc(1, sizeof(*c));
 	if (!c)
 		return TDAT_ENOMEM;
 	w->priv = c;
-	if (w->flags & TDAT_W_SPLIT) {
-		tdat_msg(w->errmsg, "--split-by-event is not supported yet");
-		return TDAT_EUNSUPP;
-	}
 	c->ninputs = tdat_merge_nfiles(w->merge);
 	c->in = calloc((size_t)(c->ninputs ? c->ninputs : 1), sizeof(*c->in));
 	if (!c->in)
@@ -414,7 +201,7 @@ static int csv_open(struct tdat_writer *w)
 		if (!in->types || !in->buffer_cells)
 			return TDAT_ENOMEM;
 		for (int b = 0; b < f->nbuffers; b++)
-			if (!(in->buffer_cells[b] = make_cell(f->buffers[b].info.name, &len)))
+			if (!(in->buffer_cells[b] = csv_cell(f->buffers[b].info.name, CSV_Q_BACKSLASH, &len)))
 				return TDAT_ENOMEM;
 	}
 	sink_printf(&w->sink, "ts,cpu,input,buffer,pid,comm,system,event,lost,fields\n");
@@ -435,11 +222,9 @@ static void csv_free(struct tdat_writer *w)
 			free_type(in->types[k]);
 		for (int b = 0; in->buffer_cells && b < f->nbuffers; b++)
 			free(in->buffer_cells[b]);
-		for (size_t k = 0; k < in->comm_cap; k++)
-			free(in->comms[k].cell);
 		free(in->types);
 		free(in->buffer_cells);
-		free(in->comms);
+		csv_comms_release(&in->comms);
 	}
 	free(c->in);
 	free(c);

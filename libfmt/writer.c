@@ -304,7 +304,7 @@ int tdat_writer_open(struct tdat_writer *w, int fd, const char *path, struct tda
 			 (flags & TDAT_W_SPLIT) ? "directory" : "file");
 		return TDAT_EINVAL;
 	}
-	if ((ret = sink_init(&w->sink, fd)) || ((flags & TDAT_W_GZIP) && (ret = sink_gzip(&w->sink)))) {
+	if ((ret = sink_init(&w->sink, fd)) || ((flags & TDAT_W_GZIP) && fd >= 0 && (ret = sink_gzip(&w->sink)))) {
 		tdat_msg(w->errmsg, "out of memory");
 		return ret;
 	}

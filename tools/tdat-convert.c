@@ -103,7 +103,8 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		usage_error("unknown format '%s' (one of: %s)", o->format, tdat_format_names());
 	if ((o->wflags & TDAT_W_SPLIT) && strcmp(o->format, "csv"))
 		usage_error("--split-by-event needs -f csv");
-	if (o->out && strlen(o->out) > 3 && !strcmp(o->out + strlen(o->out) - 3, ".gz"))
+	if (o->out && !(o->wflags & TDAT_W_SPLIT) && strlen(o->out) > 3 &&
+	    !strcmp(o->out + strlen(o->out) - 3, ".gz"))
 		o->wflags |= TDAT_W_GZIP;
 }
 

@@ -336,3 +336,27 @@ t_empty_dir() {
 	left=$(find "$2" -mindepth 1 2>/dev/null | head -n 5 || true)
 	if [[ -z $left ]]; then ok "$1"; else not_ok "$1" "left behind in $2:" "$left"; fi
 }
+
+# t_golden_dir NAME EXPECTED_DIR GOT_DIR: every file of GOT_DIR is byte for
+# byte the one of the same name in tests/expected/EXPECTED_DIR, and neither
+# directory has a file the other lacks.  TDAT_UPDATE_GOLDEN=1 rewrites
+# EXPECTED_DIR from GOT_DIR (and removes files GOT_DIR no longer has).
+t_golden_dir() {
+	local name=$1 want=$TOP_SRCDIR/tests/expected/$2 got=$3 f problems=()
+	if [[ ${TDAT_UPDATE_GOLDEN-} == 1 && -d $want ]]; then
+		for f in "$want"/*; do
+			[[ -e $f && ! -e $got/${f##*/} ]] && rm -f "$f" && echo "removed ${f#"$TOP_SRCDIR"/}" >&2
+		done
+	fi
+	if [[ ${TDAT_UPDATE_GOLDEN-} != 1 ]]; then
+		for f in "$want"/*; do
+			[[ -e $f && ! -e $got/${f##*/} ]] && problems+=("not written: ${f##*/}")
+		done
+	fi
+	for f in "$got"/*; do
+		[[ -e $f ]] || continue
+		mapfile -t -O "${#problems[@]}" problems < <(_t_compare "$f" "$want/${f##*/}" "${f##*/}")
+	done
+	[[ -n $(find "$got" -mindepth 1 -print -quit 2>/dev/null) ]] || problems+=("$got is empty")
+	if ((${#problems[@]})); then not_ok "$name" "${problems[@]}"; else ok "$name"; fi
+}
