@@ -143,6 +143,32 @@ bool parse_ns(const char *s, int64_t *out)
 	return false;
 }
 
+/* An output directory must not exist, or be empty: say so before any work. */
+static bool dir_usable(const char *path)
+{
+	struct stat st;
+	struct dirent *e;
+	bool empty = true;
+	DIR *d;
+
+	if (stat(path, &st))
+		return true;
+	if (!S_ISDIR(st.st_mode)) {
+		warnx_("%s: exists and is not a directory", path);
+		return false;
+	}
+	if (!(d = opendir(path))) {
+		warn_("%s", path);
+		return false;
+	}
+	while (empty && (e = readdir(d)))
+		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+	closedir(d);
+	if (!empty)
+		warnx_("%s: directory exists and is not empty", path);
+	return empty;
+}
+
 int out_open(struct tool_out *o, const char *path, int kind, bool binary)
 {
 	memset(o, 0, sizeof(*o));
@@ -161,6 +187,8 @@ int out_open(struct tool_out *o, const char *path, int kind, bool binary)
 	}
 	o->path = path;
 	o->dir = kind == TDAT_OUT_DIR;
+	if (o->dir && !dir_usable(path))
+		return -1;
 	if (asprintf(&o->tmp, "%s.tmp-XXXXXX", path) < 0)
 		die_(EXIT_FAIL, "out of memory");
 	if (o->dir ? !mkdtemp(o->tmp) : (o->fd = mkostemp(o->tmp, O_CLOEXEC)) < 0) {
