@@ -371,5 +371,6 @@ struct tdat_writer {
 
 extern const struct tdat_writer_ops tdat_writer_text_ops;
 extern const struct tdat_writer_ops tdat_writer_csv_ops;
+extern const struct tdat_writer_ops tdat_writer_json_ops;
 
 #endif /* TDAT_INTERNAL_H */
