@@ -294,7 +294,7 @@ static inline void put_padded(struct tdat_sink *sk, const char *s, size_t n)
 	sink_commit(sk, n);
 }
 
-static void put_i64(struct tdat_sink *sk, int64_t v)
+static inline void put_i64(struct tdat_sink *sk, int64_t v)
 {
 	if (v < 0) {
 		sink_putc(sk, '-');
