@@ -437,6 +437,7 @@ struct tdat_writer {
 
 extern const struct tdat_writer_ops tdat_writer_text_ops;
 extern const struct tdat_writer_ops tdat_writer_csv_ops;
+extern const struct tdat_writer_ops tdat_writer_json_ops;
 
 /* writer-csvdir.c: csv with TDAT_W_SPLIT; csv_open() hands over to it. */
 int csvdir_open(struct tdat_writer *w);

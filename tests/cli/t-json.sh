@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# t-json.sh: tdat-convert -f json (Chrome trace JSON for Perfetto and
+# chrome://tracing): every capture passes tests/json-check, which applies the
+# importers' rules and compares the events written with tdat-info's counts;
+# goldens pin the exact bytes; gzip, pipes, several inputs, rebasing, errors;
+# and json-check itself rejects files that break each rule.
+. "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
+TD=testdata
+CHECK=${JSON_CHECK:-$BIN/../tests/json-check}
+[[ -x $CHECK ]] || skip_all "no $CHECK (make check builds it)"
+
+info_count() {	# info_count INFO SYSTEM NAME: the count tdat-info --json gives
+	sed 's/},{/}\n{/g' "$1" | grep -F "\"system\":\"$2\",\"name\":\"$3\"," |
+		sed -n 's/.*"count":\([0-9]*\).*/\1/p' | awk '{ n += $1 } END { print n + 0 }'
+}
+
+# --- every capture: valid for both importers, every event accounted for ---
+for f in v7-zstd v6 v7-none two-buffers v6-two-buffers markers lost-events lost-events-nocount \
+	clock-mono clock-counter clock-x86-tsc date extract stack; do
+	t_exit "$f.dat converts" 0 -- tdat-convert -f json $TD/$f.dat
+	cp "$T_OUT" "$T_TMP/$f.json"
+	tdat-info --json $TD/$f.dat >"$T_TMP/$f.info"
+	t_exit "$f.json passes json-check with tdat-info's counts" 0 -- \
+		"$CHECK" -i "$T_TMP/$f.info" "$T_TMP/$f.json"
+	((T_LAST_OK)) || diag "$(head -n 5 "$T_ERR")"
+done
+t_exit "atrace markers convert" 0 -- tdat-convert -f json tests/data/atrace.dat
+cp "$T_OUT" "$T_TMP/atrace.json"
+tdat-info --json tests/data/atrace.dat >"$T_TMP/atrace.info"
+t_exit "atrace.json passes json-check" 0 -- "$CHECK" -i "$T_TMP/atrace.info" "$T_TMP/atrace.json"
+
+# --- the counts the issue names, checked here directly too ---
+want=$(info_count "$T_TMP/v7-zstd.info" sched sched_switch)
+got=$(grep -o ': sched_switch: ' "$T_TMP/v7-zstd.json" | wc -l)
+t_assert "one sched_switch text line per sched_switch event ($want)" test "$got" = "$want" -a "$want" -gt 0
+t_assert "10 atrace markers become tracing_mark_write lines" \
+	test "$(grep -o 'tracing_mark_write: [BECSF]' "$T_TMP/atrace.json" | wc -l)" = 10
+t_assert "markers that are not atrace stay print instants" \
+	test "$(grep -c '"name":"print"' "$T_TMP/atrace.json")" = 2
+t_assert "syscalls pair into X slices" grep -q '"ph":"X","name":"openat","cat":"syscalls"' "$T_TMP/two-buffers.json"
+t_assert "irqs go to the per-CPU tracks" \
+	grep -q '"ph":"X","name":"softirq [A-Z]*","cat":"irq","ts":[0-9.]*,"dur":[0-9.]*,"pid":1073741824,"tid":107374182[56]' \
+	"$T_TMP/two-buffers.json"
+t_assert "raw syscalls lost at the buffer overflow leave unfinished slices" \
+	grep -q '"unfinished":true' "$T_TMP/lost-events.json"
+t_assert "lost events are marked" grep -q '"name":"lost_events","cat":"tdat"' "$T_TMP/lost-events.json"
+t_assert "threads are named" grep -q '{"ph":"M","name":"thread_name","pid":12963,"tid":12963,"args":{"name":"write-markers.p"}}' \
+	"$T_TMP/markers.json"
+t_assert "processes are named after exec" grep -q '"name":"process_name","pid":12963,"args":{"name":"write-markers.py"}' \
+	"$T_TMP/markers.json"
+t_assert "invalid UTF-8 becomes U+FFFD" grep -qF "$(printf 'invalid utf8: \357\277\275\357\277\275 and lone \357\277\275 end')" \
+	"$T_TMP/markers.json"
+
+# --- exact bytes ---
+t_golden "markers.dat golden" json-markers.json -- tdat-convert -f json $TD/markers.dat
+t_golden "two-buffers.dat golden" json-two-buffers.json -- tdat-convert -f json $TD/two-buffers.dat
+t_golden "atrace golden" json-atrace.json -- tdat-convert -f json tests/data/atrace.dat
+
+# --- timestamps ---
+first=$(sed -n 's/.*"first_ts":\([0-9]*\),"last_ts".*/\1/p' "$T_TMP/date.info")
+t_assert "wall-clock (DATE) times are rebased on the first event" \
+	grep -q "\"ts_offset_ns\":$first}" "$T_TMP/date.json"
+t_assert "and start at 0" grep -q '"ts":0.000,' "$T_TMP/date.json"
+t_assert "small clock values are not rebased" grep -q '"ts_offset_ns":0}' "$T_TMP/clock-x86-tsc.json"
+t_assert "a text line carries the event's exact ns (+0.5 ns for Perfetto's truncation)" \
+	grep -q '\[001\] .... 472.5314803215: sched_waking: comm=rcu_preempt pid=15' "$T_TMP/two-buffers.json"
+
+# --- outputs ---
+t_exit "-o t.json picks json" 0 -- tdat-convert -o "$T_TMP/t.json" $TD/two-buffers.dat
+t_assert "same bytes as -f json" cmp -s "$T_TMP/t.json" "$T_TMP/two-buffers.json"
+t_exit "-o t.json.gz" 0 -- tdat-convert -o "$T_TMP/t.json.gz" $TD/two-buffers.dat
+t_assert "gunzips to the same bytes" cmp -s <(gzip -dc "$T_TMP/t.json.gz") "$T_TMP/t.json"
+t_run "pipe" -- sh -c "cat $TD/v6.dat | tdat-convert -f json -"
+t_assert "from a pipe equals from the file" cmp -s "$T_OUT" "$T_TMP/v6.json"
+t_exit "two inputs on one timeline" 0 -- tdat-convert -f json -o "$T_TMP/multi.json" $TD/v7-zstd.dat $TD/v6.dat
+cat "$T_TMP/v7-zstd.info" "$T_TMP/v6.info" >"$T_TMP/multi.info"
+t_exit "pass json-check with both files' counts" 0 -- "$CHECK" -i "$T_TMP/multi.info" "$T_TMP/multi.json"
+
+# --- errors: the document is still closed, nothing is left behind ---
+t_exit "damaged data" 1 -- tdat-convert -f json $TD/bad/truncated-v6-data.dat
+cp "$T_OUT" "$T_TMP/damaged.json"
+t_exit "still gives a complete, valid document" 0 -- "$CHECK" "$T_TMP/damaged.json"
+mkdir -p "$T_TMP/out"
+t_exit "no temporary directory" 1 -- env TMPDIR="$T_TMP/none" tdat-convert -o "$T_TMP/out/x.json" $TD/v6.dat
+t_stderr_match "says so" "cannot make a temporary file in .*/none"
+t_empty_dir "and leaves no output" "$T_TMP/out"
+if [[ -w /dev/full ]]; then
+	t_exit "a full disk is an error" 1 -- sh -c "tdat-convert -f json $TD/v6.dat > /dev/full"
+else
+	skip "a full disk is an error" "no /dev/full"
+fi
+t_run "closed pipe" -- bash -c "set -o pipefail; tdat-convert -f json $TD/stack.dat | head -c 100"
+t_assert "a closed pipe ends quietly" test ! -s "$T_ERR"
+
+# --- json-check rejects what the importers reject (so the checks above can fail) ---
+good=$T_TMP/markers.json
+bad() {	# bad NAME FILE: json-check must fail on FILE
+	t_exit "json-check rejects $1" 1 -- "$CHECK" "$2"
+}
+sed 's/\[001\] \.\.\.\. 472\.5314803215:/[001] .... 472:/' "$T_TMP/two-buffers.json" >"$T_TMP/b1.json"
+bad "a text line whose time is not seconds.fraction" "$T_TMP/b1.json"
+sed 's/plain marker line/plain \\ud83d marker/' "$good" >"$T_TMP/b2.json"
+bad "a surrogate escape" "$T_TMP/b2.json"
+sed '0,/"ts":474951783.665/s//"ts":474951783.66/' "$good" >"$T_TMP/b3.json"
+bad "a ts without three decimals" "$T_TMP/b3.json"
+sed 's/parent_ts=0\\n"/parent_ts=0"/' "$good" >"$T_TMP/b4.json"
+bad "a last text line without \\n" "$T_TMP/b4.json"
+sed 's/{"traceEvents":\[/{"traceEvents":[{"ph":"X","name":"a","ts":1.000,"dur":5.000,"pid":1,"tid":1},{"ph":"X","name":"b","ts":2.000,"dur":5.000,"pid":1,"tid":1},/' \
+	"$good" >"$T_TMP/b5.json"
+bad "X slices that overlap" "$T_TMP/b5.json"
+sed 's/"pid":12963,"tid":12963,"args":{"ip"/"pid":12963,"tid":0,"args":{"ip"/' "$good" >"$T_TMP/b6.json"
+bad "tid 0 in a process" "$T_TMP/b6.json"
+sed '0,/"pid":12963,"tid":12963/s//"pid":5,"tid":12963/' "$good" >"$T_TMP/b7.json"
+bad "a tid in two processes" "$T_TMP/b7.json"
+sed '0,/\\n[^\\]*: sched_switch: [^\\]*\\n/s//\\n/' "$T_TMP/v7-zstd.json" >"$T_TMP/b8.json"
+t_exit "json-check rejects a missing sched_switch line" 1 -- "$CHECK" -i "$T_TMP/v7-zstd.info" "$T_TMP/b8.json"
+t_stderr_match "by its count" "sched:sched_switch: $((want - 1)) events written, the file has $want"
+sed 's/prev_state=S /prev_state=Q /' "$T_TMP/v7-zstd.json" >"$T_TMP/b9.json"
+bad "an unknown prev_state" "$T_TMP/b9.json"
+sed 's/"ph":"i","s":"t"/"ph":"i"/' "$good" >"$T_TMP/b10.json"
+bad "an instant without scope" "$T_TMP/b10.json"
+head -c -3 "$good" >"$T_TMP/b11.json"
+bad "an unclosed document" "$T_TMP/b11.json"
+sed 's/plain marker line/plain\x01line/' "$good" >"$T_TMP/b12.json"
+bad "a raw control character" "$T_TMP/b12.json"
+done_testing
