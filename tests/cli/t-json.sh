@@ -24,9 +24,9 @@ for f in v7-zstd v6 v7-none two-buffers v6-two-buffers markers lost-events lost-
 		"$CHECK" -i "$T_TMP/$f.info" "$T_TMP/$f.json"
 	((T_LAST_OK)) || diag "$(head -n 5 "$T_ERR")"
 done
-t_exit "atrace markers convert" 0 -- tdat-convert -f json tests/data/atrace.dat
+t_exit "atrace markers convert" 0 -- tdat-convert -f json testdata/atrace.dat
 cp "$T_OUT" "$T_TMP/atrace.json"
-tdat-info --json tests/data/atrace.dat >"$T_TMP/atrace.info"
+tdat-info --json testdata/atrace.dat >"$T_TMP/atrace.info"
 t_exit "atrace.json passes json-check" 0 -- "$CHECK" -i "$T_TMP/atrace.info" "$T_TMP/atrace.json"
 
 # --- the counts the issue names, checked here directly too ---
@@ -54,7 +54,7 @@ t_assert "invalid UTF-8 becomes U+FFFD" grep -qF "$(printf 'invalid utf8: \357\2
 # --- exact bytes ---
 t_golden "markers.dat golden" json-markers.json -- tdat-convert -f json $TD/markers.dat
 t_golden "two-buffers.dat golden" json-two-buffers.json -- tdat-convert -f json $TD/two-buffers.dat
-t_golden "atrace golden" json-atrace.json -- tdat-convert -f json tests/data/atrace.dat
+t_golden "atrace golden" json-atrace.json -- tdat-convert -f json testdata/atrace.dat
 
 # --- timestamps ---
 first=$(sed -n 's/.*"first_ts":\([0-9]*\),"last_ts".*/\1/p' "$T_TMP/date.info")
