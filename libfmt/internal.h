@@ -349,6 +349,9 @@ static inline void sink_putc(struct tdat_sink *s, char c)
 /* Decimal digits of @v at @d (room for 20); returns the count. */
 size_t fmt_u64(char *d, uint64_t v);
 
+/* Length of the valid UTF-8 sequence at @p (of @n bytes), 0 if not valid. */
+size_t utf8_len(const unsigned char *p, size_t n);
+
 /* ---- csvfmt.c: cells shared by the CSV writers ---- */
 
 /* What a double quote inside text becomes (csv_escape()). */
