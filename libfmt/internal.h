@@ -70,8 +70,48 @@ struct tdat_buffer {
 	size_t lat_len;
 };
 
+/*
+ * The metadata of a file kept as it was read, so that a writer can copy it
+ * into a new trace.dat (writer-dat.c).  Blobs are NUL-terminated; len does
+ * not count the NUL.
+ */
+struct tdat_blob {
+	char *data;
+	uint64_t len;
+};
+
+struct tdat_msys {		/* one event system and its format files */
+	char *name;
+	struct tdat_blob *fmts;
+	int nfmts;
+};
+
+struct tdat_mopt {		/* an option copied as it is (DATE, UNAME, ...) */
+	unsigned id;
+	struct tdat_blob b;
+};
+
+struct tdat_meta {
+	unsigned user_long;	/* the header's long size byte */
+	struct tdat_blob header_page, header_event;
+	struct tdat_blob *ftrace;	/* ftrace event formats */
+	int nftrace;
+	struct tdat_msys *systems;
+	int nsystems;
+	struct tdat_blob kallsyms, printk, cmdlines;	/* data NULL: absent */
+	struct tdat_mopt *opts;		/* in file order */
+	int nopts;
+};
+
+/* Append a blob (taking @data) to an array; TDAT_ENOMEM leaves @data to the caller. */
+int meta_push(struct tdat_blob **arr, int *n, char *data, uint64_t len);
+/* Keep option @id's payload if it is one a writer copies. */
+int meta_keep_option(struct tdat_meta *m, unsigned id, const char *buf, uint64_t size);
+void meta_release(struct tdat_meta *m);
+
 struct tdat_file {
 	struct tdat_file_info info;
+	struct tdat_meta meta;
 	struct tdat_src src;
 	char errmsg[TDAT_MSG_LEN];
 	unsigned flags;		/* enum tdat_open_flags */
@@ -207,8 +247,12 @@ static inline uint64_t field_raw(const struct tdat_file *f, const unsigned char 
 #define OPT_OFFSET	7
 #define OPT_CPUCOUNT	8
 #define OPT_VERSION	9
+#define OPT_PROCMAPS	10
+#define OPT_TRACEID	11
 #define OPT_TIME_SHIFT	12
+#define OPT_GUEST	13
 #define OPT_TSC2NSEC	14
+#define OPT_STRINGS	15
 #define OPT_HEADER_INFO	16
 #define OPT_FTRACE_EVENTS 17
 #define OPT_EVENT_FORMATS 18

@@ -163,6 +163,8 @@ void tdat_file_free(struct tdat_file *f);
  */
 struct tdat_event {
 	uint64_t ts;		/* corrected timestamp (ns unless raw clock) */
+	uint64_t raw_ts;	/* the ring buffer's own timestamp, before any
+				 * correction (TSC2NSEC, TIME_SHIFT, offsets) */
 	const void *data;
 	unsigned size;
 	int cpu;
