@@ -347,6 +347,34 @@ static inline void cursor_advance(struct cursor *c) { c->have = false; }
 int cursor_seek(struct cursor *c, uint64_t ts);
 void cursor_release(struct cursor *c);
 
+/* ---- dat-pages.c: events packed into ring-buffer pages (the writer's encoder) ---- */
+
+struct page_enc {
+	unsigned char *page;	/* page_size bytes */
+	unsigned page_size, hdr, long_size;
+	bool big;
+	size_t len, cap;	/* data bytes used / usable after the header */
+	uint64_t first_ts, last_ts;	/* raw timestamps */
+	long long missed;	/* lost before the page: N, -1 unknown count, 0 */
+	unsigned nevents;
+};
+
+int penc_init(struct page_enc *p, unsigned page_size, int long_size, bool big_endian);
+void penc_release(struct page_enc *p);
+/*
+ * Add an event of @size bytes (a multiple of 4 as kbuffer reports sizes).
+ * @missed: events lost before it (only the first event of a page may have
+ * some); @hide_missed: put a zero time extend in front so that kbuffer does
+ * not report them (as in an input where one preceded the event).
+ * Return: 0 added; 1 it needs a new page (penc_finish, use, penc_reset, add
+ * again); TDAT_ELIMIT if it cannot fit even an empty page.
+ */
+int penc_add(struct page_enc *p, uint64_t raw_ts, const void *data, unsigned size,
+	     long long missed, bool hide_missed);
+/* Write the page header (and lost count); p->page is then a whole page. */
+void penc_finish(struct page_enc *p);
+void penc_reset(struct page_enc *p);
+
 /* ---- writer.c: buffered output with a sticky error, and the registry ---- */
 
 struct tdat_sink {
