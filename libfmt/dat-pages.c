@@ -25,13 +25,18 @@
 #define MISSING_EVENTS	(1ull << 31)
 #define MISSING_STORED	(1ull << 30)
 
-static void put_num(const struct page_enc *p, unsigned char *d, uint64_t v, unsigned len)
+void enc_num(unsigned char *d, uint64_t v, unsigned len, bool big)
 {
 	for (unsigned i = 0; i < len; i++) {
-		unsigned shift = 8 * (p->big ? len - 1 - i : i);
+		unsigned shift = 8 * (big ? len - 1 - i : i);
 
 		d[i] = (unsigned char)(v >> shift);
 	}
+}
+
+static void put_num(const struct page_enc *p, unsigned char *d, uint64_t v, unsigned len)
+{
+	enc_num(d, v, len, p->big);
 }
 
 /* An event header word: type_len and delta where kbuffer looks for them. */

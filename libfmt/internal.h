@@ -18,6 +18,7 @@
 struct tep_handle;
 struct tep_plugin_list;
 struct kbuffer;
+struct tdat_sink;
 
 #define TDAT_MSG_LEN 512
 
@@ -34,6 +35,8 @@ struct tdat_src {
 
 int src_open(struct tdat_src *s, const char *path, char *err);
 void src_close(struct tdat_src *s);
+/* An unlinked temporary file under $TMPDIR: its fd, or a negative error. */
+int tmp_file(char *err);
 /* Read exactly @len bytes at @off; TDAT_EFORMAT if the file ends first. */
 int src_pread(struct tdat_src *s, void *buf, size_t len, uint64_t off, char *err);
 
@@ -359,6 +362,8 @@ struct page_enc {
 	unsigned nevents;
 };
 
+/* Store @v in @len bytes of the given byte order. */
+void enc_num(unsigned char *d, uint64_t v, unsigned len, bool big);
 int penc_init(struct page_enc *p, unsigned page_size, int long_size, bool big_endian);
 void penc_release(struct page_enc *p);
 /*
@@ -374,6 +379,49 @@ int penc_add(struct page_enc *p, uint64_t raw_ts, const void *data, unsigned siz
 /* Write the page header (and lost count); p->page is then a whole page. */
 void penc_finish(struct page_enc *p);
 void penc_reset(struct page_enc *p);
+
+/* ---- dat-stage.c: per-CPU data of the writer, staged until close ---- */
+
+struct stage_run {		/* a piece of a stream: in memory, or in the file */
+	unsigned char *mem;
+	uint64_t off;
+	size_t len;
+};
+
+struct stage {
+	size_t mem_used, mem_limit;
+	int fd;			/* the temporary file; -1 until needed */
+	uint64_t fd_end;
+	int zkind;		/* 0 none, 1 zstd, 2 zlib */
+	void *zctx;
+	unsigned char *zbuf;	/* 8-byte chunk header + the last frame */
+	size_t zcap;
+	char *err;		/* the writer's errmsg */
+};
+
+struct dstream {		/* one CPU of one buffer */
+	int buffer, cpu;
+	struct page_enc pe;
+	unsigned char *chunk;	/* pages not yet staged */
+	size_t chunk_len;
+	uint32_t nchunks;
+	uint64_t stored, events;
+	struct stage_run *runs;
+	int nruns, runs_cap;
+};
+
+int stage_init(struct stage *st, const char *zname, size_t limit, char *err);
+void stage_release(struct stage *st);
+int stage_compress(struct stage *st, const void *src, size_t len, bool big, size_t *olen);
+int dstream_init(struct dstream *s, int buffer, int cpu, unsigned page_size, int long_size,
+		 bool big);
+void dstream_release(struct dstream *s);
+int dstream_put(struct stage *st, struct dstream *s, const struct tdat_event *ev);
+/* At close: stage the last page and chunk. */
+int dstream_flush(struct stage *st, struct dstream *s);
+/* Bytes the stream takes in the file (with the chunk count if compressed). */
+uint64_t dstream_size(const struct stage *st, const struct dstream *s);
+int dstream_copy(struct stage *st, const struct dstream *s, struct tdat_sink *out);
 
 /* ---- writer.c: buffered output with a sticky error, and the registry ---- */
 
@@ -422,6 +470,7 @@ static inline void sink_putc(struct tdat_sink *s, char c)
 size_t fmt_u64(char *d, uint64_t v);
 
 struct tdat_writer;
+struct tdat_sink;
 
 struct tdat_writer_ops {
 	const char *name;
@@ -445,5 +494,6 @@ struct tdat_writer {
 
 extern const struct tdat_writer_ops tdat_writer_text_ops;
 extern const struct tdat_writer_ops tdat_writer_csv_ops;
+extern const struct tdat_writer_ops tdat_writer_dat_ops;
 
 #endif /* TDAT_INTERNAL_H */
