@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tdat-convert - convert trace.dat files into text (as `trace-cmd report`
- * prints them) or CSV.  Several inputs are merged on one timeline.
+ * prints them), CSV or a new trace.dat.  Several inputs are merged on one timeline.
  * A thin main() over libfmt: open inputs, merge, write, report damage.
  */
 #include <getopt.h>
