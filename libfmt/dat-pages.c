@@ -109,9 +109,13 @@ int penc_add(struct page_enc *p, uint64_t raw_ts, const void *data, unsigned siz
 	unsigned char *d;
 
 	if (!p->nevents) {
-		if (need + (missed && hide_missed ? 8 : 0) >
-		    p->page_size - p->hdr - (missed > 0 ? p->long_size : 0))
+		size_t room = p->page_size - p->hdr - (missed && hide_missed ? 8 : 0);
+
+		if (need > room)
 			return TDAT_ELIMIT;
+		/* as the kernel: no room after the event, no count stored */
+		if (missed > 0 && need + p->long_size > room)
+			missed = -1;
 		start_page(p, raw_ts, missed, hide_missed);
 	} else {
 		/* lost events and time going back both start a new page */

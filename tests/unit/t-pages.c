@@ -3,7 +3,10 @@
  * (libfmt/dat-pages.c): events with small, 27-bit-overflowing and huge time
  * deltas, short and long payloads, are packed into pages and decoded back
  * with libtraceevent's kbuffer, which must give the same timestamps,
- * payloads and lost-event counts; both byte orders and long sizes.
+ * payloads and lost-event counts; both byte orders and long sizes.  Then
+ * the staging of dat-stage.c: a stream staged in memory and one staged in
+ * the temporary file (a zero memory limit) copy out the same bytes, for
+ * zstd, zlib and none, and the compressed chunks decompress to the pages.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +101,71 @@ static void check(int long_size, bool big)
 	free(pages);
 }
 
+/* Stage every event in one stream with a memory limit; the copied-out bytes. */
+static struct tdat_sink stage_all(const char *z, size_t limit, uint32_t *nchunks, bool *tmp_used)
+{
+	static char err[TDAT_MSG_LEN];
+	struct tdat_sink out;
+	struct dstream ds;
+	struct stage st;
+	int ret = 0;
+
+	stage_init(&st, z, limit, err);
+	dstream_init(&ds, 0, 0, PAGE, 8, false);
+	sink_init(&out, -1);
+	for (int i = 0; i < NEV && !ret; i++) {
+		struct tdat_event ev = { .raw_ts = evs[i].ts, .data = evs[i].data, .size = evs[i].size,
+					 .missed = evs[i].missed,
+					 .shown_missed = evs[i].hide ? 0 : evs[i].missed };
+
+		ret = dstream_put(&st, &ds, &ev);
+	}
+	if (!ret)
+		ret = dstream_flush(&st, &ds);
+	if (!ret)
+		ret = dstream_copy(&st, &ds, &out);
+	if (ret)
+		diag("staging %s failed: %s", z, err);
+	is_uint(out.len, dstream_size(&st, &ds), "%s: the size announced is the size written", z);
+	*nchunks = ds.nchunks;
+	*tmp_used = st.fd >= 0;
+	dstream_release(&ds);
+	stage_release(&st);
+	return out;
+}
+
+static void check_stage(const char *z)
+{
+	uint32_t n1, n2;
+	bool t1, t2;
+	struct tdat_sink mem = stage_all(z, 1 << 30, &n1, &t1), file = stage_all(z, 0, &n2, &t2);
+
+	ok(!t1 && t2, "%s: staged in memory, then in the temporary file", z);
+	ok(mem.len == file.len && !memcmp(mem.buf, file.buf, mem.len),
+	   "%s: both copy out the same %zu bytes", z, mem.len);
+	if (strcmp(z, "none")) {
+		const struct tdat_codec *c = codec_find(z);
+		void *ctx = c->ctx_new ? c->ctx_new() : NULL;
+		unsigned char *page = malloc(PAGE * 10), *p = (unsigned char *)mem.buf;
+		uint32_t count, zs, us, good = 0;
+
+		memcpy(&count, p, 4);
+		p += 4;
+		for (uint32_t i = 0; i < count; i++, p += 8 + zs) {
+			memcpy(&zs, p, 4);
+			memcpy(&us, p + 4, 4);
+			good += us % PAGE == 0 && us <= PAGE * 10 && !c->decompress(ctx, p + 8, zs, page, us);
+		}
+		is_uint(count, n1, "%s: the chunk count comes first", z);
+		is_uint(good, count, "%s: every chunk is an independent frame of whole pages", z);
+		if (c->ctx_free)
+			c->ctx_free(ctx);
+		free(page);
+	}
+	sink_release(&mem);
+	sink_release(&file);
+}
+
 int main(void)
 {
 	struct page_enc p;
@@ -112,8 +180,14 @@ int main(void)
 	is_int(penc_add(&p, 2, big, 4, 0, false), 1, "the next one needs a new page");
 	penc_reset(&p);
 	is_int(penc_add(&p, 1, big, PAGE, 0, false), TDAT_ELIMIT, "an event larger than a page is refused");
+	is_int(penc_add(&p, 1, big, PAGE - 16 - 8, 9, false), 0, "a page-filling event after lost ones");
+	is_int(p.missed, -1, "leaves no room for the count: it is not stored, as the kernel does");
+	penc_reset(&p);
 	is_int(penc_add(&p, 5, big, 8, 0, false), 0, "a small event after the refusal");
 	is_int(penc_add(&p, 4, big, 8, 0, false), 1, "time going back starts a new page");
 	penc_release(&p);
+	check_stage("zstd");
+	check_stage("zlib");
+	check_stage("none");
 	return done_testing();
 }
