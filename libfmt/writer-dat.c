@@ -50,6 +50,7 @@ struct dat {
 	uint64_t sec_off[NSECTIONS];
 	unsigned sec_str[NSECTIONS];
 	bool sec_z;		/* metadata sections are compressed */
+	int failed;		/* a put() failed: close writes nothing */
 };
 
 /* ---- byte buffers ---- */
@@ -638,9 +639,9 @@ static int dat_put(struct tdat_writer *w, const struct tdat_event *ev)
 
 	if (k < 0) {
 		tdat_msg(w->errmsg, "an event of an unknown buffer or CPU (%d, %d)", ev->buffer, ev->cpu);
-		return TDAT_EINVAL;
+		return d->failed = TDAT_EINVAL;
 	}
-	return dstream_put(&d->st, &d->streams[k], ev);
+	return d->failed = dstream_put(&d->st, &d->streams[k], ev);
 }
 
 static int dat_close(struct tdat_writer *w)
@@ -648,8 +649,8 @@ static int dat_close(struct tdat_writer *w)
 	struct dat *d = w->priv;
 	int ret;
 
-	if (!d || !d->streams)
-		return 0;
+	if (!d || !d->streams || d->failed)
+		return d ? d->failed : 0;
 	for (int k = 0; k < d->nstreams; k++)
 		if ((ret = dstream_flush(&d->st, &d->streams[k])))
 			return ret;
