@@ -267,12 +267,22 @@ static void build_buffer_option(struct dat *d, struct mbuf *o, int b, const uint
 	}
 }
 
-/* Options copied from the input, as they were. */
+/*
+ * Options copied from the input, as they were; but an empty TRACECLOCK (old
+ * v6 files keep the clock after the flyrecord table) names the clock in v7.
+ */
 static void build_kept_options(struct dat *d, struct mbuf *o)
 {
 	const struct tdat_meta *m = &d->f->meta;
+	char clock[300];
 
 	for (int i = 0; i < m->nopts; i++) {
+		if (!d->v6 && m->opts[i].id == OPT_TRACECLOCK && !m->opts[i].b.len) {
+			snprintf(clock, sizeof(clock), "[%s]", buf_clock(d, 0));
+			opt_head(d, o, OPT_TRACECLOCK, strlen(clock) + 1);
+			mb_str(o, clock);
+			continue;
+		}
 		opt_head(d, o, m->opts[i].id, m->opts[i].b.len);
 		mb_put(o, m->opts[i].b.data, m->opts[i].b.len);
 	}
