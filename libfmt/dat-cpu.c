@@ -285,6 +285,7 @@ int cursor_peek(struct cursor *c)
 			continue;
 		}
 		c->ev.data = data;
+		c->ev.raw_ts = ts;
 		c->ev.ts = file_ts(c->f, ts, c->ci->cpu);
 		c->ev.missed = c->page_start ? c->page_missed : 0;
 		c->ev.shown_missed = kbuffer_missed_events(c->kbuf);

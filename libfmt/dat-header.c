@@ -20,21 +20,22 @@
 
 static int read_header_info(struct rd *r)
 {
-	char *buf;
-	uint64_t n;
+	struct tdat_meta *m = &r->f->meta;
 	int ret;
 
-	if ((ret = rd_expect(r, "header_page", 12)) || (ret = rd_sized(r, 8, &buf, &n, "header_page")))
+	if ((ret = rd_expect(r, "header_page", 12)) ||
+	    (ret = rd_sized(r, 8, &m->header_page.data, &m->header_page.len, "header_page")))
 		return ret;
-	tep_parse_header_page(r->f->tep, buf, (unsigned long)n, r->f->info.long_size);
-	free(buf);
-	if ((ret = rd_expect(r, "header_event", 13)) || (ret = rd_sized(r, 8, &buf, &n, "header_event")))
+	tep_parse_header_page(r->f->tep, m->header_page.data, (unsigned long)m->header_page.len,
+			      r->f->info.long_size);
+	if ((ret = rd_expect(r, "header_event", 13)) ||
+	    (ret = rd_sized(r, 8, &m->header_event.data, &m->header_event.len, "header_event")))
 		return ret;
-	free(buf);
 	return 0;
 }
 
-static int read_formats(struct rd *r, const char *system)
+/* Format files of @system, kept in @arr for a writer. */
+static int read_formats(struct rd *r, const char *system, struct tdat_blob **arr, int *nfmts)
 {
 	uint64_t count, n;
 	char *buf;
@@ -49,13 +50,31 @@ static int read_formats(struct rd *r, const char *system)
 			return ret;
 		/* A format libtraceevent cannot parse only loses that event's pretty print. */
 		tep_parse_event(r->f->tep, buf, (unsigned long)n, system);
-		free(buf);
+		if (meta_push(arr, nfmts, buf, n)) {
+			free(buf);
+			return TDAT_ENOMEM;
+		}
 	}
+	return 0;
+}
+
+static int add_system(struct tdat_meta *m, char *name, struct tdat_msys **out)
+{
+	struct tdat_msys *s = realloc(m->systems, sizeof(*s) * (size_t)(m->nsystems + 1));
+
+	if (!s)
+		return TDAT_ENOMEM;
+	m->systems = s;
+	s += m->nsystems++;
+	memset(s, 0, sizeof(*s));
+	s->name = name;
+	*out = s;
 	return 0;
 }
 
 static int read_event_systems(struct rd *r)
 {
+	struct tdat_msys *s;
 	uint64_t count;
 	char *sys;
 	int ret;
@@ -67,9 +86,11 @@ static int read_event_systems(struct rd *r)
 	for (uint64_t i = 0; i < count; i++) {
 		if ((ret = rd_str(r, &sys, 1024, "event system name")))
 			return ret;
-		ret = read_formats(r, sys);
-		free(sys);
-		if (ret)
+		if ((ret = add_system(&r->f->meta, sys, &s))) {
+			free(sys);
+			return ret;
+		}
+		if ((ret = read_formats(r, sys, &s->fmts, &s->nfmts)))
 			return ret;
 	}
 	return 0;
@@ -108,22 +129,31 @@ static void printk_filter(char *buf)
 
 static int read_text_section(struct rd *r, int lenbytes, int id)
 {
-	uint64_t n;
-	char *buf;
-	int ret = rd_sized(r, lenbytes, &buf, &n, id == OPT_KALLSYMS ? "kallsyms" :
-			   id == OPT_PRINTK ? "printk formats" : "saved cmdlines");
+	struct tdat_meta *m = &r->f->meta;
+	struct tdat_blob *keep = id == OPT_KALLSYMS ? &m->kallsyms : id == OPT_PRINTK ? &m->printk :
+				 &m->cmdlines;
+	char *copy;
+	int ret;
 
+	free(keep->data);
+	keep->data = NULL;
+	ret = rd_sized(r, lenbytes, &keep->data, &keep->len, id == OPT_KALLSYMS ? "kallsyms" :
+		       id == OPT_PRINTK ? "printk formats" : "saved cmdlines");
 	if (ret)
 		return ret;
-	if (id == OPT_KALLSYMS)
-		tep_parse_kallsyms(r->f->tep, buf);
-	else if (id == OPT_PRINTK) {
-		printk_filter(buf);
-		tep_parse_printk_formats(r->f->tep, buf);
+	if (id == OPT_KALLSYMS) {
+		tep_parse_kallsyms(r->f->tep, keep->data);
+	} else if (id == OPT_PRINTK) {
+		/* the filter edits in place; the kept text stays as it was */
+		copy = strdup(keep->data);
+		if (!copy)
+			return TDAT_ENOMEM;
+		printk_filter(copy);
+		tep_parse_printk_formats(r->f->tep, copy);
+		free(copy);
+	} else {
+		tep_parse_saved_cmdlines(r->f->tep, keep->data);
 	}
-	else
-		tep_parse_saved_cmdlines(r->f->tep, buf);
-	free(buf);
 	return 0;
 }
 
@@ -133,7 +163,7 @@ static int read_section_body(struct rd *r, int id)
 	case OPT_HEADER_INFO:
 		return read_header_info(r);
 	case OPT_FTRACE_EVENTS:
-		return read_formats(r, "ftrace");
+		return read_formats(r, "ftrace", &r->f->meta.ftrace, &r->f->meta.nftrace);
 	case OPT_EVENT_FORMATS:
 		return read_event_systems(r);
 	case OPT_KALLSYMS:
@@ -232,7 +262,7 @@ static int open_v6(struct tdat_file *f, struct rd *r)
 	uint64_t cpus;
 	int ret;
 
-	if ((ret = read_header_info(r)) || (ret = read_formats(r, "ftrace")) ||
+	if ((ret = read_header_info(r)) || (ret = read_formats(r, "ftrace", &f->meta.ftrace, &f->meta.nftrace)) ||
 	    (ret = read_event_systems(r)) || (ret = read_text_section(r, 4, OPT_KALLSYMS)) ||
 	    (ret = read_text_section(r, 4, OPT_PRINTK)) || (ret = read_text_section(r, 8, OPT_CMDLINES)))
 		return ret;
@@ -384,6 +414,7 @@ static int read_start(struct tdat_file *f, struct rd *r)
 	}
 	f->info.big_endian = b[0];
 	f->info.long_size = b[1];
+	f->meta.user_long = b[1];
 	if ((ret = rd_num(r, 4, &v, "page size")))
 		return ret;
 	if (v < 64 || v > (1u << 26) || (v & (v - 1))) {
@@ -554,6 +585,7 @@ void tdat_file_free(struct tdat_file *f)
 		free(f->buffers[i].lat_text);
 	}
 	free(f->buffers);
+	meta_release(&f->meta);
 	file_types_free(f);
 	for (int i = 0; i < f->tsync_ncpus; i++)
 		free(f->tsync[i].samples);

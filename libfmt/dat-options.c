@@ -4,7 +4,8 @@
  * chained v7 OPTIONS sections): buffers and their CPU tables, clock, uname,
  * version, CPU count, CPU stats, time corrections (DATE, OFFSET, TSC2NSEC,
  * TIME_SHIFT) and, in v7, where the other sections are.  Unknown options
- * are skipped by their size.
+ * are skipped by their size.  The options a trace.dat writer copies are
+ * also kept as they were read (struct tdat_meta).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,79 @@ int file_add_buffer(struct tdat_file *f, struct tdat_buffer **out)
 	memset(b, 0, sizeof(*b));
 	*out = b;
 	return 0;
+}
+
+int meta_push(struct tdat_blob **arr, int *n, char *data, uint64_t len)
+{
+	struct tdat_blob *a = realloc(*arr, sizeof(*a) * (size_t)(*n + 1));
+
+	if (!a)
+		return TDAT_ENOMEM;
+	a[*n].data = data;
+	a[*n].len = len;
+	*arr = a;
+	(*n)++;
+	return 0;
+}
+
+/* Options copied into a written file as they are; the rest it rebuilds. */
+static bool kept_option(unsigned id)
+{
+	switch (id) {
+	case OPT_DATE: case OPT_CPUSTAT: case OPT_TRACECLOCK: case OPT_UNAME: case 6: /* HOOK */
+	case OPT_OFFSET: case OPT_VERSION: case OPT_PROCMAPS: case OPT_TRACEID:
+	case OPT_TIME_SHIFT: case OPT_GUEST: case OPT_TSC2NSEC:
+		return true;
+	default:
+		return false;
+	}
+}
+
+int meta_keep_option(struct tdat_meta *m, unsigned id, const char *buf, uint64_t size)
+{
+	struct tdat_mopt *o;
+	char *copy;
+
+	if (!kept_option(id))
+		return 0;
+	copy = malloc(size + 1);
+	o = realloc(m->opts, sizeof(*o) * (size_t)(m->nopts + 1));
+	if (o)
+		m->opts = o;
+	if (!copy || !o) {
+		free(copy);
+		return TDAT_ENOMEM;
+	}
+	memcpy(copy, buf, size);
+	copy[size] = '\0';
+	o += m->nopts++;
+	o->id = id;
+	o->b.data = copy;
+	o->b.len = size;
+	return 0;
+}
+
+void meta_release(struct tdat_meta *m)
+{
+	free(m->header_page.data);
+	free(m->header_event.data);
+	for (int i = 0; i < m->nftrace; i++)
+		free(m->ftrace[i].data);
+	free(m->ftrace);
+	for (int s = 0; s < m->nsystems; s++) {
+		for (int i = 0; i < m->systems[s].nfmts; i++)
+			free(m->systems[s].fmts[i].data);
+		free(m->systems[s].fmts);
+		free(m->systems[s].name);
+	}
+	free(m->systems);
+	free(m->kallsyms.data);
+	free(m->printk.data);
+	free(m->cmdlines.data);
+	for (int i = 0; i < m->nopts; i++)
+		free(m->opts[i].b.data);
+	free(m->opts);
+	memset(m, 0, sizeof(*m));
 }
 
 static int opt_num(struct tdat_file *f, const char *buf, uint64_t size, uint64_t *pos, int len, uint64_t *v)
@@ -265,7 +339,9 @@ int opts_read(struct rd *r, struct opts_state *st, uint64_t *next)
 			free(buf);
 			return 0;
 		}
-		ret = handle_option(r->f, st, (unsigned)id, buf, size);
+		ret = meta_keep_option(&r->f->meta, (unsigned)id, buf, size);
+		if (!ret)
+			ret = handle_option(r->f, st, (unsigned)id, buf, size);
 		free(buf);
 		if (ret) {
 			char msg[64];

@@ -18,6 +18,7 @@
 struct tep_handle;
 struct tep_plugin_list;
 struct kbuffer;
+struct tdat_sink;
 
 #define TDAT_MSG_LEN 512
 
@@ -34,6 +35,8 @@ struct tdat_src {
 
 int src_open(struct tdat_src *s, const char *path, char *err);
 void src_close(struct tdat_src *s);
+/* An unlinked temporary file under $TMPDIR: its fd, or a negative error. */
+int tmp_file(char *err);
 /* Read exactly @len bytes at @off; TDAT_EFORMAT if the file ends first. */
 int src_pread(struct tdat_src *s, void *buf, size_t len, uint64_t off, char *err);
 
@@ -70,8 +73,48 @@ struct tdat_buffer {
 	size_t lat_len;
 };
 
+/*
+ * The metadata of a file kept as it was read, so that a writer can copy it
+ * into a new trace.dat (writer-dat.c).  Blobs are NUL-terminated; len does
+ * not count the NUL.
+ */
+struct tdat_blob {
+	char *data;
+	uint64_t len;
+};
+
+struct tdat_msys {		/* one event system and its format files */
+	char *name;
+	struct tdat_blob *fmts;
+	int nfmts;
+};
+
+struct tdat_mopt {		/* an option copied as it is (DATE, UNAME, ...) */
+	unsigned id;
+	struct tdat_blob b;
+};
+
+struct tdat_meta {
+	unsigned user_long;	/* the header's long size byte */
+	struct tdat_blob header_page, header_event;
+	struct tdat_blob *ftrace;	/* ftrace event formats */
+	int nftrace;
+	struct tdat_msys *systems;
+	int nsystems;
+	struct tdat_blob kallsyms, printk, cmdlines;	/* data NULL: absent */
+	struct tdat_mopt *opts;		/* in file order */
+	int nopts;
+};
+
+/* Append a blob (taking @data) to an array; TDAT_ENOMEM leaves @data to the caller. */
+int meta_push(struct tdat_blob **arr, int *n, char *data, uint64_t len);
+/* Keep option @id's payload if it is one a writer copies. */
+int meta_keep_option(struct tdat_meta *m, unsigned id, const char *buf, uint64_t size);
+void meta_release(struct tdat_meta *m);
+
 struct tdat_file {
 	struct tdat_file_info info;
+	struct tdat_meta meta;
 	struct tdat_src src;
 	char errmsg[TDAT_MSG_LEN];
 	unsigned flags;		/* enum tdat_open_flags */
@@ -207,8 +250,12 @@ static inline uint64_t field_raw(const struct tdat_file *f, const unsigned char 
 #define OPT_OFFSET	7
 #define OPT_CPUCOUNT	8
 #define OPT_VERSION	9
+#define OPT_PROCMAPS	10
+#define OPT_TRACEID	11
 #define OPT_TIME_SHIFT	12
+#define OPT_GUEST	13
 #define OPT_TSC2NSEC	14
+#define OPT_STRINGS	15
 #define OPT_HEADER_INFO	16
 #define OPT_FTRACE_EVENTS 17
 #define OPT_EVENT_FORMATS 18
@@ -302,6 +349,79 @@ static inline void cursor_advance(struct cursor *c) { c->have = false; }
 /* Before the first peek: skip the pages (or chunks) that end before @ts. */
 int cursor_seek(struct cursor *c, uint64_t ts);
 void cursor_release(struct cursor *c);
+
+/* ---- dat-pages.c: events packed into ring-buffer pages (the writer's encoder) ---- */
+
+struct page_enc {
+	unsigned char *page;	/* page_size bytes */
+	unsigned page_size, hdr, long_size;
+	bool big;
+	size_t len, cap;	/* data bytes used / usable after the header */
+	uint64_t first_ts, last_ts;	/* raw timestamps */
+	long long missed;	/* lost before the page: N, -1 unknown count, 0 */
+	unsigned nevents;
+};
+
+/* Store @v in @len bytes of the given byte order. */
+void enc_num(unsigned char *d, uint64_t v, unsigned len, bool big);
+int penc_init(struct page_enc *p, unsigned page_size, int long_size, bool big_endian);
+void penc_release(struct page_enc *p);
+/*
+ * Add an event of @size bytes (a multiple of 4 as kbuffer reports sizes).
+ * @missed: events lost before it (only the first event of a page may have
+ * some); @hide_missed: put a zero time extend in front so that kbuffer does
+ * not report them (as in an input where one preceded the event).
+ * Return: 0 added; 1 it needs a new page (penc_finish, use, penc_reset, add
+ * again); TDAT_ELIMIT if it cannot fit even an empty page.
+ */
+int penc_add(struct page_enc *p, uint64_t raw_ts, const void *data, unsigned size,
+	     long long missed, bool hide_missed);
+/* Write the page header (and lost count); p->page is then a whole page. */
+void penc_finish(struct page_enc *p);
+void penc_reset(struct page_enc *p);
+
+/* ---- dat-stage.c: per-CPU data of the writer, staged until close ---- */
+
+struct stage_run {		/* a piece of a stream: in memory, or in the file */
+	unsigned char *mem;
+	uint64_t off;
+	size_t len;
+};
+
+struct stage {
+	size_t mem_used, mem_limit;
+	int fd;			/* the temporary file; -1 until needed */
+	uint64_t fd_end;
+	int zkind;		/* 0 none, 1 zstd, 2 zlib */
+	void *zctx;
+	unsigned char *zbuf;	/* 8-byte chunk header + the last frame */
+	size_t zcap;
+	char *err;		/* the writer's errmsg */
+};
+
+struct dstream {		/* one CPU of one buffer */
+	int buffer, cpu;
+	struct page_enc pe;
+	unsigned char *chunk;	/* pages not yet staged */
+	size_t chunk_len;
+	uint32_t nchunks;
+	uint64_t stored, events;
+	struct stage_run *runs;
+	int nruns, runs_cap;
+};
+
+int stage_init(struct stage *st, const char *zname, size_t limit, char *err);
+void stage_release(struct stage *st);
+int stage_compress(struct stage *st, const void *src, size_t len, bool big, size_t *olen);
+int dstream_init(struct dstream *s, int buffer, int cpu, unsigned page_size, int long_size,
+		 bool big);
+void dstream_release(struct dstream *s);
+int dstream_put(struct stage *st, struct dstream *s, const struct tdat_event *ev);
+/* At close: stage the last page and chunk. */
+int dstream_flush(struct stage *st, struct dstream *s);
+/* Bytes the stream takes in the file (with the chunk count if compressed). */
+uint64_t dstream_size(const struct stage *st, const struct dstream *s);
+int dstream_copy(struct stage *st, const struct dstream *s, struct tdat_sink *out);
 
 /* ---- writer.c: buffered output with a sticky error, and the registry ---- */
 
@@ -417,6 +537,7 @@ const char *csv_comm_cell(struct csv_comms *c, struct tep_handle *tep, int pid,
 void csv_comms_release(struct csv_comms *c);
 
 struct tdat_writer;
+struct tdat_sink;
 
 struct tdat_writer_ops {
 	const char *name;
@@ -441,6 +562,7 @@ struct tdat_writer {
 extern const struct tdat_writer_ops tdat_writer_text_ops;
 extern const struct tdat_writer_ops tdat_writer_csv_ops;
 extern const struct tdat_writer_ops tdat_writer_json_ops;
+extern const struct tdat_writer_ops tdat_writer_dat_ops;
 
 /* writer-csvdir.c: csv with TDAT_W_SPLIT; csv_open() hands over to it. */
 int csvdir_open(struct tdat_writer *w);

@@ -19,7 +19,7 @@
 
 static const unsigned char dat_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
-static int tmp_file(char *err)
+int tmp_file(char *err)
 {
 	const char *dir = getenv("TMPDIR");
 	char *name;

@@ -163,6 +163,8 @@ void tdat_file_free(struct tdat_file *f);
  */
 struct tdat_event {
 	uint64_t ts;		/* corrected timestamp (ns unless raw clock) */
+	uint64_t raw_ts;	/* the ring buffer's own timestamp, before any
+				 * correction (TSC2NSEC, TIME_SHIFT, offsets) */
 	const void *data;
 	unsigned size;
 	int cpu;
@@ -415,6 +417,9 @@ enum tdat_writer_flags {
 	TDAT_W_NSEC = 1 << 0,	/* text: full nanosecond timestamps (-t) */
 	TDAT_W_GZIP = 1 << 1,	/* gzip the stream (formats that write to a descriptor) */
 	TDAT_W_SPLIT = 1 << 2,	/* csv: one typed file per event type in a directory */
+	TDAT_W_V6 = 1 << 3,	/* dat: trace.dat version 6 (uncompressed); default 7 */
+	TDAT_W_ZNONE = 1 << 4,	/* dat: v7 without compression (default zstd) */
+	TDAT_W_ZLIB = 1 << 5,	/* dat: v7 compressed with zlib */
 };
 
 /* What a format needs for its output (tdat_format_output()). */

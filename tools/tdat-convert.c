@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tdat-convert - convert trace.dat files into text (as `trace-cmd report`
- * prints them) or CSV.  Several inputs are merged on one timeline.
+ * prints them), CSV or a new trace.dat.  Several inputs are merged on one timeline.
  * A thin main() over libfmt: open inputs, merge, write, report damage.
  */
 #include <getopt.h>
@@ -20,20 +20,24 @@ struct opts {
 	char **offsets;		/* FILE=NS entries of --ts-offset */
 	int noffsets;
 	struct tdat_select *sel;	/* NULL: every event */
+	bool dat_opts;		/* --file-version or --compression given */
 };
 
 static __attribute__((noreturn)) void usage(FILE *fp, int code)
 {
 	fprintf(fp,
 		"Usage: %s [-t] [-f FORMAT] [-o OUT] [--split-by-event] [--raw-ts]\n"
+		"       [--file-version 6|7] [--compression zstd|zlib|none]\n"
 		"       [--ts-offset [FILE=]NS] [--no-plugins] [--progress | --no-progress]\n"
 		"       [SELECTION] FILE...\n"
 		"Convert trace.dat files (\"-\" reads standard input) into another format.\n"
 		"Events of all CPUs, buffers and files are merged by timestamp.\n\n"
-		"  -f, --format FORMAT   text (as trace-cmd report), csv, ...; default from -o's\n"
+		"  -f, --format FORMAT   text (as trace-cmd report), csv, dat, ...; default from -o's\n"
 		"                        extension (.txt, .csv, ...; a .gz ending gzips), else text\n"
 		"  -o, --output OUT      output file (default: standard output)\n"
 		"      --split-by-event  csv: one typed file per event type in the directory -o\n"
+		"      --file-version 6|7  dat: trace.dat version (default 7)\n"
+		"      --compression zstd|zlib|none  dat: v7 compression (default zstd)\n"
 		"  -t, --nsec            text: full nanosecond timestamps (trace-cmd report -t)\n"
 		"      --raw-ts          no timestamp corrections (OFFSET, DATE, TSC2NSEC, TIME_SHIFT)\n"
 		"      --ts-offset [FILE=]NS  add NS (units ns, us, ms, s) to every timestamp of\n"
@@ -49,7 +53,8 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 	exit(code);
 }
 
-enum { OPT_RAW_TS = 256, OPT_TS_OFFSET, OPT_NO_PLUGINS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SPLIT };
+enum { OPT_RAW_TS = 256, OPT_TS_OFFSET, OPT_NO_PLUGINS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SPLIT,
+       OPT_FILE_VERSION, OPT_COMPRESSION };
 
 static const struct option longopts[] = {
 	{ "format", required_argument, NULL, 'f' },
@@ -61,11 +66,28 @@ static const struct option longopts[] = {
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 	{ "split-by-event", no_argument, NULL, OPT_SPLIT },
+	{ "file-version", required_argument, NULL, OPT_FILE_VERSION },
+	{ "compression", required_argument, NULL, OPT_COMPRESSION },
 	SELECT_LONGOPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* --file-version and --compression: flags of the dat writer. */
+static void dat_option(struct opts *o, int c, const char *arg)
+{
+	if (c == OPT_FILE_VERSION && (!strcmp(arg, "6") || !strcmp(arg, "7")))
+		o->wflags = (o->wflags & ~TDAT_W_V6) | (arg[0] == '6' ? TDAT_W_V6 : 0);
+	else if (c == OPT_COMPRESSION && (!strcmp(arg, "zstd") || !strcmp(arg, "zlib") ||
+					  !strcmp(arg, "none")))
+		o->wflags = (o->wflags & ~(TDAT_W_ZLIB | TDAT_W_ZNONE)) |
+			    (arg[1] == 'l' ? TDAT_W_ZLIB : arg[0] == 'n' ? TDAT_W_ZNONE : 0);
+	else
+		usage_error("invalid --%s '%s'", c == OPT_FILE_VERSION ? "file-version" :
+			    "compression", arg);
+	o->dat_opts = true;
+}
 
 static void parse_args(struct opts *o, int argc, char **argv)
 {
@@ -83,6 +105,8 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		case OPT_PROGRESS: o->progress = 1; break;
 		case OPT_NO_PROGRESS: o->progress = 0; break;
 		case OPT_SPLIT: o->wflags |= TDAT_W_SPLIT; break;
+		case OPT_FILE_VERSION: dat_option(o, c, optarg); break;
+		case OPT_COMPRESSION: dat_option(o, c, optarg); break;
 		case OPT_TS_OFFSET:
 			o->offsets = realloc(o->offsets, sizeof(char *) * (size_t)(o->noffsets + 1));
 			if (!o->offsets)
@@ -103,6 +127,10 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		usage_error("unknown format '%s' (one of: %s)", o->format, tdat_format_names());
 	if ((o->wflags & TDAT_W_SPLIT) && strcmp(o->format, "csv"))
 		usage_error("--split-by-event needs -f csv");
+	if (o->dat_opts && strcmp(o->format, "dat"))
+		usage_error("--file-version and --compression need -f dat");
+	if ((o->wflags & TDAT_W_V6) && (o->wflags & TDAT_W_ZLIB))
+		usage_error("trace.dat version 6 is not compressed");
 	if (o->out && !(o->wflags & TDAT_W_SPLIT) && strlen(o->out) > 3 &&
 	    !strcmp(o->out + strlen(o->out) - 3, ".gz"))
 		o->wflags |= TDAT_W_GZIP;
@@ -160,7 +188,7 @@ static int run(struct opts *o, char **files, int n, struct tdat_merge *m, struct
 		die_(EXIT_FAIL, "out of memory");
 	if (out_is_input(o->out, files, n))
 		die_(EXIT_FAIL, "%s: output file is one of the inputs", o->out);
-	if (out_open(&out, o->out, kind, (o->wflags & TDAT_W_GZIP) != 0)) {
+	if (out_open(&out, o->out, kind, (o->wflags & TDAT_W_GZIP) || !strcmp(o->format, "dat"))) {
 		tdat_writer_free(w);
 		return EXIT_FAIL;
 	}
