@@ -20,6 +20,7 @@
 static const struct tdat_writer_ops *const writers[] = {
 	&tdat_writer_text_ops,
 	&tdat_writer_csv_ops,
+	&tdat_writer_sqlite_ops,
 };
 
 #define NWRITERS (sizeof(writers) / sizeof(writers[0]))
