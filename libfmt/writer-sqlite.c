@@ -17,6 +17,7 @@
  * multi-row prepared INSERT, all in one transaction, with the journal and
  * syncing off: the file is a temporary one the tool renames on success.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -25,7 +26,9 @@
 
 #include "internal.h"
 
-#define BATCH 64
+#define BATCH 64		/* rows per INSERT statement */
+#define CHUNK_ROWS 2048		/* rows per hand-over to the worker */
+#define QUEUE_MAX 8		/* chunks in flight */
 #define MAX_VARS 32000		/* under SQLite's default 32766 parameters */
 #define UNION_GROUP 200		/* terms per compound SELECT (the limit is 500) */
 
@@ -44,16 +47,41 @@ struct sq_val {
 	} u;
 };
 
+/* Rows of one table on their way to SQLite. */
+struct chunk {
+	struct sq_table *t;
+	int nrows, cap;
+	size_t vcap;			/* values of room */
+	struct sq_val *vals;		/* nrows * t->ncols */
+	char *arena;			/* the V_TEXT bytes */
+	size_t alen, acap;
+	struct chunk *next;
+};
+
+/*
+ * The thread that feeds SQLite: chunks queue up FIFO; while it works the
+ * other thread touches the database only after drain().
+ */
+struct worker {
+	pthread_t thread;
+	bool running, quit, busy;
+	pthread_mutex_t lock;
+	pthread_cond_t work, done;
+	struct chunk *head, *tail, *free;
+	int queued;
+	int err;			/* first failure, sticky */
+	char msg[TDAT_MSG_LEN];
+};
+
 struct sq_table {
 	char *name;
-	int ncols, batch, nrows;
+	int ncols, batch;
 	char **cols;			/* column names */
 	char **keys;			/* event tables: args key of each column, NULL if fixed */
 	const char **vtypes;		/* its args value_type */
-	sqlite3_stmt *one, *many;
-	struct sq_val *vals;		/* batch * ncols */
-	char *arena;
-	size_t alen, acap;
+	sqlite3_stmt *one, *many;	/* used by the worker only */
+	struct chunk *cur;		/* rows being filled */
+	int chunk_rows;			/* rows of the next chunk: grows to CHUNK_ROWS */
 	/* event tables */
 	char *sys, *ev;
 	struct sq_table *next;
@@ -138,7 +166,7 @@ struct sq {
 	int npc;
 	int64_t next_id, next_track, next_counter, next_slice;
 	uint64_t first_ts, last_ts;
-	bool committed;
+	struct worker wk;
 };
 
 static int db_fail(struct sq *q, const char *what)
@@ -174,65 +202,210 @@ static sqlite3_stmt *prepare_insert(struct sq *q, struct sq_table *t, int rows)
 	return st;
 }
 
-static int table_prepare(struct sq *q, struct sq_table *t)
+/* Make @c hold rows of @t. */
+static int chunk_for(struct chunk *c, struct sq_table *t)
 {
+	size_t need = (size_t)t->chunk_rows * (size_t)t->ncols;
 	struct sq_val *v;
 
+	if (c->vcap < need) {
+		if (!(v = realloc(c->vals, sizeof(*v) * need)))
+			return TDAT_ENOMEM;
+		c->vals = v;
+		c->vcap = need;
+	}
+	c->t = t;
+	c->cap = t->chunk_rows;
+	c->nrows = 0;
+	c->alen = 0;
+	return 0;
+}
+
+static void chunk_free(struct chunk *c)
+{
+	if (c) {
+		free(c->vals);
+		free(c->arena);
+		free(c);
+	}
+}
+
+static int table_prepare(struct sq *q, struct sq_table *t)
+{
 	sqlite3_finalize(t->one);
 	sqlite3_finalize(t->many);
 	t->batch = MAX_VARS / t->ncols < BATCH ? MAX_VARS / t->ncols : BATCH;
 	t->many = NULL;
 	if (!(t->one = prepare_insert(q, t, 1)) || !(t->many = prepare_insert(q, t, t->batch)))
 		return db_fail(q, t->name);
-	if (!(v = realloc(t->vals, sizeof(*v) * (size_t)(t->batch * t->ncols))))
+	if (t->chunk_rows < t->batch)
+		t->chunk_rows = t->batch;
+	if (!t->cur && !(t->cur = calloc(1, sizeof(*t->cur))))
 		return TDAT_ENOMEM;
-	t->vals = v;
-	return 0;
+	return chunk_for(t->cur, t);
 }
 
-static void bind(sqlite3_stmt *st, int i, const struct sq_table *t, const struct sq_val *v)
+static void bind(sqlite3_stmt *st, int i, const struct chunk *c, const struct sq_val *v)
 {
 	switch (v->type) {
 	case V_INT: sqlite3_bind_int64(st, i, v->u.i); break;
 	case V_REAL: sqlite3_bind_double(st, i, v->u.d); break;
-	case V_TEXT: sqlite3_bind_text(st, i, t->arena + v->u.off, (int)v->len, SQLITE_STATIC); break;
+	case V_TEXT: sqlite3_bind_text(st, i, c->arena + v->u.off, (int)v->len, SQLITE_STATIC); break;
 	case V_STATIC: sqlite3_bind_text(st, i, v->u.p, (int)v->len, SQLITE_STATIC); break;
 	default: sqlite3_bind_null(st, i); break;
 	}
 }
 
-static int step(struct sq *q, struct sq_table *t, sqlite3_stmt *st)
+/* Insert @n rows from @v with @st; 0 or the SQLite error. */
+static int insert(sqlite3_stmt *st, const struct chunk *c, const struct sq_val *v, int n)
 {
-	int rc = sqlite3_step(st);
+	int rc;
 
+	for (int i = 0; i < n; i++)
+		bind(st, i + 1, c, &v[i]);
+	rc = sqlite3_step(st);
 	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : db_fail(q, t->name);
+	return rc == SQLITE_DONE ? 0 : rc;
 }
 
-static int flush(struct sq *q, struct sq_table *t)
+/* The worker's job: every row of @c, BATCH rows per statement. */
+static void insert_chunk(struct sq *q, struct chunk *c)
 {
-	int n = t->ncols, ret = 0;
+	struct sq_table *t = c->t;
+	int n = t->ncols, r = 0, rc = 0;
 
-	if (t->nrows == t->batch) {
-		for (int i = 0; i < t->batch * n; i++)
-			bind(t->many, i + 1, t, &t->vals[i]);
-		ret = step(q, t, t->many);
-	} else {
-		for (int r = 0; r < t->nrows && !ret; r++) {
-			for (int c = 0; c < n; c++)
-				bind(t->one, c + 1, t, &t->vals[r * n + c]);
-			ret = step(q, t, t->one);
-		}
+	for (; !rc && c->nrows - r >= t->batch; r += t->batch)
+		rc = insert(t->many, c, &c->vals[r * n], t->batch * n);
+	for (; !rc && r < c->nrows; r++)
+		rc = insert(t->one, c, &c->vals[r * n], n);
+	if (rc && !q->wk.err) {
+		snprintf(q->wk.msg, sizeof(q->wk.msg), "%s: %s", t->name, sqlite3_errmsg(q->db));
+		q->wk.err = rc == SQLITE_NOMEM ? TDAT_ENOMEM : TDAT_EIO;
 	}
-	t->nrows = 0;
-	t->alen = 0;
-	return ret;
+}
+
+static void *worker_main(void *arg)
+{
+	struct sq *q = arg;
+	struct worker *wk = &q->wk;
+	struct chunk *c;
+
+	pthread_mutex_lock(&wk->lock);
+	for (;;) {
+		while (!wk->head && !wk->quit)
+			pthread_cond_wait(&wk->work, &wk->lock);
+		if (!(c = wk->head))
+			break;
+		if (!(wk->head = c->next))
+			wk->tail = NULL;
+		wk->busy = true;
+		pthread_mutex_unlock(&wk->lock);
+		if (!wk->err)
+			insert_chunk(q, c);
+		pthread_mutex_lock(&wk->lock);
+		c->next = wk->free;
+		wk->free = c;
+		wk->queued--;
+		wk->busy = false;
+		pthread_cond_broadcast(&wk->done);
+	}
+	pthread_mutex_unlock(&wk->lock);
+	return NULL;
+}
+
+static int worker_err(struct sq *q)
+{
+	if (q->wk.err)
+		tdat_msg(q->w->errmsg, "%s", q->wk.msg);
+	return q->wk.err;
+}
+
+/* Hand @t's rows to the worker (or insert them here if there is none). */
+static int submit(struct sq *q, struct sq_table *t)
+{
+	struct worker *wk = &q->wk;
+	struct chunk *c = t->cur, *fresh = NULL;
+	int err;
+
+	if (!c || !c->nrows)
+		return 0;
+	if (!wk->running) {
+		insert_chunk(q, c);
+		c->nrows = 0;
+		c->alen = 0;
+		return worker_err(q);
+	}
+	pthread_mutex_lock(&wk->lock);
+	while (wk->queued >= QUEUE_MAX)
+		pthread_cond_wait(&wk->done, &wk->lock);
+	c->next = NULL;
+	if (wk->tail)
+		wk->tail->next = c;
+	else
+		wk->head = c;
+	wk->tail = c;
+	wk->queued++;
+	pthread_cond_signal(&wk->work);
+	if ((fresh = wk->free))
+		wk->free = fresh->next;
+	err = wk->err;
+	pthread_mutex_unlock(&wk->lock);
+	t->cur = fresh ? fresh : calloc(1, sizeof(*fresh));
+	if (t->chunk_rows < CHUNK_ROWS)
+		t->chunk_rows *= 2;
+	if (!t->cur || chunk_for(t->cur, t))
+		return TDAT_ENOMEM;
+	return err ? worker_err(q) : 0;
+}
+
+/* Wait until the worker has inserted everything handed to it. */
+static int drain(struct sq *q)
+{
+	struct worker *wk = &q->wk;
+
+	if (!wk->running)
+		return worker_err(q);
+	pthread_mutex_lock(&wk->lock);
+	while (wk->head || wk->busy)
+		pthread_cond_wait(&wk->done, &wk->lock);
+	pthread_mutex_unlock(&wk->lock);
+	return worker_err(q);
+}
+
+static void worker_start(struct sq *q)
+{
+	struct worker *wk = &q->wk;
+
+	pthread_mutex_init(&wk->lock, NULL);
+	pthread_cond_init(&wk->work, NULL);
+	pthread_cond_init(&wk->done, NULL);
+	/* without a thread, rows are inserted by the caller */
+	wk->running = pthread_create(&wk->thread, NULL, worker_main, q) == 0;
+}
+
+static void worker_stop(struct sq *q)
+{
+	struct worker *wk = &q->wk;
+	struct chunk *c;
+
+	if (wk->running) {
+		pthread_mutex_lock(&wk->lock);
+		wk->quit = true;
+		pthread_cond_signal(&wk->work);
+		pthread_mutex_unlock(&wk->lock);
+		pthread_join(wk->thread, NULL);
+		wk->running = false;
+	}
+	while ((c = wk->free)) {
+		wk->free = c->next;
+		chunk_free(c);
+	}
 }
 
 /* The values of a new row (all NULL); commit it with row_end(). */
 static struct sq_val *row_begin(struct sq_table *t)
 {
-	struct sq_val *v = &t->vals[t->nrows * t->ncols];
+	struct sq_val *v = &t->cur->vals[t->cur->nrows * t->ncols];
 
 	memset(v, 0, sizeof(*v) * (size_t)t->ncols);
 	return v;
@@ -240,7 +413,7 @@ static struct sq_val *row_begin(struct sq_table *t)
 
 static int row_end(struct sq *q, struct sq_table *t)
 {
-	return ++t->nrows == t->batch ? flush(q, t) : 0;
+	return ++t->cur->nrows == t->cur->cap ? submit(q, t) : 0;
 }
 
 static inline void v_int(struct sq_val *v, int64_t i)
@@ -265,19 +438,21 @@ static inline void v_static(struct sq_val *v, const char *s)
 	v->len = (unsigned)strlen(s);
 }
 
-/* Room for @n more bytes in @t's arena. */
+/* Room for @n more bytes in the arena of @t's rows. */
 static char *arena(struct sq_table *t, size_t n)
 {
-	if (t->alen + n > t->acap) {
-		size_t cap = (t->alen + n) * 2;
-		char *p = realloc(t->arena, cap);
+	struct chunk *c = t->cur;
+
+	if (c->alen + n > c->acap) {
+		size_t cap = (c->alen + n) * 2;
+		char *p = realloc(c->arena, cap);
 
 		if (!p)
 			return NULL;
-		t->arena = p;
-		t->acap = cap;
+		c->arena = p;
+		c->acap = cap;
 	}
-	return t->arena + t->alen;
+	return c->arena + c->alen;
 }
 
 static int v_text(struct sq_table *t, struct sq_val *v, const void *p, size_t n)
@@ -288,18 +463,24 @@ static int v_text(struct sq_table *t, struct sq_val *v, const void *p, size_t n)
 		return TDAT_ENOMEM;
 	memcpy(d, p, n);
 	v->type = V_TEXT;
-	v->u.off = t->alen;
+	v->u.off = t->cur->alen;
 	v->len = (unsigned)n;
-	t->alen += n;
+	t->cur->alen += n;
 	return 0;
+}
+
+static void finalize(struct sq_table *t)
+{
+	sqlite3_finalize(t->one);
+	sqlite3_finalize(t->many);
+	t->one = t->many = NULL;
 }
 
 static void table_free(struct sq_table *t)
 {
 	if (!t)
 		return;
-	sqlite3_finalize(t->one);
-	sqlite3_finalize(t->many);
+	finalize(t);
 	for (int i = 0; i < t->ncols; i++) {
 		free(t->cols[i]);
 		free(t->keys ? t->keys[i] : NULL);
@@ -307,8 +488,7 @@ static void table_free(struct sq_table *t)
 	free(t->cols);
 	free(t->keys);
 	free(t->vtypes);
-	free(t->vals);
-	free(t->arena);
+	chunk_free(t->cur);
 	free(t->name);
 	free(t->sys);
 	free(t->ev);
@@ -524,7 +704,8 @@ static int map_fields(struct sq *q, struct sq_table *t, const struct ttype *tt, 
 		missing |= find_key(t, tt->fields[i].name) < 0;
 	if (exists && !missing)
 		goto map;
-	if (exists && (ret = flush(q, t)))	/* rows of the old shape first */
+	/* the worker must be idle, and rows of the old shape in, before the schema changes */
+	if ((exists && (ret = submit(q, t))) || (ret = drain(q)))
 		return ret;
 	for (int i = 0; i < tt->nfields; i++)
 		if (find_key(t, tt->fields[i].name) < 0 &&
@@ -615,9 +796,9 @@ static int put_array(struct sq_table *t, struct sq_val *v, const struct tdat_eve
 	}
 	*o++ = ']';
 	v->type = V_TEXT;
-	v->u.off = t->alen;
+	v->u.off = t->cur->alen;
 	v->len = (unsigned)(o - d);
-	t->alen += v->len;
+	t->cur->alen += v->len;
 	return 0;
 }
 
@@ -1139,6 +1320,7 @@ static int sqlite_open(struct tdat_writer *w)
 			return db_fail(q, fixed[i].name);
 	if ((ret = metadata(q)) || (ret = cpus(q)))
 		return ret;
+	worker_start(q);
 	return 0;
 }
 
@@ -1361,10 +1543,10 @@ static int flush_all(struct sq *q)
 	int ret = 0;
 
 	for (struct sq_table *t = q->tables; t && !ret; t = t->next)
-		ret = flush(q, t);
+		ret = submit(q, t);
 	for (int i = 0; i < NFX && !ret; i++)
-		ret = flush(q, q->fx[i]);
-	return ret;
+		ret = submit(q, q->fx[i]);
+	return ret ? ret : drain(q);
 }
 
 static int sqlite_close(struct tdat_writer *w)
@@ -1386,8 +1568,12 @@ static int sqlite_close(struct tdat_writer *w)
 	if ((ret = row_end(q, q->fx[FX_BOUNDS])) || (ret = flush_all(q)) ||
 	    (ret = event_views(q)) || (ret = exec(q, views)) || (ret = exec(q, "COMMIT")))
 		return ret;
-	q->committed = true;
-	return 0;
+	worker_stop(q);
+	for (struct sq_table *t = q->tables; t; t = t->next)
+		finalize(t);
+	for (int i = 0; i < NFX; i++)
+		finalize(q->fx[i]);
+	return sqlite3_close(q->db) == SQLITE_OK ? (q->db = NULL, 0) : db_fail(q, "close");
 }
 
 static void sqlite_free(struct tdat_writer *w)
@@ -1396,6 +1582,7 @@ static void sqlite_free(struct tdat_writer *w)
 
 	if (!q)
 		return;
+	worker_stop(q);		/* before the statements it uses go */
 	for (int i = 0; q->in && i < q->ninputs; i++) {
 		for (size_t k = 0; q->in[i].types && k < TDAT_MAX_TYPES; k++) {
 			if (q->in[i].types[k])
