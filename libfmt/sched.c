@@ -164,8 +164,6 @@ static int switch_threads(struct sched_sm *s, const struct sched_switch_in *in)
 	if (in->next_utid > 0) {
 		if (!(t = thread(s, in->next_utid)))
 			return TDAT_ENOMEM;
-		if (t->id >= 0 && t->state == RUNNING && t->ucpu == in->ucpu)
-			return 0;
 		if ((ret = close_state(s, in->next_utid, t, in->ts, false)))
 			return ret;
 		open_state(s, t, in->ts, RUNNING);
@@ -173,6 +171,24 @@ static int switch_threads(struct sched_sm *s, const struct sched_switch_in *in)
 		t->ucpu = in->ucpu;
 	}
 	return 0;
+}
+
+/*
+ * The CPU ran another task than the switch says left it: its switch-out
+ * was lost.  End that task's Running state with the slice, in no state
+ * until it is seen again.
+ */
+static int lost_switch_out(struct sched_sm *s, const struct sm_cpu *c,
+			   const struct sched_switch_in *in)
+{
+	struct sm_thread *t;
+
+	if (c->id < 0 || c->utid <= 0 || c->utid == in->prev_utid || c->utid >= s->nth)
+		return 0;
+	t = &s->th[c->utid];
+	if (t->id < 0 || t->state != RUNNING || t->ucpu != in->ucpu)
+		return 0;
+	return close_state(s, c->utid, t, in->ts, false);
 }
 
 int sched_switch(struct sched_sm *s, const struct sched_switch_in *in)
@@ -183,6 +199,8 @@ int sched_switch(struct sched_sm *s, const struct sched_switch_in *in)
 	if (in->ucpu < 0 || grow((void **)&s->cpus, &s->ncpus, in->ucpu, sizeof(*s->cpus)))
 		return in->ucpu < 0 ? TDAT_EINVAL : TDAT_ENOMEM;
 	c = &s->cpus[in->ucpu];
+	if ((ret = lost_switch_out(s, c, in)))
+		return ret;
 	if (c->id >= 0) {
 		struct sched_slice_row r = {
 			.id = c->id, .ts = c->ts, .dur = (int64_t)(in->ts - c->ts), .cpu = c->cpu,
