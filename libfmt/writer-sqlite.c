@@ -164,9 +164,10 @@ struct sq {
 	int nth;
 	struct sq_pcounter *pc;
 	int npc;
-	int64_t next_id, next_track, next_counter, next_slice;
+	int64_t next_id, next_track, next_counter, next_slice, next_stat;
 	uint64_t first_ts, last_ts;
 	struct worker wk;
+	int err;		/* a failure of open or put: close only reports it */
 };
 
 static int db_fail(struct sq *q, const char *what)
@@ -1080,9 +1081,8 @@ static void count(struct sq *q, const struct sq_input *in, const struct tdat_eve
 		c->lost_unknown++;
 }
 
-static int sqlite_put(struct tdat_writer *w, const struct tdat_event *ev)
+static int put(struct sq *q, const struct tdat_event *ev)
 {
-	struct sq *q = w->priv;
 	struct sq_input *in = &q->in[ev->input];
 	const struct ttype *tt = file_type(ev->file, ev);
 	const struct sq_type *ty;
@@ -1112,6 +1112,15 @@ static int sqlite_put(struct tdat_writer *w, const struct tdat_event *ev)
 	if ((ret = row_end(q, t)))
 		return ret;
 	return ty->role ? derive(q, in, ty, ev, utid) : 0;
+}
+
+static int sqlite_put(struct tdat_writer *w, const struct tdat_event *ev)
+{
+	struct sq *q = w->priv;
+
+	if (!q->err && (q->err = put(q, ev)) && !*w->errmsg)
+		tdat_msg(w->errmsg, "%s", tdat_strerror(q->err));
+	return q->err;
 }
 
 /* ---- derived rows from sched.c ---- */
@@ -1281,16 +1290,11 @@ static int cpus(struct sq *q)
 	return 0;
 }
 
-static int sqlite_open(struct tdat_writer *w)
+static int open_db(struct sq *q, struct tdat_writer *w)
 {
 	struct sched_ops ops = { .slice = on_slice, .state = on_state };
-	struct sq *q = calloc(1, sizeof(*q));
 	int ret;
 
-	if (!q)
-		return TDAT_ENOMEM;
-	w->priv = q;
-	q->w = w;
 	if (w->flags & TDAT_W_GZIP) {
 		tdat_msg(w->errmsg, "a database cannot be gzipped");
 		return TDAT_EINVAL;
@@ -1322,6 +1326,20 @@ static int sqlite_open(struct tdat_writer *w)
 		return ret;
 	worker_start(q);
 	return 0;
+}
+
+static int sqlite_open(struct tdat_writer *w)
+{
+	struct sq *q = calloc(1, sizeof(*q));
+
+	if (!q)
+		return TDAT_ENOMEM;
+	w->priv = q;
+	q->w = w;
+	q->err = open_db(q, w);
+	if (q->err && !*w->errmsg)
+		tdat_msg(w->errmsg, "%s", tdat_strerror(q->err));
+	return q->err;
 }
 
 /* ---- close ---- */
@@ -1373,7 +1391,7 @@ static int stat_row(struct sq *q, const char *name, int idx, const char *severit
 {
 	struct sq_val *v = row_begin(q->fx[FX_STATS]);
 
-	/* v[0], the id, stays NULL: SQLite numbers the rows */
+	v_int(&v[0], q->next_stat++);
 	v_static(&v[1], name);
 	v_int(&v[2], idx);
 	v_static(&v[3], severity);
@@ -1555,6 +1573,8 @@ static int sqlite_close(struct tdat_writer *w)
 	struct sq_val *v;
 	int ret;
 
+	if (!q || q->err)
+		return q ? q->err : TDAT_EINVAL;
 	if ((ret = sched_finish(q->sm)) || (ret = open_slices(q)))
 		return ret;
 	pm_finish(q->pm, w->merge);
