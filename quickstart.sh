@@ -25,6 +25,7 @@ OUT=out
 CONVERSIONS=(
 	"text trace.txt"
 	"csv  trace.csv"
+	"sqlite trace.db"
 )
 
 JOBS=$(nproc 2>/dev/null || echo 2)

@@ -222,4 +222,26 @@ t_exit "a write failure (file size limit) fails" 1 -- \
 t_stderr_match "with SQLite's reason" "big.db: .*(disk I/O error|full)"
 t_empty_dir "and leaves no file" "$T_TMP/out"
 
+# --- the man page: formats cleanly, and its example queries run ---
+if command -v groff >/dev/null; then
+	t_run "man page" -- groff -man -ww -z doc/tdat-sqlite.7
+	t_assert "doc/tdat-sqlite.7 formats without warnings" test ! -s "$T_ERR" -a "$T_RC" = 0
+else
+	skip "doc/tdat-sqlite.7 formats without warnings" "groff is not installed"
+fi
+sed -n '/^\.SH EXAMPLES/,/^\.SH SEE ALSO/p' doc/tdat-sqlite.7 | sed -n 's/^\.B "\{0,1\}\(.*\)/\1/p' |
+	sed 's/"$//; s/\\-/-/g' | grep -v '^tdat-convert' | tr '\n' ' ' | tr ';' '\n' | sed 's/^ *//' |
+	grep . >"$T_TMP/examples.sql"
+is "the man page has 8 example queries" "$(wc -l <"$T_TMP/examples.sql")" 8
+n=0
+while read -r sql; do
+	n=$((n + 1))
+	t_run "example $n" -- sqlite3 -bail "$T_TMP/v7-zstd.db" "$sql"
+	if ((T_RC == 0)) && [[ ! -s $T_ERR ]] && { [[ -s $T_OUT ]] || [[ $sql == *cpufreq* ]]; }; then
+		ok "example query $n runs and answers: ${sql:0:60}"
+	else
+		not_ok "example query $n runs and answers: ${sql:0:60}" "status $T_RC" "$(head -3 "$T_ERR")"
+	fi
+done <"$T_TMP/examples.sql"
+
 done_testing
