@@ -27,8 +27,8 @@
 #include "internal.h"
 
 #define BATCH 64		/* rows per INSERT statement */
-#define CHUNK_ROWS 2048		/* rows per hand-over to the worker */
-#define QUEUE_MAX 8		/* chunks in flight */
+#define CHUNK_ROWS 512		/* rows per hand-over to the worker */
+#define QUEUE_MAX 16		/* chunks in flight */
 #define MAX_VARS 32000		/* under SQLite's default 32766 parameters */
 #define UNION_GROUP 200		/* terms per compound SELECT (the limit is 500) */
 
@@ -1324,7 +1324,9 @@ static int open_db(struct sq *q, struct tdat_writer *w)
 		tdat_msg(w->errmsg, "a database cannot be gzipped");
 		return TDAT_EINVAL;
 	}
-	if (sqlite3_open_v2(w->path, &q->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL))
+	/* NOMUTEX: only one thread at a time uses the connection (see drain()) */
+	if (sqlite3_open_v2(w->path, &q->db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL))
 		return q->db ? db_fail(q, "cannot open") : TDAT_ENOMEM;
 	ops.ctx = q;
 	q->ninputs = tdat_merge_nfiles(w->merge);
