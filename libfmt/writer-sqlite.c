@@ -13,9 +13,12 @@
  * slices and process counters.  close() writes threads, processes, stats
  * and bounds, creates the views and indexes and commits.
  *
- * Rows are collected per table and inserted BATCH at a time by one
- * multi-row prepared INSERT, all in one transaction, with the journal and
- * syncing off: the file is a temporary one the tool renames on success.
+ * Rows are collected per table in chunks that a worker thread inserts,
+ * BATCH rows per execution of a multi-row prepared INSERT, all in one
+ * transaction, with the journal and syncing off (the file is a temporary
+ * one the tool renames on success): decoding and SQLite run side by side.
+ * Parameters that did not change since the last execution are not bound
+ * again.  The calling thread touches the connection only after drain().
  */
 #include <pthread.h>
 #include <stdlib.h>
