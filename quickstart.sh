@@ -26,6 +26,7 @@ CONVERSIONS=(
 	"text trace.txt"
 	"csv  trace.csv"
 	"json trace.json"
+	"sqlite trace.db"
 )
 
 JOBS=$(nproc 2>/dev/null || echo 2)

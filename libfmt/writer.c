@@ -21,6 +21,7 @@ static const struct tdat_writer_ops *const writers[] = {
 	&tdat_writer_text_ops,
 	&tdat_writer_csv_ops,
 	&tdat_writer_json_ops,
+	&tdat_writer_sqlite_ops,
 	&tdat_writer_dat_ops,
 };
 

@@ -1,0 +1,247 @@
+#!/usr/bin/env bash
+# t-sqlite.sh: tdat-convert -f sqlite on the real captures: one ftrace_event
+# row per event (counted as tdat-info and trace-cmd report count them), the
+# scheduling tables consistent with each other and with the kernel's own
+# prev_state letters, thread names as trace-cmd prints them, Perfetto's
+# example queries, a golden .dump, and the output written whole or not at all.
+. "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
+TD=testdata
+
+if ! command -v sqlite3 >/dev/null; then
+	skip_all "no sqlite3 command"
+fi
+
+q() {	# q DB SQL: one query, its output on stdout
+	sqlite3 -batch "$1" "$2" 2>&1
+}
+
+# is NAME GOT WANT: a TAP check of two values.
+is() {
+	if [[ $2 == "$3" ]]; then ok "$1"; else not_ok "$1" "got:  '$2'" "want: '$3'"; fi
+}
+
+# convert NAME.dat into $T_TMP/NAME.db; 0 if that worked
+convert() {
+	t_exit "$1.dat converts" 0 -- tdat-convert -o "$T_TMP/$1.db" "$TD/$1.dat"
+	((T_LAST_OK))
+}
+
+# Per event "system:name count" from tdat-info --json.
+info_counts() {
+	tdat-info --json "$1" | sed 's/"event_counts":\[//; s/},{/}\n{/g' |
+		sed -n 's/.*"system":"\([^"]*\)","name":"\([^"]*\)","count":\([0-9]*\).*/\1:\2 \3/p' | sort
+}
+
+# Per event "name count" from trace-cmd's report (the golden text).
+report_counts() {
+	sed -nE 's/^.*\[[0-9]{3}\] +[0-9.]+: ([A-Za-z_0-9]+): .*/\1/p' "$1" | sort | uniq -c |
+		awk '{print $2" "$1}' | sort
+}
+
+# --- every event is a row, counted as tdat-info and trace-cmd count them ---
+for f in v7-zstd two-buffers markers lost-events stack extract; do
+	convert $f || continue
+	db=$T_TMP/$f.db
+	is "$f: ftrace_event counts per system:name equal tdat-info's" \
+		"$(q "$db" "SELECT system || ':' || name || ' ' || count(*) FROM ftrace_event GROUP BY system, name" | sort)" \
+		"$(info_counts $TD/$f.dat)"
+	is "$f: counts per name equal trace-cmd report's" \
+		"$(q "$db" "SELECT name || ' ' || count(*) FROM ftrace_event GROUP BY name" | sort)" \
+		"$(report_counts tests/expected/$f.text.out)"
+	is "$f: ids run 0..N-1 in timeline order" \
+		"$(q "$db" "SELECT min(id) = 0 AND max(id) = count(*) - 1 FROM ftrace_event")$(q "$db" \
+			"SELECT count(*) FROM ftrace_event a JOIN ftrace_event b ON b.id = a.id + 1 WHERE b.ts < a.ts")" "10"
+	is "$f: raw is ftrace_event" "$(q "$db" "SELECT count(*) FROM raw EXCEPT SELECT count(*) FROM ftrace_event")" ""
+	is "$f: trace_bounds span the events" \
+		"$(q "$db" "SELECT start_ts = (SELECT min(ts) FROM ftrace_event) AND end_ts = (SELECT max(ts) FROM ftrace_event) FROM trace_bounds")" 1
+done
+
+# --- scheduling ---
+overlaps() {	# rows of TABLE overlapping another of the same KEY
+	q "$1" "SELECT count(*) FROM $2 a JOIN $2 b ON a.$3 = b.$3 AND a.id < b.id
+		AND a.ts < b.ts + (CASE WHEN b.dur < 0 THEN 1e18 ELSE b.dur END)
+		AND b.ts < a.ts + (CASE WHEN a.dur < 0 THEN 1e18 ELSE a.dur END)"
+}
+for f in v7-zstd two-buffers lost-events stack; do
+	db=$T_TMP/$f.db
+	[[ -e $db ]] || continue
+	span=$(q "$db" "SELECT end_ts - start_ts FROM trace_bounds")
+	switches=$(q "$db" "SELECT count(*) FROM sched_switch")
+	cpus=$(q "$db" "SELECT count(DISTINCT cpu) FROM sched_switch")
+	is "$f: one sched_slice per sched_switch" "$(q "$db" "SELECT count(*) FROM sched_slice")" "$switches"
+	is "$f: all but one slice per CPU ended (dur -1, end_state NULL at the end)" \
+		"$(q "$db" "SELECT count(*) FROM sched_slice WHERE dur = -1 AND end_state IS NULL")" "$cpus"
+	is "$f: sched slices never overlap on a CPU" "$(overlaps "$db" sched_slice ucpu)" 0
+	is "$f: no slice is longer than the trace" \
+		"$(q "$db" "SELECT count(*) FROM sched_slice WHERE dur > $span OR dur < -1")" 0
+	is "$f: sum of dur per CPU is within the span" \
+		"$(q "$db" "SELECT count(*) FROM (SELECT cpu, sum(dur) AS d FROM sched WHERE dur >= 0 GROUP BY cpu) WHERE d > $span OR d <= 0")" 0
+	is "$f: a slice starts where the CPU's previous one ended" \
+		"$(q "$db" "SELECT count(*) FROM sched_slice a WHERE dur >= 0 AND NOT EXISTS
+			(SELECT 1 FROM sched_slice b WHERE b.ucpu = a.ucpu AND b.ts = a.ts + a.dur)")" 0
+	is "$f: every Running thread_state is a sched slice" \
+		"$(q "$db" "SELECT count(*) FROM thread_state s WHERE state = 'Running' AND NOT EXISTS
+			(SELECT 1 FROM sched_slice k WHERE k.utid = s.utid AND k.ts = s.ts AND k.dur = s.dur AND k.cpu = s.cpu)")" 0
+	is "$f: and every non-idle slice is Running" \
+		"$(q "$db" "SELECT (SELECT count(*) FROM sched_slice WHERE utid > 0) - (SELECT count(*) FROM thread_state WHERE state = 'Running')")" 0
+	is "$f: a thread is in one state at a time" "$(overlaps "$db" thread_state utid)" 0
+	is "$f: cpu only on Running states" \
+		"$(q "$db" "SELECT count(*) FROM thread_state WHERE (cpu IS NULL) = (state = 'Running')")" 0
+	is "$f: R states from a wake-up name the waker" \
+		"$(q "$db" "SELECT count(*) > 0 FROM thread_state WHERE state = 'R' AND waker_utid IS NOT NULL")" 1
+	lost=$(q "$db" "SELECT sum(value) FROM stats WHERE severity = 'data_loss'")
+	if ((lost == 0)); then
+		is "$f: a switched-out task's next state is its end_state" \
+			"$(q "$db" "SELECT count(*) FROM sched_slice k JOIN thread_state s ON s.utid = k.utid
+				AND s.ts = k.ts + k.dur WHERE k.utid > 0 AND k.dur >= 0 AND s.state <> k.end_state")" 0
+	else	# a lost switch-out ends a slice, but not with its task's end_state
+		skip "$f: a switched-out task's next state is its end_state" "$lost events lost"
+	fi
+	# prev_state letters as the kernel prints them (trace-cmd -N: no plugin)
+	if have_trace_cmd; then
+		"$TRACE_CMD" report -N $TD/$f.dat 2>/dev/null |
+			sed -nE 's/.*\[0*([0-9]+)\] .* sched_switch: .*prev_state=([^ ]+) ==>.*/\1 \2/p' |
+			sort -s -n -k1,1 | awk 'BEGIN { last = -1 } $1 == last { print } { last = $1 }' >"$T_TMP/want-states"
+		q "$db" "SELECT cpu || ' ' || end_state FROM sched_slice WHERE end_state IS NOT NULL ORDER BY cpu, ts" \
+			>"$T_TMP/got-states"
+		t_assert "$f: end_state letters equal the kernel's prev_state ($(sort -u -k2 "$T_TMP/want-states" |
+			awk '{print $2}' | paste -sd' '))" cmp -s "$T_TMP/got-states" "$T_TMP/want-states"
+	else
+		skip "$f: end_state letters equal the kernel's prev_state" "no trace-cmd"
+	fi
+done
+
+# --- threads and processes ---
+for f in v7-zstd two-buffers lost-events stack; do
+	db=$T_TMP/$f.db
+	[[ -e $db ]] || continue
+	sed -nE 's/^(foo: )? *(.*)-([0-9]+) +\[[0-9]{3}\] .*/\3|\2/p' tests/expected/$f.text.out |
+		grep -v -e '^0|' -e '|<\.\.\.>$' | sort -u >"$T_TMP/want-comms"
+	q "$db" "SELECT tid || '|' || name FROM thread t WHERE utid = (SELECT max(utid) FROM thread u
+		WHERE u.tid = t.tid) AND tid IN ($(cut -d'|' -f1 "$T_TMP/want-comms" | paste -sd,))" |
+		sort -u >"$T_TMP/got-comms"
+	t_assert "$f: thread names are the comms trace-cmd prints ($(wc -l <"$T_TMP/want-comms") tids)" \
+		cmp -s "$T_TMP/got-comms" "$T_TMP/want-comms"
+	is "$f: utid 0 is the idle task" "$(q "$db" "SELECT tid, name, is_idle, upid FROM thread WHERE utid = 0")" "0|swapper|1|0"
+	is "$f: every event's utid is a thread" \
+		"$(q "$db" "SELECT count(*) FROM ftrace_event WHERE utid NOT IN (SELECT utid FROM thread)")" 0
+	is "$f: threads of a process: the main thread's tid is the pid" \
+		"$(q "$db" "SELECT count(*) FROM thread t JOIN process p USING (upid) WHERE t.is_main_thread AND t.tid <> p.pid")" 0
+done
+db=$T_TMP/v7-zstd.db
+is "exec names the process and its cmdline" \
+	"$(q "$db" "SELECT p.name, p.cmdline FROM process p JOIN thread t USING (upid) WHERE t.name = 'ls'")" "ls|/usr/bin/ls"
+is "sched_with_thread_process joins the names" \
+	"$(q "$db" "SELECT count(*) FROM sched_with_thread_process w JOIN sched_slice s USING (id) WHERE w.ts = s.ts AND
+		w.thread_name IS (SELECT name FROM thread WHERE utid = s.utid)")" "$(q "$db" "SELECT count(*) FROM sched_slice")"
+
+# --- Perfetto's documented queries, unchanged ---
+t_run "sched on cpu 0" -- sqlite3 "$db" "SELECT ts, dur, utid FROM sched WHERE cpu = 0"
+is "SELECT ts, dur, utid FROM sched WHERE cpu = 0: the CPU 0 switches" "$(wc -l <"$T_OUT")" \
+	"$(q "$db" "SELECT count(*) FROM sched_switch WHERE cpu = 0")"
+t_run "cpufreq" -- sqlite3 "$db" "SELECT ts, value FROM counter JOIN cpu_counter_track ON counter.track_id = cpu_counter_track.id WHERE cpu_counter_track.name = 'cpufreq'"
+is "the cpufreq query runs (no power events in this capture: no rows)" "$T_RC:$(wc -c <"$T_OUT")" "0:0"
+id=$(q "$db" "SELECT id FROM ftrace_event WHERE name = 'sched_switch' ORDER BY id LIMIT 1 OFFSET 7")
+is "args: prev_comm of a sched_switch by its arg_set_id" \
+	"$(q "$db" "SELECT string_value FROM args WHERE arg_set_id = $id AND key = 'prev_comm'")" \
+	"$(q "$db" "SELECT prev_comm FROM sched_switch WHERE id = $id")"
+is "args: every field of the event, typed" \
+	"$(q "$db" "SELECT group_concat(key || '=' || value_type || '=' || coalesce(int_value, string_value), ' ') FROM args WHERE arg_set_id = $id")" \
+	"$(q "$db" "SELECT 'prev_comm=string=' || prev_comm || ' prev_pid=int=' || prev_pid || ' prev_prio=int=' || prev_prio ||
+		' prev_state=int=' || prev_state || ' next_comm=string=' || next_comm || ' next_pid=int=' || next_pid ||
+		' next_prio=int=' || next_prio FROM sched_switch WHERE id = $id")"
+want=0
+for t in $(q "$db" "SELECT DISTINCT name FROM ftrace_event"); do
+	want=$((want + $(q "$db" "SELECT count(*) * ((SELECT count(*) FROM pragma_table_info('$t')) - 7) FROM $t")))
+done
+is "args has one row per field of every event ($want)" "$(q "$db" "SELECT count(*) FROM args")" "$want"
+is "args value types" "$(q "$db" "SELECT group_concat(DISTINCT value_type) FROM (SELECT value_type FROM args ORDER BY 1)")" \
+	"int,pointer,string,uint"
+is "exactly one value column is set" \
+	"$(q "$db" "SELECT count(*) FROM args WHERE (int_value IS NULL) = (string_value IS NULL) OR real_value IS NOT NULL")" 0
+
+# --- metadata, stats, cpus ---
+is "metadata from the header (uname, clock, versions, size)" \
+	"$(q "$db" "SELECT name || '=' || coalesce(str_value, int_value) FROM metadata WHERE name IN ('system_name',
+		'system_release', 'system_machine', 'trace_clock', 'trace_file_version', 'trace_compression',
+		'trace_size_bytes') ORDER BY rowid" | paste -sd' ')" \
+	"system_name=Linux system_release=6.18.44-fc-v782 system_machine=x86_64 trace_size_bytes=$(stat -c %s $TD/v7-zstd.dat) trace_file_version=7 trace_clock=local trace_compression=zstd"
+is "one cpu row per CPU" "$(q "$db" "SELECT group_concat(id || ':' || cpu, ' ') FROM cpu")" "0:0 1:1"
+db=$T_TMP/lost-events.db
+is "stats: events lost per CPU, as tdat-info counts them" \
+	"$(q "$db" "SELECT idx || ':' || value FROM stats WHERE name = 'cpu_events_lost' AND value > 0")" \
+	"1:$(tdat-info --json $TD/lost-events.dat | sed -n 's/.*"events":[0-9]*,"lost":\([0-9]*\),.*/\1/p')"
+is "stats: events per CPU add up" "$(q "$db" "SELECT sum(value) FROM stats WHERE name = 'cpu_events'")" \
+	"$(q "$db" "SELECT count(*) FROM ftrace_event")"
+
+# --- instances and several inputs ---
+db=$T_TMP/two-buffers.db
+is "buffer is the instance name" \
+	"$(q "$db" "SELECT buffer || ':' || count(*) FROM ftrace_event GROUP BY buffer ORDER BY buffer" | paste -sd' ')" ":597 foo:1854"
+is "sched tables come from one buffer" "$(q "$db" "SELECT count(*) FROM sched_slice")" \
+	"$(q "$db" "SELECT count(*) FROM sched_switch WHERE buffer = ''")"
+t_exit "two inputs into one database" 0 -- tdat-convert -o "$T_TMP/multi.db" $TD/v7-zstd.dat $TD/v6.dat
+db=$T_TMP/multi.db
+is "every event of both inputs" "$(q "$db" "SELECT input || ':' || count(*) FROM ftrace_event GROUP BY input" | paste -sd' ')" \
+	"0:$(q $T_TMP/v7-zstd.db "SELECT count(*) FROM ftrace_event") 1:1859"
+is "ucpu numbers the CPUs of both inputs" \
+	"$(q "$db" "SELECT group_concat(ucpu || '=' || input || '.' || cpu, ' ') FROM cpu")" "0=0.0 1=0.1 2=1.0 3=1.1"
+is "ftrace_event.ucpu follows the input" \
+	"$(q "$db" "SELECT count(*) FROM ftrace_event f JOIN cpu c ON c.input = f.input AND c.cpu = f.cpu WHERE c.ucpu <> f.ucpu")" 0
+is "sched slices never overlap on a ucpu" "$(overlaps "$db" sched_slice ucpu)" 0
+is "metadata keys are 'multi', one row per input" \
+	"$(q "$db" "SELECT key_type || ':' || count(*) FROM metadata WHERE name = 'trace_file_version'")" "multi:2"
+
+# --- a small capture in full ---
+t_exit "markers.dat converts" 0 -- tdat-convert -o "$T_TMP/markers-dump.db" $TD/markers.dat
+t_golden "the database of markers.dat (.dump)" sqlite-markers.dump -- sqlite3 "$T_TMP/markers-dump.db" .dump
+is "print markers keep their bytes" \
+	"$(q "$T_TMP/markers-dump.db" "SELECT hex(buf) FROM print WHERE buf LIKE 'invalid%'")" \
+	"$(printf 'invalid utf8: \xff\xfe and lone \xc3 end\n' | od -An -tx1 | tr -d ' \n' | tr a-f A-F)"
+is "non-atrace markers make no slices" "$(q "$T_TMP/markers-dump.db" "SELECT count(*) FROM slice")" 0
+is "a field named like a common column is field_NAME" \
+	"$(q "$T_TMP/markers-dump.db" "SELECT printf('%x', field_id) FROM raw_data")" 12345678
+
+# --- output: a file by name, whole or nothing ---
+t_exit "-o - is a usage error" 2 -- tdat-convert -f sqlite -o - $TD/v6.dat
+t_stderr_match "that says a file is needed" "needs an output file"
+t_exit "no -o is a usage error" 2 -- tdat-convert -f sqlite $TD/v6.dat
+mkdir -p "$T_TMP/out"
+t_exit ".db picks sqlite" 0 -- tdat-convert -o "$T_TMP/out/a.db" $TD/v6.dat
+is "and writes a database" "$(q "$T_TMP/out/a.db" "SELECT count(*) FROM ftrace_event")" 1859
+t_exit ".sqlite3 picks sqlite too" 0 -- tdat-convert -o "$T_TMP/out/a.sqlite3" $TD/v6.dat
+t_exit "an existing database is replaced" 0 -- tdat-convert -o "$T_TMP/out/a.db" $TD/markers.dat
+is "by the new one" "$(q "$T_TMP/out/a.db" "SELECT count(*) FROM ftrace_event")" 19
+rm -f "$T_TMP/out"/*
+t_exit "a damaged input fails" 1 -- tdat-convert -o "$T_TMP/out/bad.db" $TD/bad/bad-magic.dat
+t_empty_dir "and leaves no file" "$T_TMP/out"
+t_exit "a database cannot be gzipped" 1 -- tdat-convert -o "$T_TMP/out/x.db.gz" $TD/v6.dat
+t_empty_dir "and that leaves no file" "$T_TMP/out"
+t_exit "a write failure (file size limit) fails" 1 -- \
+	bash -c "ulimit -f 64; trap '' XFSZ; exec tdat-convert -o '$T_TMP/out/big.db' $TD/v7-zstd.dat"
+t_stderr_match "with SQLite's reason" "big.db: .*(disk I/O error|full)"
+t_empty_dir "and leaves no file" "$T_TMP/out"
+
+# --- the man page: formats cleanly, and its example queries run ---
+if command -v groff >/dev/null; then
+	t_run "man page" -- groff -man -ww -z doc/tdat-sqlite.7
+	t_assert "doc/tdat-sqlite.7 formats without warnings" test ! -s "$T_ERR" -a "$T_RC" = 0
+else
+	skip "doc/tdat-sqlite.7 formats without warnings" "groff is not installed"
+fi
+sed -n '/^\.SH EXAMPLES/,/^\.SH SEE ALSO/p' doc/tdat-sqlite.7 | sed -n 's/^\.B "\{0,1\}\(.*\)/\1/p' |
+	sed 's/"$//; s/\\-/-/g' | grep -v '^tdat-convert' | tr '\n' ' ' | tr ';' '\n' | sed 's/^ *//' |
+	grep . >"$T_TMP/examples.sql"
+is "the man page has 8 example queries" "$(wc -l <"$T_TMP/examples.sql")" 8
+n=0
+while read -r sql; do
+	n=$((n + 1))
+	t_run "example $n" -- sqlite3 -bail "$T_TMP/v7-zstd.db" "$sql"
+	if ((T_RC == 0)) && [[ ! -s $T_ERR ]] && { [[ -s $T_OUT ]] || [[ $sql == *cpufreq* ]]; }; then
+		ok "example query $n runs and answers: ${sql:0:60}"
+	else
+		not_ok "example query $n runs and answers: ${sql:0:60}" "status $T_RC" "$(head -3 "$T_ERR")"
+	fi
+done <"$T_TMP/examples.sql"
+
+done_testing

@@ -1,0 +1,154 @@
+/*
+ * t-sched.c - unit tests of the scheduling state machine (libfmt/sched.c):
+ * a short made-up timeline of switches and wake-ups gives the expected
+ * sched slices and thread states; prev_state letters as kernels >= 4.14
+ * print them; the atrace grammar of trace_marker text.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "../tap.h"
+
+#define MAXROWS 32
+
+static struct sched_slice_row slices[MAXROWS];
+static struct sched_state_row states[MAXROWS];
+static int nslices, nstates;
+
+static int on_slice(void *ctx, const struct sched_slice_row *r)
+{
+	(void)ctx;
+	if (nslices < MAXROWS)
+		slices[nslices++] = *r;
+	return 0;
+}
+
+static int on_state(void *ctx, const struct sched_state_row *r)
+{
+	(void)ctx;
+	if (nstates < MAXROWS)
+		states[nstates++] = *r;
+	return 0;
+}
+
+static const struct sched_state_row *state_by_id(int64_t id)
+{
+	for (int i = 0; i < nstates; i++)
+		if (states[i].id == id)
+			return &states[i];
+	return NULL;
+}
+
+static void sw(struct sched_sm *s, uint64_t ts, int cpu, int prev, const char *st, int next)
+{
+	struct sched_switch_in in = {
+		.ts = ts, .cpu = cpu, .ucpu = cpu, .prev_utid = prev, .next_utid = next,
+		.next_prio = 120, .prev_state = sched_intern(s, st),
+	};
+
+	is_int(sched_switch(s, &in), 0, "switch at %llu", (unsigned long long)ts);
+}
+
+static void timeline(void)
+{
+	struct sched_ops ops = { .slice = on_slice, .state = on_state };
+	struct sched_sm *s = sched_new(&ops);
+	const struct sched_state_row *r;
+
+	/* cpu 0: idle -> 5 (100) -> idle (200, 5 sleeps); 5 woken by 7 at 250; runs at 300 */
+	sw(s, 100, 0, 0, "R", 5);
+	sw(s, 200, 0, 5, "S", 0);
+	is_int(sched_wake(s, 250, 5, 7), 0, "wake");
+	is_int(sched_wake(s, 260, 5, 8), 0, "a second wake-up of a runnable task");
+	sw(s, 300, 0, 0, "R", 5);
+	sw(s, 400, 0, 5, "R+", 6);	/* preempted */
+	is_int(sched_finish(s), 0, "finish");
+
+	is_int(nslices, 4, "four slices");
+	ok(slices[0].id == 0 && slices[0].ts == 100 && slices[0].dur == 100 && slices[0].utid == 5 &&
+	   !strcmp(slices[0].end_state, "S"), "5 ran 100..200 and slept");
+	ok(slices[1].id == 1 && slices[1].utid == 0 && slices[1].dur == 100, "idle 200..300");
+	ok(slices[2].utid == 5 && slices[2].ts == 300 && !strcmp(slices[2].end_state, "R+"), "5 preempted");
+	ok(slices[3].utid == 6 && slices[3].dur == -1 && !slices[3].end_state, "6 still running: dur -1");
+
+	/* thread 5: Running, S, R (waker 7), Running, R+ (open); thread 6: Running (open) */
+	is_int(nstates, 6, "six thread states");
+	r = state_by_id(0);
+	ok(r && r->utid == 5 && !strcmp(r->state, "Running") && r->cpu == 0 && r->dur == 100, "Running on cpu 0");
+	r = state_by_id(1);
+	ok(r && !strcmp(r->state, "S") && r->ts == 200 && r->dur == 50 && r->cpu == -1, "S until woken");
+	r = state_by_id(2);
+	ok(r && !strcmp(r->state, "R") && r->ts == 250 && r->dur == 50 && r->waker_utid == 7,
+	   "R from the first wake-up, by 7, until it runs");
+	r = state_by_id(3);
+	ok(r && !strcmp(r->state, "Running") && r->ts == 300 && r->dur == 100, "Running again");
+	r = state_by_id(4);
+	ok(r && r->utid == 5 && !strcmp(r->state, "R+") && r->dur == -1, "R+ open at the end");
+	r = state_by_id(5);
+	ok(r && r->utid == 6 && !strcmp(r->state, "Running") && r->dur == -1, "6 Running at the end");
+	for (int i = 0; i < nstates; i++)
+		ok(states[i].utid != 0, "no thread state for the idle task (row %d)", i);
+	sched_free(s);
+}
+
+static void lost_switch_out(void)
+{
+	struct sched_ops ops = { .slice = on_slice, .state = on_state };
+	struct sched_sm *s = sched_new(&ops);
+	const struct sched_state_row *r;
+
+	nslices = nstates = 0;
+	sw(s, 100, 1, 0, "R", 9);
+	sw(s, 200, 1, 0, "R", 4);	/* 9's switch-out was lost */
+	is_int(sched_finish(s), 0, "finish");
+	r = state_by_id(0);
+	ok(r && r->utid == 9 && r->dur == 100, "9 stops running when its CPU runs another task");
+	sched_free(s);
+}
+
+static void prev_state(void)
+{
+	struct sched_states m;
+	static const struct { int64_t v; const char *want; } cases[] = {
+		{ 0, "R" }, { 0x100, "R+" }, { 1, "S" }, { 2, "D" }, { 0x80, "I" },
+		{ 0x20, "Z" }, { 0x10, "X" }, { 3, "S|D" }, { 0x40, "P" },
+	};
+	char buf[64];
+
+	sched_states_init(&m, NULL);
+	is_uint(m.preempt, 0x100, "the + bit is TASK_REPORT_MAX 0x100");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		sched_state_str(&m, cases[i].v, buf, sizeof(buf));
+		is_str(buf, cases[i].want, "prev_state 0x%llx", (unsigned long long)cases[i].v);
+	}
+}
+
+static void atrace(void)
+{
+	struct atrace a;
+
+	ok(atrace_parse("B|123|frame\n", 12, &a) && a.kind == 'B' && a.pid == 123 &&
+	   a.name_len == 5 && !memcmp(a.name, "frame", 5), "B|pid|name");
+	ok(atrace_parse("B|12|a|b", 8, &a) && a.name_len == 3, "a begin name keeps its bars");
+	ok(atrace_parse("E\n", 2, &a) && a.kind == 'E' && !a.has_pid, "E");
+	ok(atrace_parse("E|77", 4, &a) && a.kind == 'E' && a.pid == 77, "E|pid");
+	ok(atrace_parse("C|5|queue|-42\n", 14, &a) && a.kind == 'C' && a.value == -42 &&
+	   a.name_len == 5, "C|pid|name|value");
+	ok(atrace_parse("I|5|tick", 8, &a) && a.kind == 'I', "I|pid|name");
+	ok(!atrace_parse("plain marker line\n", 18, &a), "plain text is not atrace");
+	ok(!atrace_parse("B|x|name", 8, &a), "a pid must be a number");
+	ok(!atrace_parse("C|5|name|many", 13, &a), "a counter needs an integer");
+	ok(!atrace_parse("Begin", 5, &a), "B must be followed by a bar");
+	ok(!atrace_parse("", 0, &a), "empty");
+}
+
+int main(void)
+{
+	timeline();
+	lost_switch_out();
+	prev_state();
+	atrace();
+	return done_testing();
+}
