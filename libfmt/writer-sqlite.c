@@ -257,13 +257,54 @@ static int table_prepare(struct sq *q, struct sq_table *t)
 	return chunk_for(t->cur, t);
 }
 
+/*
+ * Text is stored as valid UTF-8 (kernel strings are bytes): a sequence that
+ * is not UTF-8 becomes U+FFFD, as in the JSON export, so every SQLite client
+ * can read every row.
+ */
+static void bind_text(sqlite3_stmt *st, int i, const char *p, unsigned len)
+{
+	const unsigned char *u = (const unsigned char *)p;
+	unsigned k = 0;
+	size_t l;
+	char *clean, *o;
+
+	/* the common case: valid text, bound as it is */
+	while (k < len) {
+		l = u[k] < 0x80 ? 1 : utf8_len(u + k, len - k);
+		if (!l)
+			break;
+		k += (unsigned)l;
+	}
+	if (k >= len || !(clean = malloc((size_t)len * 3 + 1))) {
+		sqlite3_bind_text(st, i, p, (int)len, SQLITE_STATIC);
+		return;
+	}
+	memcpy(clean, p, k);
+	o = clean + k;
+	while (k < len) {
+		l = utf8_len(u + k, len - k);
+		if (l) {
+			memcpy(o, u + k, l);
+			o += l;
+			k += (unsigned)l;
+		} else {
+			memcpy(o, "\xef\xbf\xbd", 3);
+			o += 3;
+			k++;
+		}
+	}
+	sqlite3_bind_text(st, i, clean, (int)(o - clean), SQLITE_TRANSIENT);
+	free(clean);
+}
+
 static void bind(sqlite3_stmt *st, int i, const struct chunk *c, const struct sq_val *v)
 {
 	switch (v->type) {
 	case V_INT: sqlite3_bind_int64(st, i, v->u.i); break;
 	case V_REAL: sqlite3_bind_double(st, i, v->u.d); break;
-	case V_TEXT: sqlite3_bind_text(st, i, c->arena + v->u.off, (int)v->len, SQLITE_STATIC); break;
-	case V_STATIC: sqlite3_bind_text(st, i, v->u.p, (int)v->len, SQLITE_STATIC); break;
+	case V_TEXT: bind_text(st, i, c->arena + v->u.off, v->len); break;
+	case V_STATIC: bind_text(st, i, v->u.p, v->len); break;
 	default: sqlite3_bind_null(st, i); break;
 	}
 }
