@@ -140,6 +140,9 @@ struct tdat_file {
 	size_t strings_len;
 
 	struct ttype **types;	/* TDAT_MAX_TYPES entries, built on use */
+
+	char **warnings;	/* damage found while opening (file_warn) */
+	int nwarnings;
 };
 
 /* ---- fields.c: typed access to event fields ---- */
@@ -296,6 +299,9 @@ struct atrace {
 
 /* Parse @n bytes (trailing newlines and NULs ignored); false if not atrace. */
 bool atrace_parse(const char *p, size_t n, struct atrace *a);
+
+/* Record damage found while opening that does not stop the file from opening. */
+void file_warn(struct tdat_file *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Convert a raw ring-buffer timestamp of @cpu into the reported one. */
 uint64_t file_ts(const struct tdat_file *f, uint64_t raw, int cpu);

@@ -147,6 +147,17 @@ const struct tdat_buffer_info *tdat_file_buffer(const struct tdat_file *f, int i
  */
 const char *tdat_file_latency_text(struct tdat_file *f, int i, size_t *len);
 
+/**
+ * tdat_file_nwarnings - damage found while opening that did not stop it
+ *
+ * For example an event format that is damaged: the file opens, but the
+ * events of that type cannot be decoded.  Tools report these and fail.
+ */
+int tdat_file_nwarnings(const struct tdat_file *f);
+
+/** tdat_file_warning - warning @i of @f (owned by @f), NULL past the end. */
+const char *tdat_file_warning(const struct tdat_file *f, int i);
+
 /** tdat_file_errmsg - detail of the last failure on @f ("" if none). */
 const char *tdat_file_errmsg(const struct tdat_file *f);
 

@@ -20,6 +20,7 @@
 #include "common.h"
 
 const char *progname = "tdat";
+bool inputs_damaged;
 static volatile sig_atomic_t have_tmp;
 static char *tmp_to_remove;
 static bool tmp_is_dir;
@@ -276,6 +277,10 @@ struct tdat_file *open_input(const char *path, const struct tdat_open_opts *opts
 		tdat_file_free(f);
 		return NULL;
 	}
+	for (int i = 0; i < tdat_file_nwarnings(f); i++) {
+		warnx_("%s: %s", strcmp(path, "-") ? path : "(stdin)", tdat_file_warning(f, i));
+		inputs_damaged = true;
+	}
 	return f;
 }
 
@@ -298,7 +303,7 @@ int report_damage(struct tdat_merge *m)
 	if (n)
 		warnx_("damaged input: %d region%s, %llu bytes skipped; the events around them were recovered",
 		       n, n == 1 ? "" : "s", (unsigned long long)bytes);
-	return n;
+	return n + inputs_damaged;
 }
 
 /* ---- selection ---- */

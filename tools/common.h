@@ -15,6 +15,8 @@
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
 extern const char *progname;
+/* An input opened with warnings (damaged formats): the tool must fail. */
+extern bool inputs_damaged;
 
 void tool_init(const char *argv0);
 void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -47,7 +49,7 @@ bool out_is_input(const char *out, char **inputs, int n);
 /* Open every input, or print why not and return NULL. */
 struct tdat_file *open_input(const char *path, const struct tdat_open_opts *opts);
 
-/* Report damage met by a merge; returns the number of damaged regions. */
+/* Report damage met by a merge; non-zero if there was any, or an input was damaged. */
 int report_damage(struct tdat_merge *m);
 
 /* ---- selection options, the same in every tool ---- */

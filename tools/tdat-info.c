@@ -240,6 +240,7 @@ static int info_one(const char *path, const struct tdat_open_opts *oo, bool json
 			damaged = 1;
 		}
 	tdat_stats_free(s);
+	damaged |= tdat_file_nwarnings(f) > 0;
 	tdat_file_free(f);
 	return damaged ? EXIT_FAIL : EXIT_OK;
 }

@@ -58,4 +58,20 @@ cp ../v6-two-buffers.dat printk-malformed-1.dat
 patch printk-malformed-1.dat 89647 00; patch printk-malformed-1.dat 161009 00; patch printk-malformed-1.dat 213763 00
 cp ../v6-two-buffers.dat printk-malformed-2.dat
 patch printk-malformed-2.dat 106698 7f; patch printk-malformed-2.dat 211791 00
+# Found by mutation testing: seven bytes of two-buffers.dat changed; the compressed event-format
+# section still decompresses, into a damaged sched_switch format on which libtraceevent's format
+# parser crashed (now refused by tdat's format check); a later section then fails to decompress.
+cp ../two-buffers.dat format-crash.dat
+patch format-crash.dat 2192 ff
+patch format-crash.dat 7169 7f
+patch format-crash.dat 20894 7f
+patch format-crash.dat 27965 80
+patch format-crash.dat 37150 ff
+patch format-crash.dat 40296 80
+patch format-crash.dat 53859 ff
+# v6: one event format damaged in place (the sched_switch field name prev_comm -> 2rev_comm): the
+# file opens, that format is refused with a warning, its events cannot be decoded, exit 1
+cp $V6 bad-format-v6.dat
+o=$(python3 -c 'import sys; print(open(sys.argv[1], "rb").read().index(b"field:char prev_comm[16]"))' $V6)
+patch bad-format-v6.dat $((o + 11)) 32
 ls -l

@@ -18,7 +18,7 @@ for f in testdata/bad/*.dat; do
 		t_exit "$f -f $fmt fails cleanly" 1 -- tdat-convert -f $fmt -o "$T_TMP/out/x.$fmt" "$f"
 		t_stderr_match "$f -f $fmt: the message names the file" "^tdat-convert: $f: "
 		# damaged event data: the recovered events are written (checked below)
-		if [[ $f == */truncated-v6-data.dat ]]; then
+		if [[ $f == */truncated-v6-data.dat || $f == */bad-format-v6.dat ]]; then
 			rm -f "$T_TMP"/out/x.*
 		else
 			t_empty_dir "$f -f $fmt: no output file" "$T_TMP/out"
@@ -36,6 +36,17 @@ t_assert "and every recovered line is a line of the undamaged file" \
 	test -z "$(comm -23 <(sort "$T_TMP/trunc.txt") <(sort tests/expected/v6.text.out))"
 rm -f "$T_TMP/trunc.txt"
 t_empty_dir "no partial outputs are left behind" "$T_TMP/out"
+
+# A damaged event format: the file opens, the warning names the format, its events are
+# unknown, every other event is decoded, exit 1.
+t_exit "damaged event format" 1 -- tdat-convert -o "$T_TMP/fmt.txt" testdata/bad/bad-format-v6.dat
+t_stderr_match "the warning names the format" 'bad-format-v6.dat: damaged event format 5 of system "sched" skipped'
+t_assert "the other events are decoded as in the undamaged file" \
+	test -z "$(comm -23 <(grep -v UNKNOWN "$T_TMP/fmt.txt" | sort) <(sort tests/expected/v6.text.out))"
+t_assert "and the damaged type's events are still there, as unknown" \
+	test "$(grep -c 'UNKNOWN EVENT' "$T_TMP/fmt.txt")" = "$(grep -c ' sched_switch: ' tests/expected/v6.text.out)"
+rm -f "$T_TMP/fmt.txt"
+t_exit "tdat-info on it fails too" 1 -- tdat-info testdata/bad/bad-format-v6.dat
 
 t_exit "a directory is refused" 1 -- tdat-convert testdata
 t_stderr_match "as a directory" "tdat-convert: testdata: is a directory"
