@@ -197,7 +197,7 @@ static int read_text_section(struct rd *r, int lenbytes, int id)
 	if (ret)
 		return ret;
 	if (id == OPT_KALLSYMS) {
-		tep_parse_kallsyms(r->f->tep, keep->data);
+		r->f->syms_pending = true;	/* parsed when a writer needs names */
 	} else if (id == OPT_PRINTK) {
 		/* the filter edits in place; the kept text stays as it was */
 		copy = strdup(keep->data);
@@ -622,6 +622,25 @@ const char *tdat_file_latency_text(struct tdat_file *f, int i, size_t *len)
 	}
 	*len = b->lat_len;
 	return b->lat_text;
+}
+
+/*
+ * Parsing kallsyms (5 MB, 120k symbols on a common kernel) costs more than
+ * 100 ms, and only the writers that print function names need it.
+ */
+void file_load_symbols(struct tdat_file *f)
+{
+	if (!f->syms_pending)
+		return;
+	f->syms_pending = false;
+	if (f->meta.kallsyms.data)
+		tep_parse_kallsyms(f->tep, f->meta.kallsyms.data);
+}
+
+const char *function_name(struct tdat_file *f, uint64_t addr)
+{
+	file_load_symbols(f);
+	return tep_find_function(f->tep, addr);
 }
 
 void file_warn(struct tdat_file *f, const char *fmt, ...)

@@ -141,6 +141,7 @@ struct tdat_file {
 
 	struct ttype **types;	/* TDAT_MAX_TYPES entries, built on use */
 
+	bool syms_pending;	/* kallsyms kept, not given to libtraceevent yet */
 	char **warnings;	/* damage found while opening (file_warn) */
 	int nwarnings;
 };
@@ -299,6 +300,11 @@ struct atrace {
 
 /* Parse @n bytes (trailing newlines and NULs ignored); false if not atrace. */
 bool atrace_parse(const char *p, size_t n, struct atrace *a);
+
+/* Hand kallsyms to libtraceevent now (writers that print function names). */
+void file_load_symbols(struct tdat_file *f);
+/* The kernel function at @addr (kallsyms loaded on first use), or NULL. */
+const char *function_name(struct tdat_file *f, uint64_t addr);
 
 /* Record damage found while opening that does not stop the file from opening. */
 void file_warn(struct tdat_file *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -630,6 +636,7 @@ struct tdat_writer_ops {
 	const char *name;
 	const char *exts;	/* space separated file name endings */
 	int output;		/* enum tdat_output_kind */
+	bool symbols;		/* prints function names: load kallsyms first */
 	int (*open)(struct tdat_writer *w);
 	int (*put)(struct tdat_writer *w, const struct tdat_event *ev);
 	int (*close)(struct tdat_writer *w);

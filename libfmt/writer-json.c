@@ -894,7 +894,7 @@ static void line_blocked(struct json *j, const struct tdat_event *ev, const stru
 	line_num(s, " iowait=", ev, jt->lf[1]);
 	put_lit(s, " caller=");
 	tfield_num(ev, jt->lf[2], &v);
-	if ((fn = tep_find_function(ev->file->tep, v)))
+	if ((fn = function_name(ev->file, v)))
 		put_esc(s, fn, strlen(fn), JE_LINE | JE_NOSPACE);
 	else
 		sink_printf(s, "0x%llx", (unsigned long long)v);
@@ -1055,7 +1055,7 @@ static void slice_name(struct tdat_sink *a, const struct tdat_event *ev, const s
 		break;
 	case JN_SYM:
 		tfield_num(ev, jt->namef, &v);
-		if ((fn = tep_find_function(ev->file->tep, v))) {
+		if ((fn = function_name(ev->file, v))) {
 			put_str(a, fn);
 			return;
 		}

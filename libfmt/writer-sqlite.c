@@ -940,7 +940,7 @@ static int on_sched(struct sq *q, struct sq_input *in, const struct sq_type *ty,
 	if (ty->role == R_WAKE)
 		return sched_wake(q->sm, ev->ts, who, utid);
 	snprintf(fn, sizeof(fn), "%s",
-		 tep_find_function(ev->file->tep, (unsigned long long)num(ev, ty->f[2])) ?: "");
+		 function_name(ev->file, (uint64_t)num(ev, ty->f[2])) ?: "");
 	sched_blocked(q->sm, who, (int)num(ev, ty->f[1]), *fn ? fn : NULL);
 	return 0;
 }

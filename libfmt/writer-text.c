@@ -253,6 +253,7 @@ static void text_free(struct tdat_writer *w)
 
 const struct tdat_writer_ops tdat_writer_text_ops = {
 	.name = "text",
+	.symbols = true,
 	.exts = ".txt",
 	.open = text_open,
 	.put = text_put,

@@ -329,7 +329,7 @@ bench_exports() {
 	if "$BIN/tdat-convert" --help | grep -q -- --start; then
 		first=$("$BIN/tdat-convert" -f csv "$f" | sed -n 2p | cut -d, -f1)
 		span=$("$BIN/tdat-info" --json "$f" | sed -n 's/.*"first_ts":\([0-9]*\),"last_ts":\([0-9]*\).*/\2 \1/p' |
-			awk '{ print $1 - $2 }')
+			awk '{ printf "%d\n", $1 - $2 }')
 		a=$((first + span / 2))
 		b=$((a + span / 100))
 		measure td_window "$BIN/tdat-convert" -f csv --start "${a}ns" --end "${b}ns" "$f"
