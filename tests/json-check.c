@@ -302,7 +302,8 @@ static void check_nesting(void)
 	long long stack[256];
 	int depth = 0;
 
-	qsort(slices, nslices, sizeof(*slices), slice_cmp);
+	if (nslices)
+		qsort(slices, nslices, sizeof(*slices), slice_cmp);
 	for (size_t i = 0; i < nslices; i++) {
 		const struct slice *s = &slices[i];
 		long long end = s->ts + s->dur;
