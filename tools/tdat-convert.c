@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tdat-convert - convert trace.dat files into text (as `trace-cmd report`
- * prints them), CSV or a new trace.dat.  Several inputs are merged on one timeline.
- * A thin main() over libfmt: open inputs, merge, write, report damage.
+ * prints them), CSV, JSON, SQLite or a new trace.dat.  Several inputs are
+ * merged on one timeline.  A thin main() over libfmt: open inputs, merge,
+ * write, report damage.
+ *
+ * Built a second time as tdat-filter (DEFAULT_FORMAT "dat"): the same tool
+ * whose output is, unless -f says otherwise, a trace.dat of the selected
+ * events, so that it can sit in the middle of a pipeline.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -10,6 +15,10 @@
 #include <string.h>
 
 #include "common.h"
+
+#ifndef DEFAULT_FORMAT
+#define DEFAULT_FORMAT "text"
+#endif
 
 struct opts {
 	const char *format;
@@ -30,10 +39,11 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"       [--file-version 6|7] [--compression zstd|zlib|none]\n"
 		"       [--ts-offset [FILE=]NS] [--no-plugins] [--progress | --no-progress]\n"
 		"       [SELECTION] FILE...\n"
-		"Convert trace.dat files (\"-\" reads standard input) into another format.\n"
+		"%s trace.dat files (\"-\" reads standard input): the selected events, as %s\n"
+		"unless -f or -o's extension says otherwise.\n"
 		"Events of all CPUs, buffers and files are merged by timestamp.\n\n"
-		"  -f, --format FORMAT   text (as trace-cmd report), csv, dat, ...; default from -o's\n"
-		"                        extension (.txt, .csv, ...; a .gz ending gzips), else text\n"
+		"  -f, --format FORMAT   text (as trace-cmd report), csv, json, sqlite, dat; default\n"
+		"                        from -o's extension (.txt, .csv, ...; .gz gzips), else %s\n"
 		"  -o, --output OUT      output file (default: standard output)\n"
 		"      --split-by-event  csv: one typed file per event type in the directory -o\n"
 		"      --file-version 6|7  dat: trace.dat version (default 7)\n"
@@ -49,7 +59,8 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"  -V, --version         show the version\n"
 		SELECT_USAGE "\n"
 		"Exit status: 0 ok, 1 failure or damaged input (what could be read is written),\n"
-		"2 usage error.\n", progname);
+		"2 usage error.\n", progname, strcmp(DEFAULT_FORMAT, "dat") ? "Convert" : "Filter",
+		strcmp(DEFAULT_FORMAT, "dat") ? "text" : "a trace.dat", DEFAULT_FORMAT);
 	exit(code);
 }
 
@@ -122,7 +133,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 	if (!o->format)
 		o->format = o->out && !(o->wflags & TDAT_W_SPLIT) ? tdat_format_from_path(o->out) : NULL;
 	if (!o->format)
-		o->format = (o->wflags & TDAT_W_SPLIT) ? "csv" : "text";
+		o->format = (o->wflags & TDAT_W_SPLIT) ? "csv" : DEFAULT_FORMAT;
 	if (tdat_format_output(o->format, o->wflags) < 0)
 		usage_error("unknown format '%s' (one of: %s)", o->format, tdat_format_names());
 	if ((o->wflags & TDAT_W_SPLIT) && strcmp(o->format, "csv"))
