@@ -584,7 +584,7 @@ char *csv_cell(const char *s, enum csv_quote q, size_t *len);
 void csv_put_hex(struct tdat_sink *sk, uint64_t v);
 /* A number of @kind: decimal, TK_INT signed, TK_PTR 0x hex. */
 void csv_put_number(struct tdat_sink *sk, enum tkind kind, uint64_t v);
-/* An array field's elements as [a,b,...]. */
+/* An array field's elements as [a,b,...] (valid CSV text and valid JSON). */
 void csv_put_array(struct tdat_sink *sk, const struct tdat_file *f, const unsigned char *p,
 		   unsigned len, const struct tfield *tf);
 

@@ -322,30 +322,6 @@ static void put_hex_str(struct tdat_sink *sk, uint64_t v)
 
 /* ---- typed args ---- */
 
-static void put_array(struct tdat_sink *sk, const struct tdat_file *f, const unsigned char *p,
-		      unsigned len, const struct tfield *tf)
-{
-	unsigned elem = tf->elem;
-	bool sign = (tf->flags & TEP_FIELD_IS_SIGNED) != 0;
-
-	if (elem != 1 && elem != 2 && elem != 4 && elem != 8)
-		elem = 1;
-	sink_putc(sk, '[');
-	for (unsigned i = 0; i + elem <= len; i += elem) {
-		uint64_t v = field_raw(f, p + i, elem);
-
-		if (i)
-			sink_putc(sk, ',');
-		if (sign && elem < 8)
-			v = (uint64_t)((int64_t)(v << (64 - 8 * elem)) >> (64 - 8 * elem));
-		if (sign)
-			put_i64(sk, (int64_t)v);
-		else
-			put_u64(sk, v);
-	}
-	sink_putc(sk, ']');
-}
-
 static void put_value(struct tdat_sink *sk, const struct tdat_event *ev, const struct tfield *f)
 {
 	const unsigned char *p;
@@ -360,7 +336,7 @@ static void put_value(struct tdat_sink *sk, const struct tdat_event *ev, const s
 			put_esc(sk, p, len, JE_U);
 			sink_putc(sk, '"');
 		} else {
-			put_array(sk, ev->file, p, len, f);
+			csv_put_array(sk, ev->file, p, len, f);	/* [a,b,...] is JSON too */
 		}
 	} else if (f->offset + f->size > ev->size) {
 		put_lit(sk, "null");
