@@ -12,6 +12,9 @@
  * memory up to a limit for all streams together, and beyond it appended to
  * one unlinked temporary file; each stream keeps the list of its pieces, so
  * that at close its data can be copied out contiguously.
+ *
+ * A recorder stages whole ring-buffer pages as the kernel wrote them
+ * (dstream_put_page()); they go into the same chunks, not re-encoded.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -277,4 +280,76 @@ int dstream_copy(struct stage *st, const struct dstream *s, struct tdat_sink *ou
 	}
 	free(buf);
 	return ret;
+}
+
+static uint64_t enc_get(const unsigned char *d, unsigned len, bool big)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < len; i++)
+		v |= (uint64_t)d[i] << (8 * (big ? len - 1 - i : i));
+	return v;
+}
+
+/*
+ * Data events in a ring-buffer page as the kernel wrote it (@len data
+ * bytes after the header): what a recorder counts without decoding.
+ */
+static uint64_t page_events(const unsigned char *d, size_t len, bool big)
+{
+	uint64_t n = 0;
+	size_t pos = 0;
+
+	while (pos + 4 <= len) {
+		uint32_t w = (uint32_t)enc_get(d + pos, 4, big);
+		unsigned type_len = big ? w >> 27 : w & 0x1f;
+		uint32_t delta = big ? w & 0x7ffffff : w >> 5;
+		size_t size;
+
+		if (type_len <= 28) {
+			size = type_len ? 4 + 4 * (size_t)type_len :
+			       pos + 8 <= len ? 4 + (size_t)enc_get(d + pos + 4, 4, big) : len;
+			n++;
+		} else if (type_len == 29) {
+			if (!delta)
+				break;		/* the rest of the page is padding */
+			size = pos + 8 <= len ? 4 + (size_t)enc_get(d + pos + 4, 4, big) : len;
+		} else {
+			size = 8;		/* time extend, absolute time stamp */
+		}
+		if (size < 4)
+			break;
+		pos += size;
+	}
+	return n;
+}
+
+int dstream_put_page(struct stage *st, struct dstream *s, const void *page, size_t len)
+{
+	const unsigned char *p = page;
+	unsigned hdr = s->pe.hdr, psize = s->pe.page_size;
+	uint64_t commit;
+	size_t dlen;
+	int ret;
+
+	if (len < hdr || len > psize) {
+		tdat_msg(st->err, "a ring-buffer page of %zu bytes (cpu %d; sub-buffers are %u bytes)",
+			 len, s->cpu, psize);
+		return TDAT_EFORMAT;
+	}
+	commit = enc_get(p + 8, s->pe.long_size, s->pe.big);
+	dlen = (size_t)(commit & 0x3fffffff);	/* without the lost-events flags */
+	if (dlen > psize - hdr) {
+		tdat_msg(st->err, "a ring-buffer page claims %zu data bytes (cpu %d)", dlen, s->cpu);
+		return TDAT_EFORMAT;
+	}
+	if (!dlen && !(commit & (3ull << 30)))
+		return 0;		/* nothing in it */
+	if ((ret = flush_page(st, s)))		/* events put one by one go first */
+		return ret;
+	s->events += page_events(p + hdr, dlen, s->pe.big);
+	memcpy(s->chunk + s->chunk_len, p, len);
+	memset(s->chunk + s->chunk_len + len, 0, psize - len);
+	s->chunk_len += psize;
+	return s->chunk_len >= (size_t)psize * PAGES_IN_CHUNK ? flush_chunk(st, s) : 0;
 }

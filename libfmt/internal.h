@@ -510,6 +510,12 @@ int dstream_init(struct dstream *s, int buffer, int cpu, unsigned page_size, int
 		 bool big);
 void dstream_release(struct dstream *s);
 int dstream_put(struct stage *st, struct dstream *s, const struct tdat_event *ev);
+/*
+ * Stage one ring-buffer page as the kernel gave it (trace_pipe_raw): @len
+ * bytes, at most the stream's page size (the rest is zeroed); an empty
+ * page is dropped.  Its data events are counted in s->events.
+ */
+int dstream_put_page(struct stage *st, struct dstream *s, const void *page, size_t len);
 /* At close: stage the last page and chunk. */
 int dstream_flush(struct stage *st, struct dstream *s);
 /* Bytes the stream takes in the file (with the chunk count if compressed). */
