@@ -505,6 +505,191 @@ int tdat_writer_errno(const struct tdat_writer *w);
 /** tdat_writer_free - free @w; NULL is fine. */
 void tdat_writer_free(struct tdat_writer *w);
 
+/* ------------------------------------------------------------------ */
+/* Capturing from tracefs (tdat-capture)                               */
+
+/* Flags of tdat_capture_open(). */
+enum tdat_capture_flags {
+	TDAT_CAP_CREATE = 1 << 0, /* create the instance when it does not exist */
+	TDAT_CAP_EXCL   = 1 << 1, /* with CREATE: fail if it exists already */
+	TDAT_CAP_REMOVE = 1 << 2, /* remove the instance at tdat_capture_close() */
+	TDAT_CAP_MOUNT  = 1 << 3, /* mount tracefs when it is not mounted */
+};
+
+/* What tdat_capture_list() lists. */
+enum tdat_capture_what {
+	TDAT_CAP_EVENTS,	/* "system:event" the kernel offers */
+	TDAT_CAP_ENABLED,	/* "system:event" enabled in the instance */
+	TDAT_CAP_CLOCKS,	/* trace clocks; the selected one as "[name]" */
+	TDAT_CAP_OPTIONS,	/* options/ as "name" (set) or "noname" */
+	TDAT_CAP_INSTANCES,	/* tracefs instances */
+};
+
+/* One CPU of a capture: what was read, and the kernel's counters. */
+struct tdat_capture_cpu {
+	int cpu;
+	uint64_t events;	/* events read (or, in stats, in the buffer) */
+	uint64_t read_bytes;	/* ring-buffer bytes read */
+	uint64_t stored;	/* bytes they take in the file */
+	uint64_t overrun;	/* events overwritten before they were read */
+	uint64_t dropped;	/* events dropped (buffer full, overwrite off) */
+	uint64_t entries;	/* events in the buffer now */
+	uint64_t kernel_read;	/* events the kernel counted as read */
+	uint64_t buffer_bytes;	/* bytes in the buffer now */
+};
+
+/**
+ * tdat_capture_new - a capture handle, not attached to tracefs yet
+ *
+ * Return: the handle (tdat_capture_free()), or NULL without memory.
+ */
+struct tdat_capture *tdat_capture_new(void);
+
+/**
+ * tdat_capture_open - find tracefs and attach to an instance
+ * @c: handle from tdat_capture_new()
+ * @instance: instance name under instances/, or NULL for the top buffer
+ * @flags: enum tdat_capture_flags
+ *
+ * Finds tracefs (/sys/kernel/tracing, then /sys/kernel/debug/tracing),
+ * mounting it with TDAT_CAP_MOUNT when it is missing.  A created instance
+ * starts with tracing off.  Every setting changed through @c is put back by
+ * tdat_capture_close(), unless the instance is removed then.
+ *
+ * Return: 0; TDAT_EIO (no tracefs, no permission, no such instance) or
+ * TDAT_EINVAL (a bad name), with tdat_capture_errmsg() saying why.
+ */
+int tdat_capture_open(struct tdat_capture *c, const char *instance, unsigned flags);
+
+/**
+ * tdat_capture_dir - the instance's directory in tracefs ("" before open)
+ *
+ * A workload writes to DIR/trace_marker to put lines in this capture.
+ */
+const char *tdat_capture_dir(const struct tdat_capture *c);
+
+/**
+ * tdat_capture_enable - enable events: "SYSTEM", "SYSTEM:EVENT", "EVENT", globs
+ *
+ * Return: 0; TDAT_EINVAL when no event matches; TDAT_EIO.
+ */
+int tdat_capture_enable(struct tdat_capture *c, const char *spec);
+
+/**
+ * tdat_capture_filter - a kernel-side filter, "EVENTS:EXPR"
+ *
+ * EVENTS is as in tdat_capture_enable(); EXPR is the kernel's filter
+ * grammar (events/SYSTEM/EVENT/filter), e.g. "sched_switch:prev_pid > 1".
+ *
+ * Return: 0; TDAT_EINVAL when nothing matches or the kernel refuses EXPR.
+ */
+int tdat_capture_filter(struct tdat_capture *c, const char *spec);
+
+/** tdat_capture_set_buffer_kb - ring-buffer size per CPU (buffer_size_kb). */
+int tdat_capture_set_buffer_kb(struct tdat_capture *c, unsigned kb);
+
+/** tdat_capture_set_subbuf_kb - sub-buffer (page) size; TDAT_EUNSUPP before Linux 6.8. */
+int tdat_capture_set_subbuf_kb(struct tdat_capture *c, unsigned kb);
+
+/** tdat_capture_set_clock - trace_clock; TDAT_EINVAL if the kernel has no such clock. */
+int tdat_capture_set_clock(struct tdat_capture *c, const char *clock);
+
+/** tdat_capture_set_cpus - trace only these CPUs ("0,2-3"; tracing_cpumask). */
+int tdat_capture_set_cpus(struct tdat_capture *c, const char *list);
+
+/** tdat_capture_set_option - set "NAME" or clear "noNAME" in options/. */
+int tdat_capture_set_option(struct tdat_capture *c, const char *name);
+
+/**
+ * tdat_capture_reset - tracing off, every event disabled, filters cleared,
+ * the buffer emptied (the state of a new instance, settings aside).
+ */
+int tdat_capture_reset(struct tdat_capture *c);
+
+/** tdat_capture_start - empty the buffer and turn tracing on. */
+int tdat_capture_start(struct tdat_capture *c);
+
+/** tdat_capture_stop - turn tracing off (what is in the buffer stays). */
+int tdat_capture_stop(struct tdat_capture *c);
+
+/**
+ * tdat_capture_read_begin - open every CPU's trace_pipe_raw for reading
+ * @c: an open handle
+ * @wflags: TDAT_W_V6, TDAT_W_ZNONE or TDAT_W_ZLIB as for the dat writer
+ *          (default: v7, zstd); pages are compressed as chunks fill
+ *
+ * Read pages are staged compressed: in memory up to a few MB for all CPUs,
+ * then in one unlinked temporary file ($TMPDIR).
+ *
+ * Return: 0 or a negative enum tdat_err.
+ */
+int tdat_capture_read_begin(struct tdat_capture *c, unsigned wflags);
+
+/**
+ * tdat_capture_read - wait for data, then read what every CPU has
+ * @c: handle after tdat_capture_read_begin()
+ * @timeout_ms: longest wait (-1: no limit, 0: none); the kernel wakes us
+ *              when a CPU's buffer is buffer_percent full
+ * @wake_fd: also stop waiting when this descriptor is readable (a signal
+ *           handler's pipe), or -1; it is not read
+ *
+ * Return: 0, or a negative enum tdat_err.
+ */
+int tdat_capture_read(struct tdat_capture *c, int timeout_ms, int wake_fd);
+
+/**
+ * tdat_capture_write - write what was read as a trace.dat
+ * @c: handle after tdat_capture_read_begin(), reading done
+ * @fd: output; written sequentially, a pipe is fine; not closed
+ *
+ * Reads the metadata the file needs from tracefs now (formats, kallsyms,
+ * printk formats, saved cmdlines and tgids, per-CPU stats, clock, uname).
+ *
+ * Return: 0 or a negative enum tdat_err.
+ */
+int tdat_capture_write(struct tdat_capture *c, int fd);
+
+/** tdat_capture_ncpus - CPUs of the instance (per_cpu/cpuN), 0 before open. */
+int tdat_capture_ncpus(const struct tdat_capture *c);
+
+/**
+ * tdat_capture_cpu_stats - CPU index @i: what was read (if reading) and the
+ * kernel's counters (per_cpu/cpuN/stats, read now, or at the write).
+ */
+int tdat_capture_cpu_stats(struct tdat_capture *c, int i, struct tdat_capture_cpu *out);
+
+/**
+ * tdat_capture_list - names of events, clocks, options or instances
+ * @what: enum tdat_capture_what
+ * @glob: keep only names that match (NULL: all)
+ * @n: set to the count
+ *
+ * Return: an array owned by @c until the next call, or NULL on failure
+ * (tdat_capture_errmsg()).
+ */
+const char *const *tdat_capture_list(struct tdat_capture *c, int what, const char *glob, int *n);
+
+/**
+ * tdat_capture_file - the text of a file of the instance ("buffer_size_kb")
+ *
+ * Return: text owned by @c until the next call (no trailing newline), or NULL.
+ */
+const char *tdat_capture_file(struct tdat_capture *c, const char *rel);
+
+/**
+ * tdat_capture_close - put back what was changed, remove the instance if
+ * asked (TDAT_CAP_REMOVE), close the CPU files.
+ *
+ * Return: 0, or TDAT_EIO if something could not be put back or removed.
+ */
+int tdat_capture_close(struct tdat_capture *c);
+
+/** tdat_capture_errmsg - detail of the last failure ("" if none). */
+const char *tdat_capture_errmsg(const struct tdat_capture *c);
+
+/** tdat_capture_free - close (if needed) and free @c; NULL is fine. */
+void tdat_capture_free(struct tdat_capture *c);
+
 #ifdef __cplusplus
 }
 #endif

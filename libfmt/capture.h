@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * capture.h - what the capture modules share (capture.c: tracefs control
+ * and reading; capture-out.c: the metadata and the trace.dat written from
+ * it).  Never included from tools/.
+ */
+#ifndef TDAT_CAPTURE_H
+#define TDAT_CAPTURE_H
+
+#include "internal.h"
+
+/* A tracefs file we changed, and the value to put back. */
+struct cap_saved {
+	char *rel;		/* path under the instance directory */
+	char *value;
+};
+
+struct tdat_capture {
+	char *root;		/* where tracefs is mounted */
+	char *name;		/* instance name; NULL: the top buffer */
+	char *dir;		/* the instance's directory (root for the top buffer) */
+	unsigned flags;		/* enum tdat_capture_flags */
+	bool opened, created;
+	int ncpus;		/* per_cpu/cpuN directories: N + 1 */
+	struct cap_saved *saved;
+	int nsaved;
+	char errmsg[TDAT_MSG_LEN];
+	char **list;		/* the last tdat_capture_list() */
+	char *text;		/* the last tdat_capture_file() */
+
+	/* reading trace_pipe_raw */
+	bool reading;
+	unsigned wflags;	/* TDAT_W_* of the file to write */
+	unsigned page_size;	/* sub-buffer size in bytes */
+	int *fds;		/* per CPU, -1 when closed */
+	unsigned char *page;
+	struct stage st;
+	struct dstream *ds;	/* per CPU */
+	uint64_t *raw;		/* bytes read per CPU */
+	struct tdat_capture_cpu *end;	/* per CPU: stats read at the end */
+	bool stats_read;
+};
+
+/* "DIR/REL" in @buf; false if it does not fit. */
+bool cap_path(const struct tdat_capture *c, const char *rel, char *buf, size_t size);
+/* Read a whole file (tracefs files have no size); 0, or TDAT_EIO with errmsg set. */
+int cap_read_path(struct tdat_capture *c, const char *path, char **out, size_t *len);
+int cap_read(struct tdat_capture *c, const char *rel, char **out, size_t *len);
+/* The per-CPU counters of per_cpu/cpuN/stats of CPU index @i. */
+int cap_cpu_stats(struct tdat_capture *c, int i, struct tdat_capture_cpu *st);
+
+#endif

@@ -1,0 +1,520 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tdat-capture - a thin recorder over tracefs that writes trace.dat (v7,
+ * zstd by default): record in a private instance (removed at the end, on
+ * Ctrl-C too), or start/stop/extract/reset a named one that survives
+ * between calls; list what the kernel offers; stat an instance.  The
+ * tracefs work is libfmt's (tdat_capture_*); this file parses options,
+ * runs the command, handles signals and talks to the user.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+
+#define MAX_SETTINGS 256
+
+enum { OPT_CPUS = 2000, OPT_SUBBUF, OPT_COMPRESSION, OPT_FILE_VERSION, OPT_TOP, OPT_DURATION };
+
+struct opts {
+	const char *cmd;
+	const char *events[MAX_SETTINGS], *filters[MAX_SETTINGS], *options[MAX_SETTINGS];
+	int nevents, nfilters, noptions;
+	unsigned buffer_kb, subbuf_kb;
+	const char *clock, *cpus;
+	const char *output, *instance;
+	bool top, quiet, settings;
+	double duration;	/* seconds; 0: none */
+	unsigned wflags;
+};
+
+static int sig_pipe[2] = { -1, -1 };
+static volatile sig_atomic_t got_signal;
+
+static const char usage_text[] =
+	"Usage: %s record [OPTIONS] [-o FILE] [--duration SECONDS] [-- COMMAND [ARG]...]\n"
+	"       %s start [OPTIONS] [-B NAME]\n"
+	"       %s stop | reset [-B NAME]\n"
+	"       %s extract [-B NAME | --top] [-o FILE]\n"
+	"       %s list [-e GLOB]\n"
+	"       %s stat [-B NAME | --top]\n"
+	"Record kernel trace events from tracefs into a trace.dat (v7, zstd) that\n"
+	"trace-cmd report, KernelShark and every tdat tool read.\n"
+	"\n"
+	"record traces in a private instance, removed at the end (also on Ctrl-C,\n"
+	"SIGTERM, SIGHUP), until COMMAND exits (its exit status becomes ours), the\n"
+	"duration ends or a signal comes.  COMMAND finds the instance's directory in\n"
+	"$TDAT_CAPTURE_DIR (write lines to $TDAT_CAPTURE_DIR/trace_marker).\n"
+	"start/stop/extract/reset work on a named instance that survives between calls.\n"
+	"\n"
+	"Options (record, start):\n"
+	"  -e, --event SPEC        SYSTEM, SYSTEM:EVENT or EVENT, globs (repeatable)\n"
+	"  -F, --filter 'EVENTS:EXPR'  kernel-side event filter (repeatable)\n"
+	"  -b, --buffer-size KB    ring buffer size per CPU (buffer_size_kb)\n"
+	"      --subbuf-size KB    sub-buffer (page) size (Linux 6.8 or later)\n"
+	"  -C, --clock CLOCK       trace clock (see list).  The default, local, is a\n"
+	"                          per-CPU clock: fast, but CPUs may drift apart, so events\n"
+	"                          merged from several CPUs can come out of order.  global\n"
+	"                          is one clock for all CPUs; mono is CLOCK_MONOTONIC, the\n"
+	"                          clock of user-space timestamps (clock_gettime).  Use one\n"
+	"                          of them when the order across CPUs matters.\n"
+	"      --cpus LIST         trace only these CPUs, e.g. 0,2-3 (tracing_cpumask)\n"
+	"  -O, --option [no]NAME   set or clear a tracefs option, e.g. stacktrace (repeatable)\n"
+	"Output (record, extract):\n"
+	"  -o, --output FILE       the trace.dat (default trace.dat; - is stdout, not a terminal)\n"
+	"      --compression zstd|zlib|none   (default zstd)\n"
+	"      --file-version 6|7  trace.dat version (6 is uncompressed)\n"
+	"  -d, --duration SECONDS  record: stop after this long (e.g. 10, 2.5, 500ms)\n"
+	"Other:\n"
+	"  -B, --buffer NAME       the named instance (default tdat)\n"
+	"      --top               the top buffer instead; what is changed is put back\n"
+	"  -q, --quiet             no summary of events and bytes per CPU on stderr\n"
+	"  -h, --help              this help;  -V, --version  the version\n"
+	"\n"
+	"Exit status: 0 success (record with COMMAND: COMMAND's status), 1 failure,\n"
+	"2 usage error.\n";
+
+static void __attribute__((noreturn)) usage(FILE *f, int code)
+{
+	fprintf(f, usage_text, progname, progname, progname, progname, progname, progname);
+	exit(code);
+}
+
+static void die_cap(struct tdat_capture *c, int ret)
+{
+	const char *msg = c ? tdat_capture_errmsg(c) : "";
+
+	warnx_("%s", *msg ? msg : tdat_strerror(ret));
+}
+
+static unsigned parse_kb(const char *s, const char *what)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (end == s || *end || !v || v > 0x7fffffffUL)
+		usage_error("invalid %s '%s' (a size in KB)", what, s);
+	return (unsigned)v;
+}
+
+static double parse_duration(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+	int64_t ns;
+
+	if (end != s && !*end && v > 0 && isfinite(v))
+		return v;
+	if (parse_ns(s, &ns) && ns > 0)
+		return (double)ns / 1e9;
+	usage_error("invalid duration '%s' (seconds, or with a unit: 500ms)", s);
+}
+
+static void add(const char **arr, int *n, const char *v)
+{
+	if (*n == MAX_SETTINGS)
+		usage_error("too many -e/-F/-O options");
+	arr[(*n)++] = v;
+}
+
+static void parse(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "filter", required_argument, NULL, 'F' },
+		{ "buffer-size", required_argument, NULL, 'b' },
+		{ "subbuf-size", required_argument, NULL, OPT_SUBBUF },
+		{ "clock", required_argument, NULL, 'C' },
+		{ "cpus", required_argument, NULL, OPT_CPUS },
+		{ "option", required_argument, NULL, 'O' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "compression", required_argument, NULL, OPT_COMPRESSION },
+		{ "file-version", required_argument, NULL, OPT_FILE_VERSION },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "buffer", required_argument, NULL, 'B' },
+		{ "top", no_argument, NULL, OPT_TOP },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *zname = NULL;
+	int c, version = 7;
+
+	while ((c = getopt_long(argc, argv, "+e:F:b:C:O:o:d:B:qhV", longopts, NULL)) != -1) {
+		o->settings |= strchr("FbCO", c) || c == OPT_SUBBUF || c == OPT_CPUS;
+		switch (c) {
+		case 'e': add(o->events, &o->nevents, optarg); break;
+		case 'F': add(o->filters, &o->nfilters, optarg); break;
+		case 'O': add(o->options, &o->noptions, optarg); break;
+		case 'b': o->buffer_kb = parse_kb(optarg, "buffer size"); break;
+		case OPT_SUBBUF: o->subbuf_kb = parse_kb(optarg, "sub-buffer size"); break;
+		case 'C': o->clock = optarg; break;
+		case OPT_CPUS: o->cpus = optarg; break;
+		case 'o': o->output = optarg; break;
+		case OPT_COMPRESSION: zname = optarg; break;
+		case OPT_FILE_VERSION:
+			if (strcmp(optarg, "6") && strcmp(optarg, "7"))
+				usage_error("invalid file version '%s' (6 or 7)", optarg);
+			version = atoi(optarg);
+			break;
+		case 'd': o->duration = parse_duration(optarg); break;
+		case 'B': o->instance = optarg; break;
+		case OPT_TOP: o->top = true; break;
+		case 'q': o->quiet = true; break;
+		case 'h': usage(stdout, EXIT_OK);
+		case 'V': print_version();
+		default: fprintf(stderr, "Try '%s --help' for more information.\n", progname);
+			 exit(EXIT_USAGE);
+		}
+	}
+	if (zname && !strcmp(zname, "zlib"))
+		o->wflags |= TDAT_W_ZLIB;
+	else if (zname && !strcmp(zname, "none"))
+		o->wflags |= TDAT_W_ZNONE;
+	else if (zname && strcmp(zname, "zstd"))
+		usage_error("invalid compression '%s' (zstd, zlib or none)", zname);
+	if (version == 6 && zname && strcmp(zname, "none"))
+		usage_error("trace.dat version 6 is not compressed (--compression none)");
+	if (version == 6)
+		o->wflags |= TDAT_W_V6;
+	if (o->top && o->instance)
+		usage_error("-B and --top name two different buffers");
+}
+
+/* ---- signals ---- */
+
+static void on_signal(int sig)
+{
+	int e = errno;
+
+	got_signal = sig;
+	if (sig_pipe[1] >= 0 && write(sig_pipe[1], "", 1) < 0)
+		errno = e;
+	errno = e;
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK))
+		die_(EXIT_FAIL, "pipe: %s", strerror(errno));
+	sigemptyset(&sa.sa_mask);
+	/* no SA_RESTART: a signal ends the wait at once */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+}
+
+/* ---- the subcommands ---- */
+
+static int configure(struct tdat_capture *c, const struct opts *o)
+{
+	int ret = 0;
+
+	if (o->buffer_kb && (ret = tdat_capture_set_buffer_kb(c, o->buffer_kb)))
+		return ret;
+	if (o->subbuf_kb && (ret = tdat_capture_set_subbuf_kb(c, o->subbuf_kb)))
+		return ret;
+	if (o->clock && (ret = tdat_capture_set_clock(c, o->clock)))
+		return ret;
+	if (o->cpus && (ret = tdat_capture_set_cpus(c, o->cpus)))
+		return ret;
+	for (int i = 0; i < o->noptions && !ret; i++)
+		ret = tdat_capture_set_option(c, o->options[i]);
+	for (int i = 0; i < o->nevents && !ret; i++)
+		ret = tdat_capture_enable(c, o->events[i]);
+	for (int i = 0; i < o->nfilters && !ret; i++)
+		ret = tdat_capture_filter(c, o->filters[i]);
+	/* which thread belongs to which process, when the kernel keeps it */
+	if (!ret && o->cmd[0] == 'r')
+		tdat_capture_set_option(c, "record-tgid");
+	return ret;
+}
+
+static pid_t spawn(char **argv, const char *dir)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die_(EXIT_FAIL, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGCHLD, SIG_DFL);
+		setenv("TDAT_CAPTURE_DIR", dir, 1);
+		execvp(argv[0], argv);
+		fprintf(stderr, "%s: %s: %s\n", progname, argv[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	return pid;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Read until the command ends, the time is up or a signal comes; *status: the command's. */
+static int capture_loop(struct tdat_capture *c, const struct opts *o, char **cmd, int *status)
+{
+	double end = o->duration > 0 ? now() + o->duration : 0;
+	pid_t child = cmd && *cmd ? spawn(cmd, tdat_capture_dir(c)) : -1;
+	char drain[64];
+	int ret = 0, wst;
+
+	while (!ret) {
+		int timeout = 1000;
+
+		if (child > 0 && waitpid(child, &wst, WNOHANG) == child) {
+			*status = WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
+			child = -1;
+		}
+		if (got_signal && got_signal != SIGCHLD)
+			break;
+		got_signal = 0;
+		if (cmd && *cmd && child < 0)
+			break;
+		if (end) {
+			double left = end - now();
+
+			if (left <= 0)
+				break;
+			if (left * 1000 < timeout)
+				timeout = (int)(left * 1000) + 1;
+		}
+		ret = tdat_capture_read(c, timeout, sig_pipe[0]);
+		while (read(sig_pipe[0], drain, sizeof(drain)) > 0)
+			;
+	}
+	if (child > 0 && !o->quiet)
+		warnx_("%s is still running (pid %d); the capture ends without it", cmd[0], (int)child);
+	return ret;
+}
+
+static void summary(struct tdat_capture *c, const struct opts *o, const char *out)
+{
+	uint64_t events = 0, lost = 0, bytes = 0, stored = 0;
+	struct tdat_capture_cpu s;
+
+	if (o->quiet)
+		return;
+	for (int i = 0; i < tdat_capture_ncpus(c); i++) {
+		if (tdat_capture_cpu_stats(c, i, &s))
+			continue;
+		fprintf(stderr, "%s: cpu%d: %llu events, %llu bytes read, %llu stored, %llu lost\n",
+			progname, s.cpu, (unsigned long long)s.events, (unsigned long long)s.read_bytes,
+			(unsigned long long)s.stored, (unsigned long long)(s.overrun + s.dropped));
+		events += s.events;
+		lost += s.overrun + s.dropped;
+		bytes += s.read_bytes;
+		stored += s.stored;
+	}
+	fprintf(stderr, "%s: %llu events (%llu lost), %llu bytes read, %llu stored in %s\n", progname,
+		(unsigned long long)events, (unsigned long long)lost, (unsigned long long)bytes,
+		(unsigned long long)stored, out && strcmp(out, "-") ? out : "(stdout)");
+}
+
+/* record and extract: read into a trace.dat. */
+static int capture(const struct opts *o, char **cmd, bool record)
+{
+	struct tdat_capture *c = tdat_capture_new();
+	const char *path = o->output ? o->output : "trace.dat";
+	unsigned flags = record ? TDAT_CAP_CREATE | TDAT_CAP_EXCL | TDAT_CAP_REMOVE | TDAT_CAP_MOUNT : 0;
+	char name[64];
+	struct tool_out out;
+	int ret, status = 0, rc;
+
+	if (!c)
+		die_(EXIT_FAIL, "out of memory");
+	snprintf(name, sizeof(name), "tdat-capture-%d", (int)getpid());
+	if (out_open(&out, path, TDAT_OUT_STREAM, true))
+		return EXIT_FAIL;
+	catch_signals();
+	ret = tdat_capture_open(c, o->top ? NULL : record ? name : o->instance ? o->instance : "tdat", flags);
+	if (!ret && record)
+		ret = configure(c, o);
+	if (!ret)
+		ret = tdat_capture_read_begin(c, o->wflags);
+	if (!ret && record && !got_signal) {
+		if (!(ret = tdat_capture_start(c)))
+			ret = capture_loop(c, o, cmd, &status);
+		rc = tdat_capture_stop(c);
+		ret = ret ? ret : rc;
+	}
+	if (!ret)
+		ret = tdat_capture_read(c, 0, -1);	/* what is left in the buffers */
+	if (!ret)
+		ret = tdat_capture_write(c, out.fd);
+	if (ret)
+		die_cap(c, ret);
+	else
+		summary(c, o, path);
+	if ((rc = tdat_capture_close(c))) {
+		die_cap(c, rc);
+		ret = ret ? ret : rc;
+	}
+	tdat_capture_free(c);
+	if (ret) {
+		out_abort(&out);
+		return EXIT_FAIL;
+	}
+	if (out_commit(&out))
+		return EXIT_FAIL;
+	return cmd && *cmd ? status : EXIT_OK;
+}
+
+static int control(const struct opts *o)
+{
+	struct tdat_capture *c = tdat_capture_new();
+	const char *name = o->instance ? o->instance : "tdat";
+	bool start = !strcmp(o->cmd, "start"), reset = !strcmp(o->cmd, "reset");
+	int ret, rc;
+
+	if (!c)
+		die_(EXIT_FAIL, "out of memory");
+	if (o->top)
+		usage_error("%s works on a named instance only (-B NAME), not on the top buffer", o->cmd);
+	ret = tdat_capture_open(c, name, start ? TDAT_CAP_CREATE | TDAT_CAP_MOUNT : reset ? TDAT_CAP_REMOVE : 0);
+	if (!ret && start && !(ret = tdat_capture_reset(c)) && !(ret = configure(c, o)))
+		ret = tdat_capture_start(c);
+	if (!ret && !strcmp(o->cmd, "stop"))
+		ret = tdat_capture_stop(c);
+	if (!ret && reset)
+		ret = tdat_capture_reset(c);
+	if (ret)
+		die_cap(c, ret);
+	if ((rc = tdat_capture_close(c)))
+		die_cap(c, rc);
+	tdat_capture_free(c);
+	return ret || rc ? EXIT_FAIL : EXIT_OK;
+}
+
+static void print_list(struct tdat_capture *c, int what, const char *glob, const char *title)
+{
+	int n;
+	const char *const *l = tdat_capture_list(c, what, glob, &n);
+
+	if (!l) {
+		die_cap(c, TDAT_EIO);
+		exit(EXIT_FAIL);
+	}
+	if (title)
+		printf("%s:", title);
+	for (int i = 0; i < n; i++)
+		printf(title ? " %s" : "%s\n", l[i]);
+	if (title)
+		putchar('\n');
+}
+
+static int list(const struct opts *o)
+{
+	struct tdat_capture *c = tdat_capture_new();
+	int ret;
+
+	if (!c)
+		die_(EXIT_FAIL, "out of memory");
+	if ((ret = tdat_capture_open(c, NULL, TDAT_CAP_MOUNT))) {
+		die_cap(c, ret);
+		return EXIT_FAIL;
+	}
+	if (o->nevents > 1)
+		usage_error("list takes one -e GLOB");
+	print_list(c, TDAT_CAP_EVENTS, o->nevents ? o->events[0] : NULL, NULL);
+	if (!o->nevents) {
+		print_list(c, TDAT_CAP_CLOCKS, NULL, "clocks");
+		print_list(c, TDAT_CAP_OPTIONS, NULL, "options");
+	}
+	tdat_capture_free(c);
+	return EXIT_OK;
+}
+
+static int stat_cmd(const struct opts *o)
+{
+	static const char *const files[] = { "tracing_on", "trace_clock", "buffer_size_kb",
+					     "buffer_subbuf_size_kb", "tracing_cpumask", "buffer_percent" };
+	struct tdat_capture *c = tdat_capture_new();
+	struct tdat_capture_cpu s;
+	int ret;
+
+	if (!c)
+		die_(EXIT_FAIL, "out of memory");
+	ret = tdat_capture_open(c, o->top ? NULL : o->instance ? o->instance : "tdat", 0);
+	if (ret) {
+		die_cap(c, ret);
+		tdat_capture_free(c);
+		return EXIT_FAIL;
+	}
+	printf("instance: %s\n", tdat_capture_dir(c));
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		const char *v = tdat_capture_file(c, files[i]);
+
+		if (v)
+			printf("%s: %s\n", files[i], v);
+	}
+	print_list(c, TDAT_CAP_ENABLED, NULL, "events");
+	for (int i = 0; i < tdat_capture_ncpus(c); i++)
+		if (!tdat_capture_cpu_stats(c, i, &s))
+			printf("cpu%d: %llu events in the buffer, %llu bytes, %llu read, %llu overrun, "
+			       "%llu dropped\n", i, (unsigned long long)s.entries,
+			       (unsigned long long)s.buffer_bytes, (unsigned long long)s.kernel_read,
+			       (unsigned long long)s.overrun, (unsigned long long)s.dropped);
+	tdat_capture_free(c);
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	static const char *const cmds[] = { "record", "start", "stop", "extract", "reset", "list", "stat" };
+	bool known = false;
+
+	tool_init(argv[0]);
+	if (argc < 2)
+		usage_error("a subcommand is needed: record, start, stop, extract, reset, list or stat");
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
+		usage(stdout, EXIT_OK);
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version"))
+		print_version();
+	o.cmd = argv[1];
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		known |= !strcmp(o.cmd, cmds[i]);
+	if (!known)
+		usage_error("unknown subcommand '%s'", o.cmd);
+	parse(argc - 1, argv + 1, &o);
+	argc -= optind + 1;
+	argv += optind + 1;
+	if (argc && strcmp(o.cmd, "record"))
+		usage_error("%s takes no arguments ('%s')", o.cmd, argv[0]);
+	if ((o.settings || o.nevents) && strcmp(o.cmd, "record") && strcmp(o.cmd, "start") &&
+	    !(!strcmp(o.cmd, "list") && !o.settings))
+		usage_error("-e, -F, -b, -C, -O, --cpus and --subbuf-size are for record and start");
+	if ((o.output || o.wflags) && strcmp(o.cmd, "record") && strcmp(o.cmd, "extract"))
+		usage_error("-o, --compression and --file-version are for record and extract");
+	if (o.instance && !strcmp(o.cmd, "record"))
+		usage_error("record works in a private instance; -B is for start, stop, extract, reset, stat");
+	if (o.duration > 0 && strcmp(o.cmd, "record"))
+		usage_error("--duration is for record");
+	if (!strcmp(o.cmd, "record") || !strcmp(o.cmd, "extract"))
+		return capture(&o, argv, !strcmp(o.cmd, "record"));
+	if (!strcmp(o.cmd, "list"))
+		return list(&o);
+	if (!strcmp(o.cmd, "stat"))
+		return stat_cmd(&o);
+	return control(&o);
+}
