@@ -261,6 +261,33 @@ static int build_meta(struct tdat_capture *c, struct tdat_meta *m)
 
 int tdat_capture_write(struct tdat_capture *c, int fd)
 {
-	(void)c; (void)fd;
-	return build_meta(c, &(struct tdat_meta){ 0 }) ? TDAT_EUNSUPP : TDAT_EUNSUPP;	/* TODO: dat-write.c */
+	struct tdat_meta m;
+	struct tdat_sink sink;
+	int ret;
+
+	if (!c->reading)
+		return TDAT_EINVAL;
+	/* the counters as they are now that reading is over (the summary shows them) */
+	for (int i = 0; i < c->ncpus; i++)
+		if ((ret = cap_cpu_stats(c, i, &c->end[i])))
+			return ret;
+	c->stats_read = true;
+	if ((ret = build_meta(c, &m)) || (ret = sink_init(&sink, fd))) {
+		meta_release(&m);
+		return ret;
+	}
+	c->out.meta = &m;
+	ret = dat_out_write(&c->out, &sink);
+	if (!ret)
+		ret = sink_finish(&sink);
+	else
+		sink_flush(&sink);
+	if (sink.err) {
+		tdat_msg(c->errmsg, "cannot write the trace.dat: %s", strerror(sink.err));
+		ret = TDAT_EIO;
+	}
+	c->out.meta = NULL;
+	sink_release(&sink);
+	meta_release(&m);
+	return ret;
 }

@@ -583,32 +583,56 @@ static unsigned subbuf_size(struct tdat_capture *c)
 	return (unsigned)sysconf(_SC_PAGESIZE);
 }
 
+/* The selected clock of trace_clock ("[local] global ..."). */
+static int selected_clock(struct tdat_capture *c)
+{
+	char *t, *p, *e;
+	int ret = cap_read(c, "trace_clock", &t, NULL);
+
+	if (ret)
+		return ret;
+	p = strchr(t, '[');
+	e = p ? strchr(p, ']') : NULL;
+	c->clock = p && e ? strndup(p + 1, (size_t)(e - p - 1)) : strdup("local");
+	free(t);
+	return c->clock ? 0 : TDAT_ENOMEM;
+}
+
 int tdat_capture_read_begin(struct tdat_capture *c, unsigned wflags)
 {
-	const char *zname = (wflags & TDAT_W_ZLIB) ? "zlib" :
-			    (wflags & (TDAT_W_ZNONE | TDAT_W_V6)) ? "none" : "zstd";
 	char rel[64], path[4096];
-	int ret;
+	int *ids, ret;
 
-	if (c->reading)
+	if (c->reading || !c->opened)
 		return TDAT_EINVAL;
-	c->wflags = wflags;
+	if ((ret = dat_out_init(&c->out, wflags, STAGE_MEM, c->errmsg)))
+		return ret;
+	c->reading = true;
 	c->page_size = subbuf_size(c);
 	c->fds = malloc(sizeof(*c->fds) * (size_t)c->ncpus);
-	c->ds = calloc((size_t)c->ncpus, sizeof(*c->ds));
 	c->raw = calloc((size_t)c->ncpus, sizeof(*c->raw));
 	c->end = calloc((size_t)c->ncpus, sizeof(*c->end));
 	c->page = malloc(c->page_size);
-	if (!c->fds || !c->ds || !c->raw || !c->end || !c->page)
+	ids = malloc(sizeof(*ids) * (size_t)c->ncpus);
+	if (!c->fds || !c->raw || !c->end || !c->page || !ids) {
+		free(ids);
 		return TDAT_ENOMEM;
-	for (int i = 0; i < c->ncpus; i++)
-		c->fds[i] = -1;
-	c->reading = true;
-	if ((ret = stage_init(&c->st, zname, STAGE_MEM, c->errmsg)))
-		return ret;
+	}
 	for (int i = 0; i < c->ncpus; i++) {
-		if ((ret = dstream_init(&c->ds[i], 0, i, c->page_size, (int)sizeof(long), false)))
-			return ret;
+		c->fds[i] = -1;
+		ids[i] = i;
+	}
+	/* the kernel's byte order and long size: ours */
+	c->out.big = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+	c->out.page_size = c->page_size;
+	c->out.cpus = c->ncpus;
+	if (!(ret = selected_clock(c))) {
+		c->out.clock = c->clock;
+		ret = dat_out_add_buffer(&c->out, "", c->clock, c->page_size, ids, c->ncpus,
+					 (int)sizeof(long));
+	}
+	free(ids);
+	for (int i = 0; i < c->ncpus && !ret; i++) {
 		snprintf(rel, sizeof(rel), "per_cpu/cpu%d/trace_pipe_raw", i);
 		if (!cap_path(c, rel, path, sizeof(path)))
 			return TDAT_EINVAL;
@@ -618,7 +642,7 @@ int tdat_capture_read_begin(struct tdat_capture *c, unsigned wflags)
 			return TDAT_EIO;
 		}
 	}
-	return 0;
+	return ret;
 }
 
 /* Read every page CPU @i has now. */
@@ -639,7 +663,7 @@ static int read_cpu(struct tdat_capture *c, int i)
 		if (n == 0)
 			return 0;
 		c->raw[i] += (uint64_t)n;
-		if ((ret = dstream_put_page(&c->st, &c->ds[i], c->page, (size_t)n)))
+		if ((ret = dstream_put_page(&c->out.st, &c->out.streams[i], c->page, (size_t)n)))
 			return ret;
 	}
 }
@@ -710,9 +734,9 @@ int tdat_capture_cpu_stats(struct tdat_capture *c, int i, struct tdat_capture_cp
 		ret = cap_cpu_stats(c, i, out);
 	out->cpu = i;
 	if (c->reading) {
-		out->events = c->ds[i].events;
+		out->events = c->out.streams[i].events;
 		out->read_bytes = c->raw[i];
-		out->stored = dstream_size(&c->st, &c->ds[i]);
+		out->stored = dstream_size(&c->out.st, &c->out.streams[i]);
 	} else {
 		out->events = out->entries;
 	}
@@ -850,24 +874,22 @@ static void end_reading(struct tdat_capture *c)
 {
 	if (!c->reading)
 		return;
-	for (int i = 0; i < c->ncpus; i++) {
-		if (c->fds && c->fds[i] >= 0)
+	for (int i = 0; c->fds && i < c->ncpus; i++)
+		if (c->fds[i] >= 0)
 			close(c->fds[i]);
-		if (c->ds)
-			dstream_release(&c->ds[i]);
-	}
-	stage_release(&c->st);
+	dat_out_release(&c->out);
 	free(c->fds);
-	free(c->ds);
 	free(c->raw);
 	free(c->end);
 	free(c->page);
+	free(c->clock);
 	c->fds = NULL;
-	c->ds = NULL;
 	c->raw = NULL;
 	c->end = NULL;
 	c->page = NULL;
+	c->clock = NULL;
 	c->reading = false;
+	c->stats_read = false;
 }
 
 int tdat_capture_close(struct tdat_capture *c)

@@ -34,8 +34,8 @@ struct tdat_capture {
 	unsigned page_size;	/* sub-buffer size in bytes */
 	int *fds;		/* per CPU, -1 when closed */
 	unsigned char *page;
-	struct stage st;
-	struct dstream *ds;	/* per CPU */
+	struct dat_out out;	/* one buffer, one stream per CPU (stream i = CPU i) */
+	char *clock;		/* the instance's trace clock */
 	uint64_t *raw;		/* bytes read per CPU */
 	struct tdat_capture_cpu *end;	/* per CPU: stats read at the end */
 	bool stats_read;

@@ -522,6 +522,42 @@ struct tdat_file *tdat_file_new(void)
 	return f;
 }
 
+int tdat_file_set_name(struct tdat_file *f, const char *name)
+{
+	char *n = strdup(name);
+
+	if (!n)
+		return TDAT_ENOMEM;
+	free(f->name);
+	f->name = n;
+	f->info.name = n;
+	return 0;
+}
+
+/* The base name of the path without ".dat"; "stdin" for "-". */
+static int file_default_name(struct tdat_file *f)
+{
+	const char *b = strrchr(f->path, '/');
+	size_t n;
+	int ret;
+
+	b = b ? b + 1 : f->path;
+	if (!strcmp(f->path, "-") || !*b)
+		b = "stdin";
+	if ((ret = tdat_file_set_name(f, b)))
+		return ret;
+	n = strlen(f->name);
+	if (n > 4 && !strcmp(f->name + n - 4, ".dat"))
+		f->name[n - 4] = '\0';
+	return 0;
+}
+
+void tdat_file_set_ts_offset(struct tdat_file *f, int64_t ns)
+{
+	f->info.ts_offset += ns - f->user_offset;
+	f->user_offset = ns;
+}
+
 int tdat_file_open(struct tdat_file *f, const char *path, const struct tdat_open_opts *opts)
 {
 	struct rd r = { .f = f };
@@ -529,9 +565,10 @@ int tdat_file_open(struct tdat_file *f, const char *path, const struct tdat_open
 
 	f->flags = opts ? opts->flags : 0;
 	f->info.ts_offset = opts ? opts->ts_offset : 0;
+	f->user_offset = f->info.ts_offset;
 	f->info.in_usecs = 1;
 	f->path = strdup(path);
-	if (!f->path)
+	if (!f->path || (ret = file_default_name(f)))
 		return TDAT_ENOMEM;
 	f->info.path = f->path;
 	if ((ret = src_open(&f->src, path, f->errmsg)))
@@ -697,6 +734,7 @@ void tdat_file_free(struct tdat_file *f)
 		f->codec->ctx_free(f->codec_ctx);
 	src_close(&f->src);
 	free(f->path);
+	free(f->name);
 	free(f->uname);
 	free(f->version);
 	free(f->clock);

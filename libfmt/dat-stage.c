@@ -211,15 +211,15 @@ void dstream_release(struct dstream *s)
 	memset(s, 0, sizeof(*s));
 }
 
-int dstream_put(struct stage *st, struct dstream *s, const struct tdat_event *ev)
+int dstream_put(struct stage *st, struct dstream *s, const struct tdat_event *ev, uint64_t ts)
 {
 	bool hide = ev->missed && !ev->shown_missed;
-	int ret = penc_add(&s->pe, ev->raw_ts, ev->data, ev->size, ev->missed, hide);
+	int ret = penc_add(&s->pe, ts, ev->data, ev->size, ev->missed, hide);
 
 	if (ret == 1) {
 		if ((ret = flush_page(st, s)))
 			return ret;
-		ret = penc_add(&s->pe, ev->raw_ts, ev->data, ev->size, ev->missed, hide);
+		ret = penc_add(&s->pe, ts, ev->data, ev->size, ev->missed, hide);
 	}
 	if (ret == TDAT_ELIMIT)
 		tdat_msg(st->err, "an event of %u bytes (cpu %d) does not fit a %u-byte page",

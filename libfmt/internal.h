@@ -135,7 +135,8 @@ struct tdat_file {
 	struct tsync_cpu *tsync;
 
 	/* strings the info struct points into */
-	char *path, *uname, *version, *clock, *cpustat, *zname, *zver;
+	char *path, *name, *uname, *version, *clock, *cpustat, *zname, *zver;
+	int64_t user_offset;	/* tdat_open_opts.ts_offset, part of info.ts_offset */
 	char *strings;		/* v7 STRINGS */
 	size_t strings_len;
 
@@ -509,7 +510,8 @@ int stage_compress(struct stage *st, const void *src, size_t len, bool big, size
 int dstream_init(struct dstream *s, int buffer, int cpu, unsigned page_size, int long_size,
 		 bool big);
 void dstream_release(struct dstream *s);
-int dstream_put(struct stage *st, struct dstream *s, const struct tdat_event *ev);
+/* Pack @ev into the stream with timestamp @ts (its raw_ts, or ts when corrected). */
+int dstream_put(struct stage *st, struct dstream *s, const struct tdat_event *ev, uint64_t ts);
 /*
  * Stage one ring-buffer page as the kernel gave it (trace_pipe_raw): @len
  * bytes, at most the stream's page size (the rest is zeroed); an empty
@@ -521,6 +523,46 @@ int dstream_flush(struct stage *st, struct dstream *s);
 /* Bytes the stream takes in the file (with the chunk count if compressed). */
 uint64_t dstream_size(const struct stage *st, const struct dstream *s);
 int dstream_copy(struct stage *st, const struct dstream *s, struct tdat_sink *out);
+
+/* ---- dat-write.c: the trace.dat container ---- */
+
+struct dat_obuf {		/* one buffer of the output */
+	const char *name;	/* "" for the top buffer */
+	const char *clock;	/* NULL or "": the file's clock */
+	unsigned page_size;
+	int ncpus, first;	/* its streams: streams[first .. first + ncpus) */
+};
+
+/*
+ * What dat_out_write() writes.  dat_out_init() clears it and picks the
+ * compression from enum tdat_writer_flags; then the caller sets meta, big,
+ * page_size, cpus, clock (and corrected_ts) before adding buffers, and
+ * feeds the streams (dstream_put(), or whole pages).
+ */
+struct dat_out {
+	const struct tdat_meta *meta;	/* sections and the options to copy */
+	bool v6, big;
+	bool corrected_ts;	/* timestamps are final: drop OFFSET, DATE, TSC2NSEC, TIME_SHIFT */
+	unsigned page_size;	/* the file's (v6: every buffer's) */
+	int cpus;		/* CPU count of the traced machine */
+	const char *clock;	/* the file's trace clock */
+	const char *zname, *zver;
+	struct dat_obuf *bufs;
+	int nbufs;
+	struct dstream *streams;
+	int nstreams;
+	struct stage st;
+};
+
+int dat_out_init(struct dat_out *o, unsigned flags, size_t stage_limit, char *err);
+/* A buffer with one stream per CPU id in @cpus; @name and @clock are borrowed. */
+int dat_out_add_buffer(struct dat_out *o, const char *name, const char *clock, unsigned page_size,
+		       const int *cpus, int ncpus, int long_size);
+/* Index of the stream of buffer @b, CPU id @cpu, or -1. */
+int dat_out_stream(const struct dat_out *o, int b, int cpu);
+/* Flush every stream and write the whole file to @out. */
+int dat_out_write(struct dat_out *o, struct tdat_sink *out);
+void dat_out_release(struct dat_out *o);
 
 /* ---- writer.c: buffered output with a sticky error, and the registry ---- */
 

@@ -88,6 +88,8 @@ struct tdat_buffer_info {
 /* What the file header and options say. */
 struct tdat_file_info {
 	const char *path;	/* as given to tdat_file_open() ("-" = stdin) */
+	const char *name;	/* the input's name in a merged trace.dat: the base
+				 * name without ".dat" unless tdat_file_set_name() */
 	uint64_t file_size;
 	int version;		/* 6 or 7 */
 	int big_endian;
@@ -146,6 +148,23 @@ const struct tdat_buffer_info *tdat_file_buffer(const struct tdat_file *f, int i
  * the text could not be read (see tdat_file_errmsg()).
  */
 const char *tdat_file_latency_text(struct tdat_file *f, int i, size_t *len);
+
+/**
+ * tdat_file_set_name - name the buffers of @f get in a merged trace.dat
+ * @f: an open file
+ * @name: the name (copied); its top buffer becomes "NAME", its instance
+ *        INST "NAME:INST"
+ *
+ * Return: 0 or TDAT_ENOMEM.
+ */
+int tdat_file_set_name(struct tdat_file *f, const char *name);
+
+/**
+ * tdat_file_set_ts_offset - change the user offset added to every timestamp
+ * @f: an open file, not yet added to a merge
+ * @ns: the new offset, in place of tdat_open_opts.ts_offset
+ */
+void tdat_file_set_ts_offset(struct tdat_file *f, int64_t ns);
 
 /**
  * tdat_file_nwarnings - damage found while opening that did not stop it

@@ -1,552 +1,45 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * writer-dat.c - the "dat" format: a trace.dat that trace-cmd report reads
- * as it reads the input, holding the events given to put().
+ * as it reads the inputs, holding the events given to put().
  *
- * The input's metadata (header page and event texts, event formats,
- * kallsyms, printk formats, cmdlines, clock, uname, version, CPU stats,
- * time options) is copied as the reader kept it (struct tdat_meta); the
- * events are packed again into ring-buffer pages of each buffer's page
- * size, one stream per CPU of each buffer (dat-pages.c, dat-stage.c).
- * Offsets in a trace.dat point forward and backward, so everything is
- * written at close, in one sequential pass that a pipe can take:
+ * One input: its metadata (struct tdat_meta) is copied as the reader kept
+ * it, its buffers keep their names, and events keep their raw timestamps
+ * with the time options (OFFSET, DATE, TSC2NSEC, TIME_SHIFT) copied, unless
+ * a user offset was asked for.  Several inputs (tdat-merge): every buffer of
+ * input NAME becomes the buffer "NAME" (top) or "NAME:INSTANCE", event
+ * formats are the union of the inputs' (one event id must mean one event in
+ * all of them), command lines are concatenated, and events are written with
+ * their corrected timestamps, since the inputs' time options differ.
  *
- *   v7: header, metadata sections, one flyrecord section per buffer (CPU
- *       data page-aligned), one options section (section offsets, copied
- *       options, CPUCOUNT, BUFFER options), the strings section.
- *   v6: header, metadata in fixed order, CPU count, options (instances as
- *       BUFFER options), the flyrecord table (+ clock) of each buffer,
- *       then the page-aligned CPU data.
+ * Events are packed into pages by dat-stage.c; the file is written at
+ * close by dat-write.c.
  */
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
-#include <zstd.h>
+
+#include <event-parse.h>
 
 #include "internal.h"
 
 #define STAGE_LIMIT	(8u << 20)	/* CPU data kept in memory before the temporary file */
-#define SEC_HDR		16
-
-/* A growable byte buffer with a sticky failure. */
-struct mbuf {
-	unsigned char *p;
-	size_t len, cap;
-	bool fail;
-};
 
 struct dat {
-	struct tdat_file *f;
-	bool v6, big;
-	const char *zname, *zver;
-	struct stage st;
-	struct dstream *streams;
-	int nstreams;
-	int *first;		/* per buffer: its first stream */
-	struct tdat_sink *out;
-	uint64_t pos;		/* bytes written so far */
-	struct mbuf strings;	/* v7 section descriptions */
-	struct mbuf sec[NSECTIONS];	/* metadata contents, then as stored */
-	uint64_t sec_off[NSECTIONS];
-	unsigned sec_str[NSECTIONS];
-	bool sec_z;		/* metadata sections are compressed */
+	struct dat_out o;
+	struct tdat_meta meta;	/* several inputs: the union, blobs borrowed */
+	bool own_meta;
+	char *cmdlines;		/* several inputs: concatenated */
+	char **names;		/* buffer names made here */
+	int nnames;
+	int *first_buf;		/* per input: its first output buffer */
+	int nfiles;
+	bool ready;		/* open succeeded */
 	int failed;		/* a put() failed: close writes nothing */
 };
 
-/* ---- byte buffers ---- */
+/* ---- checks ---- */
 
-static void mb_put(struct mbuf *b, const void *p, size_t n)
-{
-	unsigned char *q;
-
-	if (b->fail)
-		return;
-	if (b->len + n > b->cap) {
-		size_t cap = (b->len + n) * 2 + 256;
-
-		q = realloc(b->p, cap);
-		if (!q) {
-			b->fail = true;
-			return;
-		}
-		b->p = q;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-}
-
-static void mb_num(struct dat *d, struct mbuf *b, uint64_t v, unsigned len)
-{
-	unsigned char n[8];
-
-	enc_num(n, v, len, d->big);
-	mb_put(b, n, len);
-}
-
-static void mb_str(struct mbuf *b, const char *s)
-{
-	mb_put(b, s, strlen(s) + 1);
-}
-
-static void mb_sized(struct dat *d, struct mbuf *b, const struct tdat_blob *blob, unsigned lenbytes)
-{
-	mb_num(d, b, blob->data ? blob->len : 0, lenbytes);
-	if (blob->data)
-		mb_put(b, blob->data, blob->len);
-}
-
-static void mb_free(struct mbuf *b)
-{
-	free(b->p);
-	memset(b, 0, sizeof(*b));
-}
-
-/* A section description in the strings table; its id is its offset. */
-static unsigned add_string(struct dat *d, const char *s)
-{
-	unsigned id = (unsigned)d->strings.len;
-
-	mb_str(&d->strings, s);
-	return id;
-}
-
-/* ---- the output ---- */
-
-static void out(struct dat *d, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-
-	d->pos += n;
-	while (n) {
-		size_t k = n < 65536 ? n : 65536;
-
-		sink_write(d->out, c, k);
-		c += k;
-		n -= k;
-	}
-}
-
-static void out_num(struct dat *d, uint64_t v, unsigned len)
-{
-	unsigned char n[8];
-
-	enc_num(n, v, len, d->big);
-	out(d, n, len);
-}
-
-static void out_pad(struct dat *d, uint64_t to)
-{
-	static const unsigned char zero[4096];
-
-	while (d->pos < to)
-		out(d, zero, to - d->pos < sizeof(zero) ? (size_t)(to - d->pos) : sizeof(zero));
-}
-
-static uint64_t align_up(uint64_t v, unsigned a)
-{
-	return (v + a - 1) & ~((uint64_t)a - 1);
-}
-
-static void out_section_header(struct dat *d, unsigned id, unsigned flags, unsigned str, uint64_t size)
-{
-	out_num(d, id, 2);
-	out_num(d, flags, 2);
-	out_num(d, str, 4);
-	out_num(d, size, 8);
-}
-
-/* ---- metadata, as the reader kept it ---- */
-
-static void build_formats(struct dat *d, struct mbuf *b, const struct tdat_blob *fmts, int n)
-{
-	mb_num(d, b, (uint64_t)n, 4);
-	for (int i = 0; i < n; i++)
-		mb_sized(d, b, &fmts[i], 8);
-}
-
-/* The contents of the six metadata sections (v6 writes them in this order). */
-static void build_meta(struct dat *d)
-{
-	const struct tdat_meta *m = &d->f->meta;
-	struct mbuf *s = d->sec;
-
-	mb_put(&s[0], "header_page", 12);
-	mb_sized(d, &s[0], &m->header_page, 8);
-	mb_put(&s[0], "header_event", 13);
-	mb_sized(d, &s[0], &m->header_event, 8);
-	build_formats(d, &s[1], m->ftrace, m->nftrace);
-	mb_num(d, &s[2], (uint64_t)m->nsystems, 4);
-	for (int i = 0; i < m->nsystems; i++) {
-		mb_str(&s[2], m->systems[i].name);
-		build_formats(d, &s[2], m->systems[i].fmts, m->systems[i].nfmts);
-	}
-	mb_sized(d, &s[3], &m->kallsyms, 4);
-	mb_sized(d, &s[4], &m->printk, 4);
-	mb_sized(d, &s[5], &m->cmdlines, 8);
-}
-
-/* v7: compress each metadata section whole, as trace-cmd does. */
-static int compress_meta(struct dat *d)
-{
-	static const char *desc[NSECTIONS] = { "headers", "ftrace events", "events format",
-					       "kallsyms", "printk", "command lines" };
-	size_t zlen;
-	int ret;
-
-	for (int i = 0; i < NSECTIONS; i++) {
-		struct mbuf z = { 0 };
-
-		d->sec_str[i] = add_string(d, desc[i]);
-		if (!d->sec_z)
-			continue;
-		if ((ret = stage_compress(&d->st, d->sec[i].p, d->sec[i].len, d->big, &zlen)))
-			return ret;
-		mb_put(&z, d->st.zbuf, zlen + 8);
-		if (z.fail)
-			return TDAT_ENOMEM;
-		mb_free(&d->sec[i]);
-		d->sec[i] = z;
-	}
-	return 0;
-}
-
-/* A section is written when the input had it (the first three always). */
-static bool have_section(const struct dat *d, int i)
-{
-	const struct tdat_meta *m = &d->f->meta;
-
-	return i < 3 || (i == 3 && m->kallsyms.data) || (i == 4 && m->printk.data) ||
-	       (i == 5 && m->cmdlines.data);
-}
-
-/* ---- v7 ---- */
-
-static int write_strings(struct dat *d, unsigned str_id);
-
-static const struct tdat_buffer *buf_of(const struct dat *d, int b)
-{
-	return &d->f->buffers[b];
-}
-
-/* The clock a BUFFER option names: the buffer's, else the file's. */
-static const char *buf_clock(const struct dat *d, int b)
-{
-	const char *c = buf_of(d, b)->info.clock;
-
-	if (!c || !*c)
-		c = d->f->info.clock;
-	return c && *c ? c : "local";
-}
-
-static void opt_head(struct dat *d, struct mbuf *o, unsigned id, uint64_t size)
-{
-	mb_num(d, o, id, 2);
-	mb_num(d, o, size, 4);
-}
-
-static void build_buffer_option(struct dat *d, struct mbuf *o, int b, const uint64_t *boff,
-				const uint64_t *soff)
-{
-	const struct tdat_buffer *bf = buf_of(d, b);
-	const char *name = bf->info.name, *clock = buf_clock(d, b);
-	int n = bf->info.ncpus;
-
-	opt_head(d, o, OPT_BUFFER, 8 + strlen(name) + 1 + strlen(clock) + 1 + 8 + 20 * (uint64_t)n);
-	mb_num(d, o, boff[b], 8);
-	mb_str(o, name);
-	mb_str(o, clock);
-	mb_num(d, o, bf->info.page_size, 4);
-	mb_num(d, o, (uint64_t)n, 4);
-	for (int i = 0; i < n; i++) {
-		const struct dstream *s = &d->streams[d->first[b] + i];
-
-		mb_num(d, o, (uint64_t)s->cpu, 4);
-		mb_num(d, o, soff[d->first[b] + i], 8);
-		mb_num(d, o, dstream_size(&d->st, s), 8);
-	}
-}
-
-/*
- * Options copied from the input, as they were; but an empty TRACECLOCK (old
- * v6 files keep the clock after the flyrecord table) names the clock in v7.
- */
-static void build_kept_options(struct dat *d, struct mbuf *o)
-{
-	const struct tdat_meta *m = &d->f->meta;
-	char clock[300];
-
-	for (int i = 0; i < m->nopts; i++) {
-		if (!d->v6 && m->opts[i].id == OPT_TRACECLOCK && !m->opts[i].b.len) {
-			snprintf(clock, sizeof(clock), "[%s]", buf_clock(d, 0));
-			opt_head(d, o, OPT_TRACECLOCK, strlen(clock) + 1);
-			mb_str(o, clock);
-			continue;
-		}
-		opt_head(d, o, m->opts[i].id, m->opts[i].b.len);
-		mb_put(o, m->opts[i].b.data, m->opts[i].b.len);
-	}
-}
-
-static int file_cpus(const struct dat *d)
-{
-	int n = d->f->info.cpus;
-
-	for (int b = 0; b < d->f->nbuffers; b++)
-		for (int i = 0; i < buf_of(d, b)->info.ncpus; i++)
-			if (buf_of(d, b)->cpus[i].cpu >= n)
-				n = buf_of(d, b)->cpus[i].cpu + 1;
-	return n;
-}
-
-static void build_options_v7(struct dat *d, struct mbuf *o, const uint64_t *boff, const uint64_t *soff)
-{
-	for (int i = 0; i < NSECTIONS; i++) {
-		if (!have_section(d, i))
-			continue;
-		opt_head(d, o, OPT_HEADER_INFO + (unsigned)i, 8);
-		mb_num(d, o, d->sec_off[i], 8);
-	}
-	build_kept_options(d, o);
-	opt_head(d, o, OPT_CPUCOUNT, 4);
-	mb_num(d, o, (uint64_t)file_cpus(d), 4);
-	for (int b = 0; b < d->f->nbuffers; b++)
-		build_buffer_option(d, o, b, boff, soff);
-	opt_head(d, o, OPT_DONE, 8);
-	mb_num(d, o, 0, 8);	/* no further options section */
-}
-
-/* Where everything goes: metadata sections, buffer sections, CPU data. */
-static uint64_t layout_v7(struct dat *d, uint64_t pos, uint64_t *boff, uint64_t *soff)
-{
-	for (int i = 0; i < NSECTIONS; i++) {
-		if (!have_section(d, i))
-			continue;
-		d->sec_off[i] = pos;
-		pos += SEC_HDR + d->sec[i].len;
-	}
-	for (int b = 0; b < d->f->nbuffers; b++) {
-		boff[b] = pos;
-		pos += SEC_HDR;
-		for (int i = 0; i < buf_of(d, b)->info.ncpus; i++) {
-			int k = d->first[b] + i;
-
-			pos = align_up(pos, buf_of(d, b)->info.page_size);
-			soff[k] = pos;
-			pos += dstream_size(&d->st, &d->streams[k]);
-		}
-	}
-	return pos;
-}
-
-static void out_start(struct dat *d, const char *version)
-{
-	static const unsigned char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-	unsigned char b[2] = { d->big, (unsigned char)d->f->meta.user_long };
-
-	out(d, magic, sizeof(magic));
-	out(d, version, 2);
-	out(d, b, 2);
-	out_num(d, d->f->info.page_size, 4);
-}
-
-static int out_buffers(struct dat *d, const uint64_t *boff, const uint64_t *soff, const uint64_t *bend)
-{
-	unsigned flags = d->st.zkind ? SEC_FL_COMPRESS : 0;
-	char desc[300];
-	int ret;
-
-	for (int b = 0; b < d->f->nbuffers; b++) {
-		if (!d->v6) {
-			snprintf(desc, sizeof(desc), "buffer flyrecord %s", buf_of(d, b)->info.name);
-			out_section_header(d, OPT_BUFFER, flags, add_string(d, desc),
-					   bend[b] - boff[b] - SEC_HDR);
-		}
-		for (int i = 0; i < buf_of(d, b)->info.ncpus; i++) {
-			int k = d->first[b] + i;
-
-			out_pad(d, soff[k]);
-			d->pos += dstream_size(&d->st, &d->streams[k]);
-			if ((ret = dstream_copy(&d->st, &d->streams[k], d->out)))
-				return ret;
-		}
-	}
-	return 0;
-}
-
-static int write_v7(struct dat *d)
-{
-	int nb = d->f->nbuffers;
-	uint64_t *boff = calloc((size_t)nb + 1, sizeof(*boff) * 2), *bend = boff + nb + 1;
-	uint64_t *soff = calloc((size_t)d->nstreams + 1, sizeof(*soff));
-	uint64_t pos = 10 + 2 + 2 + 4 + strlen(d->zname) + 1 + strlen(d->zver) + 1 + 8, opts;
-	struct mbuf o = { 0 };
-	unsigned opt_str, str_str;
-	int ret = TDAT_ENOMEM;
-
-	if (!boff || !soff || (ret = compress_meta(d)))
-		goto out;
-	opt_str = add_string(d, "options");
-	opts = layout_v7(d, pos, boff, soff);
-	for (int b = 0; b < nb; b++)	/* a buffer ends where the next begins */
-		bend[b] = b + 1 < nb ? boff[b + 1] : opts;
-	build_options_v7(d, &o, boff, soff);
-	str_str = add_string(d, "strings");
-	ret = TDAT_ENOMEM;
-	if (o.fail || d->strings.fail)
-		goto out;
-	out_start(d, "7");
-	out(d, d->zname, strlen(d->zname) + 1);
-	out(d, d->zver, strlen(d->zver) + 1);
-	out_num(d, opts, 8);
-	for (int i = 0; i < NSECTIONS; i++) {
-		if (!have_section(d, i))
-			continue;
-		out_section_header(d, OPT_HEADER_INFO + (unsigned)i, d->sec_z ? SEC_FL_COMPRESS : 0,
-				   d->sec_str[i], d->sec[i].len);
-		out(d, d->sec[i].p, d->sec[i].len);
-	}
-	if ((ret = out_buffers(d, boff, soff, bend)))
-		goto out;
-	out_section_header(d, OPT_DONE, 0, opt_str, o.len);
-	out(d, o.p, o.len);
-	ret = write_strings(d, str_str);
-out:
-	mb_free(&o);
-	free(boff);
-	free(soff);
-	return ret;
-}
-
-static int write_strings(struct dat *d, unsigned str_id)
-{
-	size_t zlen;
-	int ret;
-
-	if (d->strings.fail)
-		return TDAT_ENOMEM;
-	if (!d->st.zkind) {
-		out_section_header(d, OPT_STRINGS, 0, str_id, d->strings.len);
-		out(d, d->strings.p, d->strings.len);
-		return 0;
-	}
-	if ((ret = stage_compress(&d->st, d->strings.p, d->strings.len, d->big, &zlen)))
-		return ret;
-	out_section_header(d, OPT_STRINGS, SEC_FL_COMPRESS, str_id, zlen + 8);
-	out(d, d->st.zbuf, zlen + 8);
-	return 0;
-}
-
-/* ---- v6 ---- */
-
-static int stream_of(const struct dat *d, int b, int cpu)
-{
-	int n = buf_of(d, b)->info.ncpus, k = d->first[b];
-
-	if (cpu >= 0 && cpu < n && d->streams[k + cpu].cpu == cpu)
-		return k + cpu;
-	for (int i = 0; i < n; i++)
-		if (d->streams[k + i].cpu == cpu)
-			return k + i;
-	return -1;
-}
-
-static const struct tdat_mopt *kept(const struct dat *d, unsigned id)
-{
-	for (int i = 0; i < d->f->meta.nopts; i++)
-		if (d->f->meta.opts[i].id == id)
-			return &d->f->meta.opts[i];
-	return NULL;
-}
-
-/* v6: copied options, then each instance as a BUFFER option (offset of its table, name). */
-static void build_options_v6(struct dat *d, struct mbuf *o, const uint64_t *toff)
-{
-	build_kept_options(d, o);
-	for (int b = 1; b < d->f->nbuffers; b++) {
-		const char *name = buf_of(d, b)->info.name;
-
-		opt_head(d, o, OPT_BUFFER, 8 + strlen(name) + 1);
-		mb_num(d, o, toff[b], 8);
-		mb_str(o, name);
-	}
-	mb_num(d, o, OPT_DONE, 2);
-}
-
-/* A buffer's "flyrecord" table: (offset, size) per CPU id, then the clock. */
-static void out_table_v6(struct dat *d, int b, int cpus, const uint64_t *soff, const char *clock)
-{
-	out(d, "flyrecord", 10);
-	for (int c = 0; c < cpus; c++) {
-		int k = stream_of(d, b, c);
-
-		out_num(d, k < 0 ? 0 : soff[k], 8);
-		out_num(d, k < 0 ? 0 : dstream_size(&d->st, &d->streams[k]), 8);
-	}
-	if (clock) {
-		out_num(d, strlen(clock), 8);
-		out(d, clock, strlen(clock));
-	}
-}
-
-static void layout_v6(struct dat *d, uint64_t pos, uint64_t *soff)
-{
-	for (int b = 0; b < d->f->nbuffers; b++) {
-		for (int i = 0; i < buf_of(d, b)->info.ncpus; i++) {
-			int k = d->first[b] + i;
-
-			pos = align_up(pos, d->f->info.page_size);
-			soff[k] = pos;
-			pos += dstream_size(&d->st, &d->streams[k]);
-		}
-	}
-}
-
-static int write_v6(struct dat *d)
-{
-	int nb = d->f->nbuffers, cpus = file_cpus(d);
-	uint64_t *toff = calloc((size_t)nb, sizeof(*toff));
-	uint64_t *soff = calloc((size_t)d->nstreams + 1, sizeof(*soff));
-	uint64_t pos = 10 + 2 + 2 + 4 + 4 + 10, table;
-	char clock[300] = "";
-	struct mbuf o = { 0 };
-	int ret = TDAT_ENOMEM;
-
-	if (!toff || !soff)
-		goto out;
-	/* the clock after each table is read only when the TRACECLOCK option is there */
-	if (kept(d, OPT_TRACECLOCK))
-		snprintf(clock, sizeof(clock), "[%s]", buf_clock(d, 0));
-	for (int i = 0; i < NSECTIONS; i++)
-		pos += d->sec[i].len;
-	build_options_v6(d, &o, toff);		/* once for its size */
-	table = 10 + 16 * (uint64_t)cpus + (*clock ? 8 + strlen(clock) : 0);
-	for (int b = 0; b < nb; b++)
-		toff[b] = pos + o.len + table * (uint64_t)b;
-	o.len = 0;
-	build_options_v6(d, &o, toff);
-	if (o.fail)
-		goto out;
-	layout_v6(d, toff[0] + table * (uint64_t)nb, soff);
-	out_start(d, "6");
-	for (int i = 0; i < NSECTIONS; i++)
-		out(d, d->sec[i].p, d->sec[i].len);
-	out_num(d, (uint64_t)cpus, 4);
-	out(d, "options  ", 10);
-	out(d, o.p, o.len);
-	for (int b = 0; b < nb; b++)
-		out_table_v6(d, b, cpus, soff, *clock ? clock : NULL);
-	ret = out_buffers(d, NULL, soff, NULL);
-out:
-	mb_free(&o);
-	free(toff);
-	free(soff);
-	return ret;
-}
-
-/* ---- the writer ops ---- */
-
-static int check_input(struct tdat_writer *w, struct tdat_file *f, bool v6)
+static int check_file(struct tdat_writer *w, struct tdat_file *f, bool v6, bool merged)
 {
 	for (int b = 0; b < f->nbuffers; b++) {
 		const struct tdat_buffer_info *bi = &f->buffers[b].info;
@@ -556,9 +49,10 @@ static int check_input(struct tdat_writer *w, struct tdat_file *f, bool v6)
 				 "flyrecord buffers only", f->info.path, bi->name);
 			return TDAT_EUNSUPP;
 		}
-		if (v6 && (bi->page_size != f->info.page_size || (b == 0 && bi->name[0]))) {
+		if (v6 && (merged || bi->page_size != f->info.page_size || (b == 0 && bi->name[0]))) {
 			tdat_msg(w->errmsg, "%s: buffer \"%s\" cannot be written as trace.dat v6 "
-				 "(page size or missing top buffer); use v7", f->info.path, bi->name);
+				 "(%s); use v7", f->info.path, bi->name,
+				 merged ? "several inputs" : "page size or missing top buffer");
 			return TDAT_EUNSUPP;
 		}
 	}
@@ -569,106 +63,280 @@ static int check_input(struct tdat_writer *w, struct tdat_file *f, bool v6)
 	return 0;
 }
 
-static int open_streams(struct dat *d)
+/* Inputs merged into one file must agree on how events are laid out. */
+static int check_alike(struct tdat_writer *w, struct tdat_file *a, struct tdat_file *b)
 {
-	struct tdat_file *f = d->f;
-	int n = 0, k = 0, ret;
+	if (a->info.big_endian != b->info.big_endian || a->info.long_size != b->info.long_size) {
+		tdat_msg(w->errmsg, "%s and %s differ in byte order or long size; they cannot "
+			 "share one trace.dat", a->info.path, b->info.path);
+		return TDAT_EUNSUPP;
+	}
+	if (!strcmp(a->info.name, b->info.name)) {
+		tdat_msg(w->errmsg, "%s and %s are both named \"%s\"; give one another name "
+			 "(--name FILE=NAME)", a->info.path, b->info.path, a->info.name);
+		return TDAT_EINVAL;
+	}
+	return 0;
+}
 
-	for (int b = 0; b < f->nbuffers; b++)
-		n += f->buffers[b].info.ncpus;
-	d->streams = calloc((size_t)n + 1, sizeof(*d->streams));
-	d->first = calloc((size_t)f->nbuffers + 1, sizeof(*d->first));
-	if (!d->streams || !d->first)
+/* ---- the union of several inputs' metadata ---- */
+
+/* The "name:" and "ID:" of an event format text; false if it has none. */
+static bool format_id(const struct tdat_blob *fmt, char *name, size_t len, int *id)
+{
+	const char *p = strstr(fmt->data, "name:"), *q = strstr(fmt->data, "ID:");
+	size_t n = 0;
+
+	if (!p || !q)
+		return false;
+	for (p += 5; *p == ' '; p++)
+		;
+	while (p[n] && p[n] != '\n' && n + 1 < len)
+		n++;
+	memcpy(name, p, n);
+	name[n] = '\0';
+	*id = atoi(q + 3);
+	return true;
+}
+
+static struct tdat_msys *find_system(struct tdat_meta *m, const char *name)
+{
+	for (int s = 0; s < m->nsystems; s++)
+		if (!strcmp(m->systems[s].name, name))
+			return &m->systems[s];
+	return NULL;
+}
+
+/* Add @fmt of @sys to the union; the union's systems own only their arrays. */
+static int union_add(struct tdat_meta *u, const char *sys, const struct tdat_blob *fmt)
+{
+	struct tdat_msys *s = find_system(u, sys);
+	struct tdat_blob *b;
+
+	if (!s) {
+		s = realloc(u->systems, sizeof(*s) * (size_t)(u->nsystems + 1));
+		if (!s)
+			return TDAT_ENOMEM;
+		u->systems = s;
+		s += u->nsystems++;
+		memset(s, 0, sizeof(*s));
+		s->name = (char *)sys;
+	}
+	b = realloc(s->fmts, sizeof(*b) * (size_t)(s->nfmts + 1));
+	if (!b)
 		return TDAT_ENOMEM;
-	for (int b = 0; b < f->nbuffers; b++) {
-		const struct tdat_buffer_info *bi = &f->buffers[b].info;
+	s->fmts = b;
+	s->fmts[s->nfmts++] = *fmt;
+	return 0;
+}
 
-		d->first[b] = k;
-		for (int i = 0; i < bi->ncpus; i++, k++) {
-			ret = dstream_init(&d->streams[k], b, bi->cpus[i].cpu, bi->page_size,
-					   f->info.long_size, d->big);
-			d->nstreams = k + 1;
-			if (ret)
+/* Each event format of @f: already in the union with the same id, or added. */
+static int union_file(struct tdat_writer *w, struct dat *d, struct tep_handle *first,
+		      struct tdat_file *f)
+{
+	char name[256];
+	int id, ret;
+
+	for (int s = 0; s < f->meta.nsystems; s++) {
+		const struct tdat_msys *sys = &f->meta.systems[s];
+
+		for (int i = 0; i < sys->nfmts; i++) {
+			struct tep_event *e;
+
+			if (!format_id(&sys->fmts[i], name, sizeof(name), &id))
+				continue;
+			e = tep_find_event(first, id);
+			if (e && (strcmp(e->name, name) || strcmp(e->system, sys->name))) {
+				tdat_msg(w->errmsg, "%s: event id %d is %s:%s there but %s:%s in the "
+					 "first input; traces of kernels whose event ids differ cannot "
+					 "be merged into one trace.dat", f->info.path, id, sys->name,
+					 name, e->system, e->name);
+				return TDAT_EUNSUPP;
+			}
+			if (!e && (ret = union_add(&d->meta, sys->name, &sys->fmts[i])))
 				return ret;
 		}
 	}
 	return 0;
 }
 
-static void pick_compression(struct dat *d, unsigned flags)
+/* Everything borrowed from the first input, but its own arrays and cmdlines. */
+static int union_meta(struct tdat_writer *w, struct dat *d, struct tdat_merge *m)
 {
-	d->zname = "zstd";
-	d->zver = ZSTD_versionString();
-	if (flags & TDAT_W_ZLIB) {
-		d->zname = "zlib";
-		d->zver = zlibVersion();
+	struct tdat_file *f0 = tdat_merge_file(m, 0);
+	size_t len = 0;
+	int ret;
+
+	d->meta = f0->meta;
+	d->meta.systems = NULL;
+	d->meta.nsystems = 0;
+	d->own_meta = true;
+	for (int s = 0; s < f0->meta.nsystems; s++)
+		for (int i = 0; i < f0->meta.systems[s].nfmts; i++)
+			if ((ret = union_add(&d->meta, f0->meta.systems[s].name,
+					     &f0->meta.systems[s].fmts[i])))
+				return ret;
+	for (int i = 1; i < d->nfiles; i++)
+		if ((ret = union_file(w, d, f0->tep, tdat_merge_file(m, i))))
+			return ret;
+	for (int i = 0; i < d->nfiles; i++)
+		len += tdat_merge_file(m, i)->meta.cmdlines.len + 1;
+	if (!(d->cmdlines = malloc(len + 1)))
+		return TDAT_ENOMEM;
+	len = 0;
+	for (int i = 0; i < d->nfiles; i++) {
+		const struct tdat_blob *c = &tdat_merge_file(m, i)->meta.cmdlines;
+
+		if (!c->data)
+			continue;
+		memcpy(d->cmdlines + len, c->data, c->len);
+		len += c->len;
+		if (len && d->cmdlines[len - 1] != '\n')
+			d->cmdlines[len++] = '\n';
 	}
-	if ((flags & (TDAT_W_ZNONE | TDAT_W_V6)) && !(flags & TDAT_W_ZLIB)) {
-		d->zname = "none";
-		d->zver = "";
+	d->cmdlines[len] = '\0';
+	d->meta.cmdlines.data = d->cmdlines;
+	d->meta.cmdlines.len = len;
+	return 0;
+}
+
+static void union_release(struct dat *d)
+{
+	if (!d->own_meta)
+		return;
+	for (int s = 0; s < d->meta.nsystems; s++)
+		free(d->meta.systems[s].fmts);
+	free(d->meta.systems);
+	free(d->cmdlines);
+}
+
+/* ---- buffers ---- */
+
+/* Several inputs: "NAME" for an input's top buffer, "NAME:INSTANCE" for the others. */
+static const char *buffer_name(struct dat *d, struct tdat_file *f, int b, bool merged)
+{
+	const char *inst = f->buffers[b].info.name, *name = f->info.name;
+	char **n, *s;
+
+	if (!merged)
+		return inst;
+	n = realloc(d->names, sizeof(*n) * (size_t)(d->nnames + 1));
+	if (!n)
+		return NULL;
+	d->names = n;
+	s = malloc(strlen(name) + strlen(inst) + 2);
+	if (!s)
+		return NULL;
+	strcpy(s, name);
+	if (*inst) {
+		strcat(s, ":");
+		strcat(s, inst);
 	}
+	return d->names[d->nnames++] = s;
+}
+
+static int add_buffers(struct dat *d, struct tdat_file *f, bool merged)
+{
+	for (int b = 0; b < f->nbuffers; b++) {
+		const struct tdat_buffer_info *bi = &f->buffers[b].info;
+		const char *name = buffer_name(d, f, b, merged);
+		const char *clock = *bi->clock ? bi->clock : f->info.clock;
+		int *ids = calloc((size_t)bi->ncpus + 1, sizeof(*ids)), ret;
+
+		if (!name || !ids) {
+			free(ids);
+			return TDAT_ENOMEM;
+		}
+		for (int i = 0; i < bi->ncpus; i++)
+			ids[i] = bi->cpus[i].cpu;
+		ret = dat_out_add_buffer(&d->o, name, clock, bi->page_size, ids, bi->ncpus,
+					 f->info.long_size);
+		free(ids);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* ---- the writer ops ---- */
+
+static int dat_setup(struct tdat_writer *w, struct dat *d, struct tdat_merge *m)
+{
+	struct tdat_file *f0 = tdat_merge_file(m, 0);
+	bool merged = d->nfiles > 1;
+	int ret;
+
+	for (int i = 0; i < d->nfiles; i++) {
+		struct tdat_file *f = tdat_merge_file(m, i);
+
+		if ((ret = check_file(w, f, d->o.v6, merged)) || (i && (ret = check_alike(w, f0, f))))
+			return ret;
+		d->o.corrected_ts |= f->user_offset != 0;
+	}
+	if (merged && (ret = union_meta(w, d, m)))
+		return ret;
+	d->o.meta = merged ? &d->meta : &f0->meta;
+	d->o.big = f0->info.big_endian;
+	d->o.page_size = f0->info.page_size;
+	d->o.clock = f0->info.clock;
+	d->o.corrected_ts |= merged;
+	for (int i = 0; i < d->nfiles; i++) {
+		struct tdat_file *f = tdat_merge_file(m, i);
+
+		d->o.cpus = f->info.cpus > d->o.cpus ? f->info.cpus : d->o.cpus;
+		d->first_buf[i] = d->o.nbufs;
+		if ((ret = add_buffers(d, f, merged)))
+			return ret;
+	}
+	return 0;
 }
 
 static int dat_open(struct tdat_writer *w)
 {
 	struct tdat_merge *m = w->merge;
-	struct dat *d;
+	struct dat *d = calloc(1, sizeof(*d));
 	int ret;
 
-	if (tdat_merge_nfiles(m) != 1) {
-		tdat_msg(w->errmsg, "-f dat writes one input; merging several into one trace.dat "
-			 "is not supported yet");
-		return TDAT_EUNSUPP;
-	}
-	if ((w->flags & TDAT_W_V6) && (w->flags & TDAT_W_ZLIB)) {
-		tdat_msg(w->errmsg, "trace.dat v6 is not compressed");
-		return TDAT_EINVAL;
-	}
-	d = calloc(1, sizeof(*d));
 	if (!d)
 		return TDAT_ENOMEM;
 	w->priv = d;
-	d->f = tdat_merge_file(m, 0);
-	d->v6 = w->flags & TDAT_W_V6;
-	d->big = d->f->info.big_endian;
-	d->out = &w->sink;
-	pick_compression(d, w->flags);
-	if ((ret = check_input(w, d->f, d->v6)))
+	d->nfiles = tdat_merge_nfiles(m);
+	if (d->nfiles < 1) {
+		tdat_msg(w->errmsg, "no input");
+		return TDAT_EINVAL;
+	}
+	if (!(d->first_buf = calloc((size_t)d->nfiles, sizeof(*d->first_buf))))
+		return TDAT_ENOMEM;
+	if ((ret = dat_out_init(&d->o, w->flags, STAGE_LIMIT, w->errmsg)) ||
+	    (ret = dat_setup(w, d, m)))
 		return ret;
-	if ((ret = stage_init(&d->st, d->zname, STAGE_LIMIT, w->errmsg)) || (ret = open_streams(d)))
-		return ret;
-	d->sec_z = d->st.zkind != 0;
+	d->ready = true;
 	return 0;
 }
 
 static int dat_put(struct tdat_writer *w, const struct tdat_event *ev)
 {
 	struct dat *d = w->priv;
-	int k = ev->input == 0 && ev->buffer >= 0 && ev->buffer < d->f->nbuffers ?
-		stream_of(d, ev->buffer, ev->cpu) : -1;
+	int k = -1;
 
+	if (ev->input >= 0 && ev->input < d->nfiles && ev->buffer >= 0 &&
+	    ev->buffer < ev->file->nbuffers)
+		k = dat_out_stream(&d->o, d->first_buf[ev->input] + ev->buffer, ev->cpu);
 	if (k < 0) {
 		tdat_msg(w->errmsg, "an event of an unknown buffer or CPU (%d, %d)", ev->buffer, ev->cpu);
 		return d->failed = TDAT_EINVAL;
 	}
-	return d->failed = dstream_put(&d->st, &d->streams[k], ev);
+	return d->failed = dstream_put(&d->o.st, &d->o.streams[k], ev,
+				       d->o.corrected_ts ? ev->ts : ev->raw_ts);
 }
 
 static int dat_close(struct tdat_writer *w)
 {
 	struct dat *d = w->priv;
-	int ret;
 
-	if (!d || !d->streams || d->failed)
-		return d ? d->failed : 0;
-	for (int k = 0; k < d->nstreams; k++)
-		if ((ret = dstream_flush(&d->st, &d->streams[k])))
-			return ret;
-	build_meta(d);
-	for (int i = 0; i < NSECTIONS; i++)
-		if (d->sec[i].fail)
-			return TDAT_ENOMEM;
-	return d->v6 ? write_v6(d) : write_v7(d);
+	if (!d || !d->ready || d->failed)
+		return d && d->failed ? d->failed : 0;
+	return dat_out_write(&d->o, &w->sink);
 }
 
 static void dat_free(struct tdat_writer *w)
@@ -677,14 +345,12 @@ static void dat_free(struct tdat_writer *w)
 
 	if (!d)
 		return;
-	for (int k = 0; k < d->nstreams; k++)
-		dstream_release(&d->streams[k]);
-	free(d->streams);
-	free(d->first);
-	for (int i = 0; i < NSECTIONS; i++)
-		mb_free(&d->sec[i]);
-	mb_free(&d->strings);
-	stage_release(&d->st);
+	dat_out_release(&d->o);
+	union_release(d);
+	for (int i = 0; i < d->nnames; i++)
+		free(d->names[i]);
+	free(d->names);
+	free(d->first_buf);
 	free(d);
 	w->priv = NULL;
 }

@@ -5,9 +5,11 @@
  * merged on one timeline.  A thin main() over libfmt: open inputs, merge,
  * write, report damage.
  *
- * Built a second time as tdat-filter (DEFAULT_FORMAT "dat"): the same tool
- * whose output is, unless -f says otherwise, a trace.dat of the selected
- * events, so that it can sit in the middle of a pipeline.
+ * Built a second time as tdat-filter and a third as tdat-merge (TOOL_MERGE):
+ * the same tool whose output is, unless -f says otherwise, a trace.dat of
+ * the selected events, so that it can sit in the middle of a pipeline.
+ * With several inputs, a trace.dat output keeps each input's buffers apart
+ * under the input's name (--name).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -16,8 +18,17 @@
 
 #include "common.h"
 
-#ifndef DEFAULT_FORMAT
+#if defined(TOOL_MERGE)
+#define DEFAULT_FORMAT "dat"
+#define SUMMARY "Merge trace.dat files (\"-\" reads standard input) into one: the selected\n" \
+	"events of all inputs, each input's buffers named after it, as a trace.dat"
+#elif defined(DEFAULT_FORMAT)
+#define SUMMARY "Filter trace.dat files (\"-\" reads standard input): the selected events,\n" \
+	"as a trace.dat"
+#else
 #define DEFAULT_FORMAT "text"
+#define SUMMARY "Convert trace.dat files (\"-\" reads standard input): the selected events,\n" \
+	"as text"
 #endif
 
 struct opts {
@@ -28,6 +39,9 @@ struct opts {
 	struct tdat_open_opts open;
 	char **offsets;		/* FILE=NS entries of --ts-offset */
 	int noffsets;
+	char **names;		/* FILE=NAME entries of --name */
+	int nnames;
+	bool align;		/* --align: every input starts at 0 */
 	struct tdat_select *sel;	/* NULL: every event */
 	bool dat_opts;		/* --file-version or --compression given */
 };
@@ -37,10 +51,9 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 	fprintf(fp,
 		"Usage: %s [-t] [-f FORMAT] [-o OUT] [--split-by-event] [--raw-ts]\n"
 		"       [--file-version 6|7] [--compression zstd|zlib|none]\n"
-		"       [--ts-offset [FILE=]NS] [--no-plugins] [--progress | --no-progress]\n"
-		"       [SELECTION] FILE...\n"
-		"%s trace.dat files (\"-\" reads standard input): the selected events, as %s\n"
-		"unless -f or -o's extension says otherwise.\n"
+		"       [--ts-offset [FILE=]NS] [--align] [--name FILE=NAME] [--no-plugins]\n"
+		"       [--progress | --no-progress] [SELECTION] FILE...\n"
+		SUMMARY "\nunless -f or -o's extension says otherwise.\n"
 		"Events of all CPUs, buffers and files are merged by timestamp.\n\n"
 		"  -f, --format FORMAT   text (as trace-cmd report), csv, json, sqlite, dat; default\n"
 		"                        from -o's extension (.txt, .csv, ...; .gz gzips), else %s\n"
@@ -52,6 +65,10 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"      --raw-ts          no timestamp corrections (OFFSET, DATE, TSC2NSEC, TIME_SHIFT)\n"
 		"      --ts-offset [FILE=]NS  add NS (units ns, us, ms, s) to every timestamp of\n"
 		"                        FILE, or of all inputs\n"
+		"      --align           shift each input so that its first event is at 0\n"
+		"                        (before --ts-offset)\n"
+		"      --name FILE=NAME  dat, several inputs: FILE's buffers become NAME and\n"
+		"                        NAME:INSTANCE (default: FILE's base name without .dat)\n"
 		"      --no-plugins      do not load libtraceevent print plugins\n"
 		"      --progress        show progress on stderr (default: when stderr is a terminal)\n"
 		"      --no-progress     never show progress\n"
@@ -59,13 +76,12 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"  -V, --version         show the version\n"
 		SELECT_USAGE "\n"
 		"Exit status: 0 ok, 1 failure or damaged input (what could be read is written),\n"
-		"2 usage error.\n", progname, strcmp(DEFAULT_FORMAT, "dat") ? "Convert" : "Filter",
-		strcmp(DEFAULT_FORMAT, "dat") ? "text" : "a trace.dat", DEFAULT_FORMAT);
+		"2 usage error.\n", progname, DEFAULT_FORMAT);
 	exit(code);
 }
 
 enum { OPT_RAW_TS = 256, OPT_TS_OFFSET, OPT_NO_PLUGINS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SPLIT,
-       OPT_FILE_VERSION, OPT_COMPRESSION };
+       OPT_FILE_VERSION, OPT_COMPRESSION, OPT_ALIGN, OPT_NAME };
 
 static const struct option longopts[] = {
 	{ "format", required_argument, NULL, 'f' },
@@ -73,6 +89,8 @@ static const struct option longopts[] = {
 	{ "nsec", no_argument, NULL, 't' },
 	{ "raw-ts", no_argument, NULL, OPT_RAW_TS },
 	{ "ts-offset", required_argument, NULL, OPT_TS_OFFSET },
+	{ "align", no_argument, NULL, OPT_ALIGN },
+	{ "name", required_argument, NULL, OPT_NAME },
 	{ "no-plugins", no_argument, NULL, OPT_NO_PLUGINS },
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
@@ -100,6 +118,14 @@ static void dat_option(struct opts *o, int c, const char *arg)
 	o->dat_opts = true;
 }
 
+static void push_arg(char ***list, int *n, char *arg)
+{
+	*list = realloc(*list, sizeof(char *) * (size_t)(*n + 1));
+	if (!*list)
+		die_(EXIT_FAIL, "out of memory");
+	(*list)[(*n)++] = arg;
+}
+
 static void parse_args(struct opts *o, int argc, char **argv)
 {
 	int c;
@@ -118,11 +144,12 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		case OPT_SPLIT: o->wflags |= TDAT_W_SPLIT; break;
 		case OPT_FILE_VERSION: dat_option(o, c, optarg); break;
 		case OPT_COMPRESSION: dat_option(o, c, optarg); break;
-		case OPT_TS_OFFSET:
-			o->offsets = realloc(o->offsets, sizeof(char *) * (size_t)(o->noffsets + 1));
-			if (!o->offsets)
-				die_(EXIT_FAIL, "out of memory");
-			o->offsets[o->noffsets++] = optarg;
+		case OPT_TS_OFFSET: push_arg(&o->offsets, &o->noffsets, optarg); break;
+		case OPT_ALIGN: o->align = true; break;
+		case OPT_NAME:
+			if (!strchr(optarg, '=') || !strrchr(optarg, '=')[1])
+				usage_error("invalid --name '%s' (FILE=NAME)", optarg);
+			push_arg(&o->names, &o->nnames, optarg);
 			break;
 		case 'h': usage(stdout, EXIT_OK);
 		case 'V': print_version();
@@ -147,28 +174,71 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		o->wflags |= TDAT_W_GZIP;
 }
 
+/* The value of the last FILE=VALUE entry naming @path, else NULL. */
+static const char *value_for(char **list, int n, const char *path)
+{
+	const char *v = NULL;
+
+	for (int i = 0; i < n; i++) {
+		const char *eq = strrchr(list[i], '=');
+
+		if (eq && !strncmp(list[i], path, (size_t)(eq - list[i])) &&
+		    path[eq - list[i]] == '\0')
+			v = eq + 1;
+	}
+	return v;
+}
+
 /* The --ts-offset for @path: the last FILE=NS naming it, else the last bare NS. */
 static int64_t offset_for(const struct opts *o, const char *path)
 {
+	const char *named = value_for(o->offsets, o->noffsets, path);
 	int64_t v = 0, all = 0;
-	bool named = false;
 
 	for (int i = 0; i < o->noffsets; i++) {
 		const char *eq = strrchr(o->offsets[i], '=');
-		const char *num = eq ? eq + 1 : o->offsets[i];
-		int64_t n;
 
-		if (!parse_ns(num, &n))
+		if (!parse_ns(eq ? eq + 1 : o->offsets[i], &v))
 			usage_error("invalid --ts-offset '%s'", o->offsets[i]);
 		if (!eq)
-			all = n;
-		else if (!strncmp(o->offsets[i], path, (size_t)(eq - o->offsets[i])) &&
-			 path[eq - o->offsets[i]] == '\0') {
-			v = n;
-			named = true;
-		}
+			all = v;
 	}
+	if (named)
+		parse_ns(named, &v);
 	return named ? v : all;
+}
+
+/* --align: move @f's first event to 0 (then the user's offset @user is added). */
+static int align_input(struct tdat_file *f, int64_t user)
+{
+	struct tdat_merge *one = tdat_merge_new();
+	uint64_t first;
+	int ret;
+
+	if (!one)
+		die_(EXIT_FAIL, "out of memory");
+	ret = tdat_merge_add(one, f);
+	if (!ret)
+		ret = tdat_merge_first_ts(one, &first);
+	tdat_merge_free(one);
+	if (ret == TDAT_END)
+		return 0;	/* no events */
+	if (ret < 0) {
+		warnx_("%s: %s", tdat_file_info(f)->path, tdat_strerror(ret));
+		return -1;
+	}
+	tdat_file_set_ts_offset(f, user - (int64_t)(first - (uint64_t)user));
+	return 0;
+}
+
+/* Per-input settings: --name, --align. */
+static int setup_input(const struct opts *o, struct tdat_file *f, const char *path)
+{
+	const char *name = value_for(o->names, o->nnames, path);
+
+	if (name && tdat_file_set_name(f, name))
+		die_(EXIT_FAIL, "out of memory");
+	return o->align ? align_input(f, offset_for(o, path)) : 0;
 }
 
 /* Latency (text) buffers have no events: only -f text prints them. */
@@ -261,7 +331,7 @@ int main(int argc, char **argv)
 
 		oo.ts_offset = offset_for(&o, argv[i]);
 		in[i] = open_input(argv[i], &oo);
-		if (!in[i] || tdat_merge_add(m, in[i]))
+		if (!in[i] || setup_input(&o, in[i], argv[i]) || tdat_merge_add(m, in[i]))
 			goto out;
 	}
 	ret = run(&o, argv, n, m, in);
@@ -272,5 +342,6 @@ out:
 		tdat_file_free(in[i]);
 	free(in);
 	free(o.offsets);
+	free(o.names);
 	return ret;
 }

@@ -94,9 +94,9 @@ for b in two-buffers lost-events v6-two-buffers chunks; do
 done
 
 # --- refusals ---
-t_exit "several inputs" 1 -- tdat-convert -f dat -o "$O/m.dat" $TD/v6.dat $TD/markers.dat
-t_stderr_match "several inputs: the reason is given" 'one input'
-t_assert "several inputs: no output left behind" test ! -e "$O/m.dat"
+t_exit "several inputs as v6" 1 -- tdat-convert -f dat --file-version 6 -o "$O/m.dat" $TD/v6.dat $TD/markers.dat
+t_stderr_match "several inputs as v6: the reason is given" 'several inputs.*use v7'
+t_assert "several inputs as v6: no output left behind" test ! -e "$O/m.dat"
 if command -v script >/dev/null; then
 	t_run "terminal" -- script -qec "tdat-convert -f dat $TD/v6.dat" /dev/null
 	t_assert "a terminal is refused" grep -q 'refusing to write binary output to a terminal' "$T_OUT"

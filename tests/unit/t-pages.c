@@ -118,7 +118,7 @@ static struct tdat_sink stage_all(const char *z, size_t limit, uint32_t *nchunks
 					 .missed = evs[i].missed,
 					 .shown_missed = evs[i].hide ? 0 : evs[i].missed };
 
-		ret = dstream_put(&st, &ds, &ev);
+		ret = dstream_put(&st, &ds, &ev, ev.raw_ts);
 	}
 	if (!ret)
 		ret = dstream_flush(&st, &ds);
