@@ -826,7 +826,15 @@ const char *const *tdat_capture_list(struct tdat_capture *c, int what, const cha
 	} else {
 		ret = TDAT_EINVAL;
 	}
-	for (int i = 0, j = 0; !ret && i <= k; i++) {
+	if (!ret && !l && !(l = calloc(1, sizeof(*l))))
+		ret = TDAT_ENOMEM;
+	if (ret) {
+		for (int i = 0; i < k; i++)
+			free(l[i]);
+		free(l);
+		return NULL;
+	}
+	for (int i = 0, j = 0; i <= k; i++) {
 		const char *name = l[i] && l[i][0] == '[' ? l[i] + 1 : l[i];
 		char tmp[300];
 
@@ -843,16 +851,8 @@ const char *const *tdat_capture_list(struct tdat_capture *c, int what, const cha
 		if (!l[i])
 			k = j - 1;
 	}
-	if (ret) {
-		for (int i = 0; i < k; i++)
-			free(l[i]);
-		free(l);
-		return NULL;
-	}
 	if (what != TDAT_CAP_CLOCKS && k)
 		qsort(l, (size_t)k, sizeof(*l), cmp_str);
-	if (!l && !(l = calloc(1, sizeof(*l))))
-		return NULL;
 	c->list = l;
 	*n = k;
 	return (const char *const *)l;

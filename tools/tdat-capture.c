@@ -215,6 +215,8 @@ static void catch_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
+	/* a reader that goes away must not kill us before the instance is removed */
+	signal(SIGPIPE, SIG_IGN);
 }
 
 /* ---- the subcommands ---- */
@@ -254,6 +256,7 @@ static pid_t spawn(char **argv, const char *dir)
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
 		signal(SIGCHLD, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
 		setenv("TDAT_CAPTURE_DIR", dir, 1);
 		execvp(argv[0], argv);
 		fprintf(stderr, "%s: %s: %s\n", progname, argv[0], strerror(errno));
