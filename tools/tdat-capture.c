@@ -276,22 +276,29 @@ static double now(void)
 /* Read until the command ends, the time is up or a signal comes; *status: the command's. */
 static int capture_loop(struct tdat_capture *c, const struct opts *o, char **cmd, int *status)
 {
-	double end = o->duration > 0 ? now() + o->duration : 0;
+	double end = o->duration > 0 ? now() + o->duration : 0, grace = 0;
 	pid_t child = cmd && *cmd ? spawn(cmd, tdat_capture_dir(c)) : -1;
 	char drain[64];
 	int ret = 0, wst;
 
 	while (!ret) {
-		int timeout = 1000;
+		int timeout = 1000, sig = got_signal;
 
+		got_signal = 0;
 		if (child > 0 && waitpid(child, &wst, WNOHANG) == child) {
 			*status = WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
 			child = -1;
 		}
-		if (got_signal && got_signal != SIGCHLD)
-			break;
-		got_signal = 0;
 		if (cmd && *cmd && child < 0)
+			break;
+		if (sig && sig != SIGCHLD) {
+			/* the command gets the signal too, and a moment to end */
+			if (child < 0 || grace)
+				break;
+			kill(child, sig);
+			grace = now() + 2;
+		}
+		if (grace && now() >= grace)
 			break;
 		if (end) {
 			double left = end - now();
@@ -301,6 +308,8 @@ static int capture_loop(struct tdat_capture *c, const struct opts *o, char **cmd
 			if (left * 1000 < timeout)
 				timeout = (int)(left * 1000) + 1;
 		}
+		if (grace)
+			timeout = 100;
 		ret = tdat_capture_read(c, timeout, sig_pipe[0]);
 		while (read(sig_pipe[0], drain, sizeof(drain)) > 0)
 			;
