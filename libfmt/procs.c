@@ -7,6 +7,8 @@
  * process, anything else starts a process), sched_process_exec (the thread
  * leads its process), any event with "pid" and "tgid" fields; a tid seen
  * again after sched_process_free, or created again, is a new thread.
+ * At the end, threads still without a process take the thread group a
+ * recorder saved from the kernel's saved_tgids (PROCMAPS options).
  * Names are the last comm seen, else the file's saved cmdlines.  utid 0 and
  * upid 0 are the idle task (tid 0 of every CPU and input).
  * Memory grows with the number of threads, not with the trace's length.
@@ -276,14 +278,14 @@ static int find_process(struct procmodel *pm, int input, int64_t pid)
 	return -1;
 }
 
-static int process_of_leader(struct procmodel *pm, const struct tdat_event *ev, int utid)
+static int process_of_leader(struct procmodel *pm, int input, int utid)
 {
 	struct pm_thread *th = &pm->threads[utid];
 	int upid = th->upid > 0 && pm->procs[th->upid].pid == th->tid ? th->upid :
-		   find_process(pm, ev->input, th->tid);
+		   find_process(pm, input, th->tid);
 
 	if (upid < 0) {
-		if ((upid = new_process(pm, ev->input, th->tid)) < 0)
+		if ((upid = new_process(pm, input, th->tid)) < 0)
 			return upid;
 		th = &pm->threads[utid];
 		if (th->parent_utid > 0)
@@ -369,7 +371,7 @@ static int exec(struct procmodel *pm, const struct tdat_event *ev, const struct 
 
 	if (utid <= 0)
 		return utid < 0 && utid != -1 ? utid : 0;
-	if ((upid = process_of_leader(pm, ev, utid)) < 0)
+	if ((upid = process_of_leader(pm, ev->input, utid)) < 0)
 		return upid;
 	pr = &pm->procs[upid];
 	if (field_str(ev, t, "filename", &p, &n)) {
@@ -437,7 +439,7 @@ int pm_feed(struct procmodel *pm, const struct tdat_event *ev, const struct ttyp
 
 		if ((utid = pm_utid(pm, ev->input, pid)) < 0 || leader < 0)
 			return TDAT_ENOMEM;
-		if ((upid = process_of_leader(pm, ev, leader)) < 0)
+		if ((upid = process_of_leader(pm, ev->input, leader)) < 0)
 			return upid;
 		join(pm, utid, upid);
 	} else if (field_str(ev, t, "comm", &p, &n) && field_int(ev, t, "pid", &pid)) {
@@ -446,8 +448,51 @@ int pm_feed(struct procmodel *pm, const struct tdat_event *ev, const struct ttyp
 	return 0;
 }
 
+/* The utid of (@input, @tid) if that thread is known, else -1. */
+static int known_utid(const struct procmodel *pm, int input, int64_t tid)
+{
+	size_t i;
+
+	if (!pm->kcap)
+		return -1;
+	i = slot(pm, key_of(input, tid));
+	return pm->keys[i] ? pm->vals[i] : -1;
+}
+
+/*
+ * Threads no event placed in a process, placed by the thread groups a
+ * recorder saved (tdat-capture: one PROCMAPS option per tgid, "TGID N COMM"
+ * in hex, then a map "0 0 tid:TID" per thread).
+ */
+static void tgids_from_file(struct procmodel *pm, struct tdat_file *f, int input)
+{
+	for (int i = 0; i < f->meta.nopts; i++) {
+		const char *p = f->meta.opts[i].b.data;
+		char comm[64];
+		unsigned tgid, n;
+		int tid, upid = -1, utid;
+
+		if (f->meta.opts[i].id != OPT_PROCMAPS ||
+		    sscanf(p, "%x %x %63s", &tgid, &n, comm) != 3 || !tgid || tgid > 0x7fffffff)
+			continue;
+		while ((p = strchr(p, '\n')) && *++p) {
+			if (sscanf(p, "0 0 tid:%d", &tid) != 1 || tid <= 0 ||
+			    (utid = known_utid(pm, input, tid)) <= 0 || pm->threads[utid].upid >= 0)
+				continue;
+			if (upid < 0 && (upid = find_process(pm, input, tgid)) < 0 &&
+			    (upid = new_process(pm, input, tgid)) < 0)
+				return;
+			join(pm, utid, upid);
+			if (!pm->procs[upid].name && strcmp(comm, "<...>"))
+				pm->procs[upid].name = strdup(comm);
+		}
+	}
+}
+
 void pm_finish(struct procmodel *pm, struct tdat_merge *m)
 {
+	for (int i = 0; i < tdat_merge_nfiles(m); i++)
+		tgids_from_file(pm, tdat_merge_file(m, i), i);
 	for (int i = 1; i < pm->nthreads; i++) {
 		struct pm_thread *th = &pm->threads[i];
 		struct tdat_file *f = tdat_merge_file(m, th->input);

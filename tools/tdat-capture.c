@@ -38,7 +38,8 @@ struct opts {
 };
 
 static int sig_pipe[2] = { -1, -1 };
-static volatile sig_atomic_t got_signal;
+static volatile sig_atomic_t got_signal;	/* the last SIGINT, SIGTERM or SIGHUP */
+static volatile sig_atomic_t nsignals;		/* how many came */
 
 static const char usage_text[] =
 	"Usage: %s record [OPTIONS] [-o FILE] [--duration SECONDS] [-- COMMAND [ARG]...]\n"
@@ -197,7 +198,10 @@ static void on_signal(int sig)
 {
 	int e = errno;
 
-	got_signal = sig;
+	if (sig != SIGCHLD) {
+		got_signal = sig;
+		nsignals++;
+	}
 	if (sig_pipe[1] >= 0 && write(sig_pipe[1], "", 1) < 0)
 		errno = e;
 	errno = e;
@@ -277,21 +281,25 @@ static double now(void)
 static int capture_loop(struct tdat_capture *c, const struct opts *o, char **cmd, int *status)
 {
 	double end = o->duration > 0 ? now() + o->duration : 0, grace = 0;
+	sig_atomic_t seen = nsignals;
 	pid_t child = cmd && *cmd ? spawn(cmd, tdat_capture_dir(c)) : -1;
 	char drain[64];
 	int ret = 0, wst;
 
 	while (!ret) {
-		int timeout = 1000, sig = got_signal;
+		int timeout = 1000, sig = 0;
 
-		got_signal = 0;
+		if (nsignals != seen) {
+			seen = nsignals;
+			sig = got_signal;
+		}
 		if (child > 0 && waitpid(child, &wst, WNOHANG) == child) {
 			*status = WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
 			child = -1;
 		}
 		if (cmd && *cmd && child < 0)
 			break;
-		if (sig && sig != SIGCHLD) {
+		if (sig) {
 			/* the command gets the signal too, and a moment to end */
 			if (child < 0 || grace)
 				break;
@@ -351,6 +359,7 @@ static int capture(const struct opts *o, char **cmd, bool record)
 	char name[64];
 	struct tool_out out;
 	int ret, status = 0, rc;
+	bool ran = false;
 
 	if (!c)
 		die_(EXIT_FAIL, "out of memory");
@@ -364,6 +373,7 @@ static int capture(const struct opts *o, char **cmd, bool record)
 	if (!ret)
 		ret = tdat_capture_read_begin(c, o->wflags);
 	if (!ret && record && !got_signal) {
+		ran = true;
 		if (!(ret = tdat_capture_start(c)))
 			ret = capture_loop(c, o, cmd, &status);
 		rc = tdat_capture_stop(c);
@@ -388,6 +398,9 @@ static int capture(const struct opts *o, char **cmd, bool record)
 	}
 	if (out_commit(&out))
 		return EXIT_FAIL;
+	/* a command that never ran: the signal that prevented it */
+	if (cmd && *cmd && !ran && got_signal)
+		return 128 + got_signal;
 	return cmd && *cmd ? status : EXIT_OK;
 }
 

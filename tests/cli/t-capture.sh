@@ -142,7 +142,7 @@ unchanged "start/stop/extract/reset"
 tdat-capture record -q -e sched:sched_switch -o "$O/int.dat" 2>"$O/int.err" &
 pid=$!
 inst=$TFS/instances/tdat-capture-$pid
-for _ in $(seq 100); do [[ -e $inst/trace_marker ]] && break; sleep 0.1; done
+for _ in $(seq 100); do [[ $(cat "$inst/tracing_on" 2>/dev/null) == 1 ]] && break; sleep 0.1; done
 echo "before-sigint" >"$inst/trace_marker" 2>/dev/null
 sleep 0.3
 kill -INT "$pid"
@@ -158,7 +158,7 @@ unchanged "SIGINT"
 # SIGTERM while a command runs: same, and the capture still completes.
 tdat-capture record -q -e sched:sched_switch -o "$O/term.dat" -- sleep 30 &
 pid=$!
-for _ in $(seq 100); do [[ -e $TFS/instances/tdat-capture-$pid ]] && break; sleep 0.1; done
+for _ in $(seq 100); do pgrep -P "$pid" -x sleep >/dev/null && break; sleep 0.1; done
 kill -TERM "$pid"
 rc=0
 wait "$pid" || rc=$?
@@ -226,6 +226,29 @@ else
 	skip "trace-cmd report reads v6" "trace-cmd is not installed"
 fi
 unchanged "filters, pipes, layouts"
+
+# --- thread groups (saved_tgids) reach the process model ---
+if command -v python3 >/dev/null && command -v sqlite3 >/dev/null; then
+	cat >"$O/thr.py" <<'EOF'
+import os, sys, threading
+def work():
+    with open(sys.argv[1], "a") as f:
+        f.write("%d %d\n" % (threading.get_native_id(), os.getpid()))
+    sum(range(100000))
+ts = [threading.Thread(target=work) for _ in range(2)]
+for t in ts: t.start()
+for t in ts: t.join()
+EOF
+	# only sched_switch: no event says which process a thread is in
+	t_exit "record a threaded workload" 0 -- tdat-capture record -q -e sched:sched_switch -o "$O/thr.dat" \
+		-- python3 "$O/thr.py" "$O/thr.txt"
+	t_exit "to SQLite" 0 -- tdat-convert -o "$O/thr.db" "$O/thr.dat"
+	read -r tid pid <"$O/thr.txt"
+	got=$(sqlite3 "$O/thr.db" "select p.pid from thread t join process p using(upid) where t.tid = $tid")
+	t_assert "thread $tid is in process $pid (got '$got')" test "$got" = "$pid"
+else
+	skip "thread groups reach the process model" "python3 or sqlite3 is not installed"
+fi
 
 # --- list ---
 t_run "list -e" -- tdat-capture list -e 'sched:sched_switc*'
