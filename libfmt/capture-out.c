@@ -10,7 +10,8 @@
  * trace_clock text), UNAME, VERSION, one CPUSTAT per CPU (its stats file,
  * read after tracing stopped: overruns and dropped events) and, when the
  * kernel kept them (options/record-tgid), the thread groups of
- * saved_tgids as PROCMAPS options (see tgid_options()).
+ * saved_tgids with more than one thread as PROCMAPS options (see
+ * tgid_options()).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -162,7 +163,8 @@ static int cmp_pair(const void *a, const void *b)
 }
 
 /*
- * saved_tgids ("PID TGID" lines) as one PROCMAPS option per thread group.
+ * saved_tgids ("PID TGID" lines) as one PROCMAPS option per thread group
+ * of more than its leader (the kernel keeps thousands of one-thread ones).
  * trace-cmd (3.1.6 to 3.4) has no option for tgids and warns about unknown
  * ones, but it reads PROCMAPS ("TGID NMAPS COMM" in hex, then NMAPS lines
  * "START END NAME") silently and uses it only to name user stack addresses.
@@ -205,6 +207,9 @@ static int tgid_options(struct tdat_capture *c, struct tdat_meta *m)
 
 		for (j = i; j < n && pairs[2 * j + 1] == tgid; j++)
 			;
+		/* a process of one thread, its leader, says nothing a reader lacks */
+		if (j - i == 1 && pairs[2 * i] == tgid)
+			continue;
 		comm_of(m->cmdlines.data, tgid, comm, sizeof(comm));
 		if (!(f = open_memstream(&opt, &len))) {
 			ret = TDAT_ENOMEM;

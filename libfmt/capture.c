@@ -28,6 +28,7 @@
 #include "capture.h"
 
 #define STAGE_MEM	(4u << 20)	/* compressed chunks kept in memory, all CPUs */
+#define SPLICE_PAGES	16		/* pages moved per splice (a default pipe's size) */
 #define MAX_PAGE	(1u << 20)
 
 static const char *const tracefs_dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
@@ -190,7 +191,11 @@ static bool exists(const struct tdat_capture *c, const char *rel)
 
 struct tdat_capture *tdat_capture_new(void)
 {
-	return calloc(1, sizeof(struct tdat_capture));
+	struct tdat_capture *c = calloc(1, sizeof(*c));
+
+	if (c)
+		c->pipe[0] = c->pipe[1] = -1;
+	return c;
 }
 
 static int find_tracefs(struct tdat_capture *c, unsigned flags)
@@ -426,6 +431,16 @@ int tdat_capture_set_buffer_kb(struct tdat_capture *c, unsigned kb)
 	return set_file(c, "buffer_size_kb", v);
 }
 
+int tdat_capture_set_buffer_percent(struct tdat_capture *c, unsigned pct)
+{
+	char v[32];
+
+	if (!exists(c, "buffer_percent"))
+		return TDAT_EUNSUPP;
+	snprintf(v, sizeof(v), "%u", pct > 100 ? 100 : pct);
+	return set_file(c, "buffer_percent", v);
+}
+
 int tdat_capture_set_subbuf_kb(struct tdat_capture *c, unsigned kb)
 {
 	char v[32];
@@ -500,6 +515,16 @@ out:
 	free(mask);
 	free(hex);
 	return ret;
+}
+
+int tdat_capture_exclude_pid(struct tdat_capture *c, int pid)
+{
+	char v[32];
+
+	if (!exists(c, "set_event_notrace_pid"))
+		return TDAT_EUNSUPP;
+	snprintf(v, sizeof(v), "%d", pid);
+	return set_file(c, "set_event_notrace_pid", v);
 }
 
 int tdat_capture_set_option(struct tdat_capture *c, const char *name)
@@ -612,7 +637,11 @@ int tdat_capture_read_begin(struct tdat_capture *c, unsigned wflags)
 	c->fds = malloc(sizeof(*c->fds) * (size_t)c->ncpus);
 	c->raw = calloc((size_t)c->ncpus, sizeof(*c->raw));
 	c->end = calloc((size_t)c->ncpus, sizeof(*c->end));
-	c->page = malloc(c->page_size);
+	c->page = malloc((size_t)c->page_size * SPLICE_PAGES);
+	if (pipe2(c->pipe, O_CLOEXEC | O_NONBLOCK))
+		c->pipe[0] = c->pipe[1] = -1;	/* no splice: read() only */
+	else
+		fcntl(c->pipe[1], F_SETPIPE_SZ, (int)(c->page_size * SPLICE_PAGES));
 	ids = malloc(sizeof(*ids) * (size_t)c->ncpus);
 	if (!c->fds || !c->raw || !c->end || !c->page || !ids) {
 		free(ids);
@@ -645,9 +674,53 @@ int tdat_capture_read_begin(struct tdat_capture *c, unsigned wflags)
 	return ret;
 }
 
-/* Read every page CPU @i has now. */
-static int read_cpu(struct tdat_capture *c, int i)
+static int put_pages(struct tdat_capture *c, int i, size_t n)
 {
+	int ret = 0;
+
+	c->raw[i] += n;
+	for (size_t off = 0; off < n && !ret; off += c->page_size)
+		ret = dstream_put_page(&c->out.st, &c->out.streams[i], c->page + off,
+				       n - off < c->page_size ? n - off : c->page_size);
+	return ret;
+}
+
+/*
+ * Read the pages CPU @i has now.  While tracing runs, only whole pages
+ * (splice gives nothing else): read() would hand over the page the kernel
+ * is still writing, again and again, a few events at a time.  @all: also
+ * the last, partly written page (at the end).
+ */
+static int read_cpu(struct tdat_capture *c, int i, bool all)
+{
+	size_t chunk = (size_t)c->page_size * SPLICE_PAGES;
+
+	while (!all && c->pipe[0] >= 0) {
+		ssize_t n = splice(c->fds[i], NULL, c->pipe[1], NULL, chunk, SPLICE_F_NONBLOCK), got = 0;
+		int ret;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0 || errno == EAGAIN)
+				return 0;
+			break;		/* no splice here: read() */
+		}
+		while (got < n) {
+			ssize_t r = read(c->pipe[0], c->page + got, (size_t)(n - got));
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+				tdat_msg(c->errmsg, "cpu %d: reading the splice pipe: %s", i,
+					 r < 0 ? strerror(errno) : "end of file");
+				return TDAT_EIO;
+			}
+			got += r;
+		}
+		if ((ret = put_pages(c, i, (size_t)n)))
+			return ret;
+	}
 	for (;;) {
 		ssize_t n = read(c->fds[i], c->page, c->page_size);
 		int ret;
@@ -662,8 +735,7 @@ static int read_cpu(struct tdat_capture *c, int i)
 		}
 		if (n == 0)
 			return 0;
-		c->raw[i] += (uint64_t)n;
-		if ((ret = dstream_put_page(&c->out.st, &c->out.streams[i], c->page, (size_t)n)))
+		if ((ret = put_pages(c, i, (size_t)n)))
 			return ret;
 	}
 }
@@ -693,7 +765,7 @@ int tdat_capture_read(struct tdat_capture *c, int timeout_ms, int wake_fd)
 	}
 	for (int i = 0; i < c->ncpus && !ret; i++)
 		if (c->fds[i] >= 0)
-			ret = read_cpu(c, i);
+			ret = read_cpu(c, i, !timeout_ms);
 	return ret;
 }
 
@@ -877,6 +949,11 @@ static void end_reading(struct tdat_capture *c)
 	for (int i = 0; c->fds && i < c->ncpus; i++)
 		if (c->fds[i] >= 0)
 			close(c->fds[i]);
+	for (int i = 0; i < 2; i++) {
+		if (c->pipe[i] >= 0)
+			close(c->pipe[i]);
+		c->pipe[i] = -1;
+	}
 	dat_out_release(&c->out);
 	free(c->fds);
 	free(c->raw);

@@ -33,6 +33,7 @@ struct tdat_capture {
 	unsigned wflags;	/* TDAT_W_* of the file to write */
 	unsigned page_size;	/* sub-buffer size in bytes */
 	int *fds;		/* per CPU, -1 when closed */
+	int pipe[2];		/* what splice moves pages through */
 	unsigned char *page;
 	struct dat_out out;	/* one buffer, one stream per CPU (stream i = CPU i) */
 	char *clock;		/* the instance's trace clock */

@@ -607,6 +607,12 @@ int tdat_capture_filter(struct tdat_capture *c, const char *spec);
 /** tdat_capture_set_buffer_kb - ring-buffer size per CPU (buffer_size_kb). */
 int tdat_capture_set_buffer_kb(struct tdat_capture *c, unsigned kb);
 
+/**
+ * tdat_capture_set_buffer_percent - how full a CPU's buffer gets before
+ * tdat_capture_read() is woken (buffer_percent; the kernel's default is 50).
+ */
+int tdat_capture_set_buffer_percent(struct tdat_capture *c, unsigned pct);
+
 /** tdat_capture_set_subbuf_kb - sub-buffer (page) size; TDAT_EUNSUPP before Linux 6.8. */
 int tdat_capture_set_subbuf_kb(struct tdat_capture *c, unsigned kb);
 
@@ -615,6 +621,12 @@ int tdat_capture_set_clock(struct tdat_capture *c, const char *clock);
 
 /** tdat_capture_set_cpus - trace only these CPUs ("0,2-3"; tracing_cpumask). */
 int tdat_capture_set_cpus(struct tdat_capture *c, const char *list);
+
+/**
+ * tdat_capture_exclude_pid - do not record the events of @pid (the recorder
+ * itself; set_event_notrace_pid).  TDAT_EUNSUPP before Linux 5.10.
+ */
+int tdat_capture_exclude_pid(struct tdat_capture *c, int pid);
 
 /** tdat_capture_set_option - set "NAME" or clear "noNAME" in options/. */
 int tdat_capture_set_option(struct tdat_capture *c, const char *name);
@@ -647,8 +659,10 @@ int tdat_capture_read_begin(struct tdat_capture *c, unsigned wflags);
 /**
  * tdat_capture_read - wait for data, then read what every CPU has
  * @c: handle after tdat_capture_read_begin()
- * @timeout_ms: longest wait (-1: no limit, 0: none); the kernel wakes us
- *              when a CPU's buffer is buffer_percent full
+ * @timeout_ms: longest wait (-1: no limit); the kernel wakes us when a
+ *              CPU's buffer is buffer_percent full.  Whole pages only,
+ *              except with 0: no wait, and everything, the page the kernel
+ *              is writing too (after tdat_capture_stop())
  * @wake_fd: also stop waiting when this descriptor is readable (a signal
  *           handler's pipe), or -1; it is not read
  *

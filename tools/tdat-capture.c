@@ -370,6 +370,12 @@ static int capture(const struct opts *o, char **cmd, bool record)
 	ret = tdat_capture_open(c, o->top ? NULL : record ? name : o->instance ? o->instance : "tdat", flags);
 	if (!ret && record)
 		ret = configure(c, o);
+	/* not our own reads (raw_syscalls would see them), as trace-cmd does */
+	if (!ret && record)
+		tdat_capture_exclude_pid(c, (int)getpid());
+	/* woken early: a busy CPU has 90% of its buffer left while we read */
+	if (!ret && record)
+		tdat_capture_set_buffer_percent(c, 10);
 	if (!ret)
 		ret = tdat_capture_read_begin(c, o->wflags);
 	if (!ret && record && !got_signal) {
