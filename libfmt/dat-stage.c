@@ -178,6 +178,9 @@ static int flush_page(struct stage *st, struct dstream *s)
 	if (!s->pe.nevents)
 		return 0;
 	penc_finish(&s->pe);
+	/* allocated on first use: a writer may have many streams that stay empty */
+	if (!s->chunk && !(s->chunk = malloc((size_t)s->pe.page_size * PAGES_IN_CHUNK)))
+		return TDAT_ENOMEM;
 	memcpy(s->chunk + s->chunk_len, s->pe.page, s->pe.page_size);
 	s->chunk_len += s->pe.page_size;
 	penc_reset(&s->pe);
@@ -187,15 +190,10 @@ static int flush_page(struct stage *st, struct dstream *s)
 int dstream_init(struct dstream *s, int buffer, int cpu, unsigned page_size, int long_size,
 		 bool big)
 {
-	int ret;
-
 	memset(s, 0, sizeof(*s));
 	s->buffer = buffer;
 	s->cpu = cpu;
-	if ((ret = penc_init(&s->pe, page_size, long_size, big)))
-		return ret;
-	s->chunk = malloc((size_t)page_size * PAGES_IN_CHUNK);
-	return s->chunk ? 0 : TDAT_ENOMEM;
+	return penc_init(&s->pe, page_size, long_size, big);
 }
 
 void dstream_release(struct dstream *s)
