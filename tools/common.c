@@ -140,6 +140,16 @@ void print_version(void)
 	exit(EXIT_OK);
 }
 
+unsigned dat_layout_option(unsigned wflags, bool version, const char *arg)
+{
+	if (version && (!strcmp(arg, "6") || !strcmp(arg, "7")))
+		return (wflags & ~TDAT_W_V6) | (arg[0] == '6' ? TDAT_W_V6 : 0);
+	if (!version && (!strcmp(arg, "zstd") || !strcmp(arg, "zlib") || !strcmp(arg, "none")))
+		return (wflags & ~(TDAT_W_ZLIB | TDAT_W_ZNONE)) |
+		       (arg[1] == 'l' ? TDAT_W_ZLIB : arg[0] == 'n' ? TDAT_W_ZNONE : 0);
+	usage_error("invalid --%s '%s'", version ? "file-version" : "compression", arg);
+}
+
 bool parse_ns(const char *s, int64_t *out)
 {
 	static const struct { const char *unit; int64_t mul; } units[] = {

@@ -120,19 +120,6 @@ static void set_mode(struct split *sp, enum mode m, const char *opt, const char 
 	}
 }
 
-static void dat_option(struct split *sp, int c, const char *arg)
-{
-	if (c == OPT_FILE_VERSION && (!strcmp(arg, "6") || !strcmp(arg, "7")))
-		sp->wflags = (sp->wflags & ~TDAT_W_V6) | (arg[0] == '6' ? TDAT_W_V6 : 0);
-	else if (c == OPT_COMPRESSION && (!strcmp(arg, "zstd") || !strcmp(arg, "zlib") ||
-					  !strcmp(arg, "none")))
-		sp->wflags = (sp->wflags & ~(TDAT_W_ZLIB | TDAT_W_ZNONE)) |
-			     (arg[1] == 'l' ? TDAT_W_ZLIB : arg[0] == 'n' ? TDAT_W_ZNONE : 0);
-	else
-		usage_error("invalid --%s '%s'", c == OPT_FILE_VERSION ? "file-version" :
-			    "compression", arg);
-}
-
 static void parse_args(struct split *sp, int argc, char **argv)
 {
 	int c;
@@ -147,7 +134,9 @@ static void parse_args(struct split *sp, int argc, char **argv)
 		case OPT_PER_CPU: set_mode(sp, M_CPU, "per-cpu", NULL); break;
 		case OPT_PER_BUFFER: set_mode(sp, M_BUFFER, "per-buffer", NULL); break;
 		case 'o': sp->prefix = optarg; break;
-		case OPT_FILE_VERSION: case OPT_COMPRESSION: dat_option(sp, c, optarg); break;
+		case OPT_FILE_VERSION: case OPT_COMPRESSION:
+			sp->wflags = dat_layout_option(sp->wflags, c == OPT_FILE_VERSION, optarg);
+			break;
 		case OPT_PROGRESS: sp->progress = 1; break;
 		case OPT_NO_PROGRESS: sp->progress = 0; break;
 		case 'h': usage(stdout, EXIT_OK);
@@ -164,24 +153,6 @@ static void parse_args(struct split *sp, int argc, char **argv)
 		usage_error(optind == argc ? "no input file" : "one input file only");
 	if (sp->prefix && (!*sp->prefix || !strcmp(sp->prefix, "-")))
 		usage_error("-o takes a file name prefix");
-}
-
-/* The default prefix: the input's base name without ".dat". */
-static char *default_prefix(const char *path)
-{
-	const char *b = strrchr(path, '/');
-	char *p;
-	size_t n;
-
-	b = b ? b + 1 : path;
-	if (!strcmp(path, "-") || !*b)
-		b = "stdin";
-	if (!(p = strdup(b)))
-		die_(EXIT_FAIL, "out of memory");
-	n = strlen(p);
-	if (n > 4 && !strcmp(p + n - 4, ".dat"))
-		p[n - 4] = '\0';
-	return p;
 }
 
 /* The name of the next piece, or of the piece of a CPU or buffer. */
@@ -358,16 +329,15 @@ int main(int argc, char **argv)
 {
 	struct split sp = { .progress = -1 };
 	struct tdat_file *in = NULL;
-	char *prefix = NULL;
 	int ret = EXIT_FAIL;
 
 	tool_init(argv[0]);
 	parse_args(&sp, argc, argv);
-	if (!sp.prefix)
-		sp.prefix = prefix = default_prefix(argv[optind]);
 	if (!(sp.m = tdat_merge_new()))
 		die_(EXIT_FAIL, "out of memory");
 	in = open_input(argv[optind], &sp.open);
+	if (in && !sp.prefix)
+		sp.prefix = tdat_file_info(in)->name;	/* base name without .dat */
 	if (in && !tdat_merge_add(sp.m, in))
 		ret = run(&sp);
 	tdat_select_free(sp.sel);
@@ -377,6 +347,5 @@ int main(int argc, char **argv)
 		free(sp.done[i]);
 	free(sp.done);
 	free(sp.open_pieces);
-	free(prefix);
 	return ret;
 }
