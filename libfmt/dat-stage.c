@@ -181,6 +181,9 @@ static int flush_page(struct stage *st, struct dstream *s)
 	if (!s->pe.nevents)
 		return 0;
 	penc_finish(&s->pe);
+	/* allocated on first use: a writer may have many streams that stay empty */
+	if (!s->chunk && !(s->chunk = malloc((size_t)s->pe.page_size * PAGES_IN_CHUNK)))
+		return TDAT_ENOMEM;
 	memcpy(s->chunk + s->chunk_len, s->pe.page, s->pe.page_size);
 	s->chunk_len += s->pe.page_size;
 	penc_reset(&s->pe);
@@ -190,15 +193,10 @@ static int flush_page(struct stage *st, struct dstream *s)
 int dstream_init(struct dstream *s, int buffer, int cpu, unsigned page_size, int long_size,
 		 bool big)
 {
-	int ret;
-
 	memset(s, 0, sizeof(*s));
 	s->buffer = buffer;
 	s->cpu = cpu;
-	if ((ret = penc_init(&s->pe, page_size, long_size, big)))
-		return ret;
-	s->chunk = malloc((size_t)page_size * PAGES_IN_CHUNK);
-	return s->chunk ? 0 : TDAT_ENOMEM;
+	return penc_init(&s->pe, page_size, long_size, big);
 }
 
 void dstream_release(struct dstream *s)
@@ -347,6 +345,8 @@ int dstream_put_page(struct stage *st, struct dstream *s, const void *page, size
 		return 0;		/* nothing in it */
 	if ((ret = flush_page(st, s)))		/* events put one by one go first */
 		return ret;
+	if (!s->chunk && !(s->chunk = malloc((size_t)psize * PAGES_IN_CHUNK)))
+		return TDAT_ENOMEM;
 	s->events += page_events(p + hdr, dlen, s->pe.big);
 	memcpy(s->chunk + s->chunk_len, p, len);
 	memset(s->chunk + s->chunk_len + len, 0, psize - len);

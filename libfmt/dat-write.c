@@ -629,6 +629,39 @@ out:
 	return ret;
 }
 
+/* Bytes of the metadata sections as they will be stored (computed once). */
+static uint64_t meta_size(struct dat_out *o)
+{
+	struct dw d = { .spec = o };
+	uint64_t n = 4096;	/* header, options, strings: about a page */
+
+	if (o->meta_size)
+		return o->meta_size;
+	d.sec_z = o->st.zkind != 0;
+	build_meta(&d);
+	if (!d.sec_z || !compress_meta(&d))
+		for (int i = 0; i < NSECTIONS; i++)
+			n += SEC_HDR + d.sec[i].len;
+	for (int i = 0; i < NSECTIONS; i++)
+		mb_free(&d.sec[i]);
+	mb_free(&d.strings);
+	return o->meta_size = n;
+}
+
+uint64_t dat_out_estimate(struct dat_out *o)
+{
+	uint64_t n = meta_size(o);
+
+	for (int k = 0; k < o->nstreams; k++) {
+		const struct dstream *s = &o->streams[k];
+		uint64_t pending = s->chunk_len + (s->pe.nevents ? s->pe.page_size : 0);
+
+		n += dstream_size(&o->st, s) + (o->st.zkind ? pending / 4 : pending);
+		n += s->stored || pending ? o->bufs[s->buffer].page_size / 2 : 0;	/* alignment */
+	}
+	return n;
+}
+
 void dat_out_release(struct dat_out *o)
 {
 	if (!o->zname)		/* never initialized */

@@ -552,6 +552,7 @@ struct dat_out {
 	struct dstream *streams;
 	int nstreams;
 	struct stage st;
+	uint64_t meta_size;	/* dat_out_estimate()'s cache */
 };
 
 int dat_out_init(struct dat_out *o, unsigned flags, size_t stage_limit, char *err);
@@ -560,6 +561,8 @@ int dat_out_add_buffer(struct dat_out *o, const char *name, const char *clock, u
 		       const int *cpus, int ncpus, int long_size);
 /* Index of the stream of buffer @b, CPU id @cpu, or -1. */
 int dat_out_stream(const struct dat_out *o, int b, int cpu);
+/* About how many bytes the file would have if written now. */
+uint64_t dat_out_estimate(struct dat_out *o);
 /* Flush every stream and write the whole file to @out. */
 int dat_out_write(struct dat_out *o, struct tdat_sink *out);
 void dat_out_release(struct dat_out *o);
@@ -689,6 +692,7 @@ struct tdat_writer_ops {
 	int (*put)(struct tdat_writer *w, const struct tdat_event *ev);
 	int (*close)(struct tdat_writer *w);
 	void (*free)(struct tdat_writer *w);
+	uint64_t (*size)(struct tdat_writer *w);	/* optional: output bytes so far */
 };
 
 struct tdat_writer {

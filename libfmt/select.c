@@ -37,6 +37,7 @@ struct tdat_select {
 	bool *last_kept;		/* per (input, buffer, cpu) slot */
 	int nslots;
 	int *slot_base;			/* per input: first slot */
+	unsigned char *names;		/* per input and type id: 0 unknown, 1 -e match, 2 not */
 	char errmsg[TDAT_MSG_LEN];
 };
 
@@ -86,6 +87,7 @@ void tdat_select_free(struct tdat_select *s)
 	free(s->pids);
 	free(s->last_kept);
 	free(s->slot_base);
+	free(s->names);
 	free(s);
 }
 
@@ -321,17 +323,17 @@ int tdat_select_bind(struct tdat_select *s, struct tdat_merge *m)
 	s->last_kept = calloc((size_t)s->nslots + 1, sizeof(*s->last_kept));
 	if (!s->last_kept)
 		return TDAT_ENOMEM;
+	if (s->events.n && !(s->names = calloc((size_t)n << 16, 1)))
+		return TDAT_ENOMEM;
 	return seek_start(s, m);
 }
 
 /* ---- matching ---- */
 
-static bool name_match(const struct tdat_select *s, const struct ttype *t)
+static bool glob_match(const struct tdat_select *s, const struct ttype *t)
 {
 	char full[512];
 
-	if (!s->events.n)
-		return true;
 	snprintf(full, sizeof(full), "%s:%s", t->system, t->name);
 	for (int i = 0; i < s->events.n; i++) {
 		const char *g = s->events.v[i];
@@ -341,6 +343,21 @@ static bool name_match(const struct tdat_select *s, const struct ttype *t)
 			return true;
 	}
 	return false;
+}
+
+/* -e globs, matched once per input and event type. */
+static bool name_match(const struct tdat_select *s, const struct ttype *t, int input)
+{
+	unsigned char *c;
+
+	if (!s->events.n)
+		return true;
+	if (!s->names || t->id > 0xffff)
+		return glob_match(s, t);
+	c = &s->names[((size_t)input << 16) + t->id];
+	if (!*c)
+		*c = glob_match(s, t) ? 1 : 2;
+	return *c == 1;
 }
 
 static bool filter_match(const struct tdat_select *s, struct tep_event_filter *f,
@@ -419,7 +436,7 @@ bool tdat_select_match(struct tdat_select *s, const struct tdat_event *ev)
 		return false;
 	if (s->slot_base && ev->cpu >= 0 && ev->cpu < 256)
 		last = &s->last_kept[s->slot_base[ev->input] + ev->buffer * 256 + ev->cpu];
-	keep = name_match(s, t) && task_match(s, ev) &&
+	keep = name_match(s, t, ev->input) && task_match(s, ev) &&
 	       (!s->pos || !s->pos[ev->input] || filter_match(s, s->pos[ev->input], ev));
 	/* as trace-cmd: a stack trace goes with the event before it on its CPU */
 	if (!keep && last && is_stack(t))

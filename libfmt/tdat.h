@@ -515,6 +515,15 @@ int tdat_writer_put(struct tdat_writer *w, const struct tdat_event *ev);
  */
 int tdat_writer_close(struct tdat_writer *w);
 
+/**
+ * tdat_writer_size - about how big the output would be if closed now
+ * @w: an open writer
+ *
+ * Return: bytes (an estimate where the format compresses at close), or 0
+ * if the format cannot tell (only "dat" can today).
+ */
+uint64_t tdat_writer_size(struct tdat_writer *w);
+
 /** tdat_writer_errmsg - detail of the last failure ("" if none). */
 const char *tdat_writer_errmsg(const struct tdat_writer *w);
 

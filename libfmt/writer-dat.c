@@ -339,6 +339,13 @@ static int dat_close(struct tdat_writer *w)
 	return dat_out_write(&d->o, &w->sink);
 }
 
+static uint64_t dat_size(struct tdat_writer *w)
+{
+	struct dat *d = w->priv;
+
+	return d && d->ready ? dat_out_estimate(&d->o) : 0;
+}
+
 static void dat_free(struct tdat_writer *w)
 {
 	struct dat *d = w->priv;
@@ -363,4 +370,5 @@ const struct tdat_writer_ops tdat_writer_dat_ops = {
 	.put = dat_put,
 	.close = dat_close,
 	.free = dat_free,
+	.size = dat_size,
 };

@@ -380,6 +380,11 @@ int tdat_writer_close(struct tdat_writer *w)
 	return ret;
 }
 
+uint64_t tdat_writer_size(struct tdat_writer *w)
+{
+	return w->ops->size ? w->ops->size(w) : 0;
+}
+
 const char *tdat_writer_errmsg(const struct tdat_writer *w)
 {
 	return w->errmsg;

@@ -21,9 +21,10 @@
 
 const char *progname = "tdat";
 bool inputs_damaged;
-static volatile sig_atomic_t have_tmp;
-static char *tmp_to_remove;
-static bool tmp_is_dir;
+/* Temporary outputs not yet renamed, removed on SIGINT/SIGTERM/SIGHUP. */
+#define MAX_TMP 256
+static char *volatile tmp_paths[MAX_TMP];
+static volatile sig_atomic_t tmp_dirs[MAX_TMP];
 
 /* Remove a temporary output directory and the files in it. */
 static void remove_dir(const char *path)
@@ -39,20 +40,37 @@ static void remove_dir(const char *path)
 	rmdir(path);
 }
 
-static void remove_tmp(void)
+static bool tmp_add(char *path, bool dir)
 {
-	if (!have_tmp || !tmp_to_remove)
-		return;
-	if (tmp_is_dir)
-		remove_dir(tmp_to_remove);
-	else
-		unlink(tmp_to_remove);
-	have_tmp = 0;
+	for (int i = 0; i < MAX_TMP; i++) {
+		if (!tmp_paths[i]) {
+			tmp_dirs[i] = dir;
+			tmp_paths[i] = path;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Forget @path; remove it first if @remove. */
+static void tmp_done(const char *path, bool remove)
+{
+	for (int i = 0; i < MAX_TMP; i++) {
+		if (tmp_paths[i] != path)
+			continue;
+		if (remove && tmp_dirs[i])
+			remove_dir(path);
+		else if (remove)
+			unlink(path);
+		tmp_paths[i] = NULL;
+	}
 }
 
 static void on_signal(int sig)
 {
-	remove_tmp();
+	for (int i = 0; i < MAX_TMP; i++)
+		if (tmp_paths[i])
+			tmp_done(tmp_paths[i], true);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -120,6 +138,16 @@ void print_version(void)
 {
 	printf("%s (%s) %s\n", progname, PACKAGE_NAME, PACKAGE_VERSION);
 	exit(EXIT_OK);
+}
+
+unsigned dat_layout_option(unsigned wflags, bool version, const char *arg)
+{
+	if (version && (!strcmp(arg, "6") || !strcmp(arg, "7")))
+		return (wflags & ~TDAT_W_V6) | (arg[0] == '6' ? TDAT_W_V6 : 0);
+	if (!version && (!strcmp(arg, "zstd") || !strcmp(arg, "zlib") || !strcmp(arg, "none")))
+		return (wflags & ~(TDAT_W_ZLIB | TDAT_W_ZNONE)) |
+		       (arg[1] == 'l' ? TDAT_W_ZLIB : arg[0] == 'n' ? TDAT_W_ZNONE : 0);
+	usage_error("invalid --%s '%s'", version ? "file-version" : "compression", arg);
 }
 
 bool parse_ns(const char *s, int64_t *out)
@@ -198,13 +226,15 @@ int out_open(struct tool_out *o, const char *path, int kind, bool binary)
 		o->tmp = NULL;
 		return -1;
 	}
+	if (!tmp_add(o->tmp, o->dir)) {
+		warnx_("%s: too many outputs open at once (at most %d)", path, MAX_TMP);
+		out_abort(o);
+		return -1;
+	}
 	if (o->dir)
 		chmod(o->tmp, 0777 & ~(mode_t)umask(umask(0)));
 	else
 		fchmod(o->fd, 0666 & ~(mode_t)umask(umask(0)));
-	tmp_to_remove = o->tmp;
-	tmp_is_dir = o->dir;
-	have_tmp = 1;
 	return 0;
 }
 
@@ -230,9 +260,7 @@ int out_commit(struct tool_out *o)
 			warn_("%s", o->path);
 		ret = -1;
 	}
-	if (ret)
-		remove_tmp();
-	have_tmp = 0;
+	tmp_done(o->tmp, ret != 0);
 	free(o->tmp);
 	o->tmp = NULL;
 	return ret;
@@ -244,7 +272,11 @@ void out_abort(struct tool_out *o)
 		return;
 	if (o->fd >= 0)
 		close(o->fd);
-	remove_tmp();
+	tmp_done(o->tmp, true);
+	if (o->dir)
+		remove_dir(o->tmp);	/* when it was never registered */
+	else
+		unlink(o->tmp);
 	free(o->tmp);
 	o->tmp = NULL;
 }

@@ -26,6 +26,9 @@ void die_(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), n
 void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void print_version(void) __attribute__((noreturn));
 
+/* --file-version (@version) or --compression @arg into writer flags; a bad one exits 2. */
+unsigned dat_layout_option(unsigned wflags, bool version, const char *arg);
+
 /* A signed integer with an optional unit (ns, us, ms, s); false if malformed. */
 bool parse_ns(const char *s, int64_t *out);
 

@@ -148,8 +148,8 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *zname = NULL;
-	int c, version = 7;
+	bool compressed = false;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "+e:F:b:C:O:o:d:B:qhV", longopts, NULL)) != -1) {
 		o->settings |= strchr("FbCO", c) || c == OPT_SUBBUF || c == OPT_CPUS;
@@ -162,12 +162,11 @@ static void parse(int argc, char **argv, struct opts *o)
 		case 'C': o->clock = optarg; break;
 		case OPT_CPUS: o->cpus = optarg; break;
 		case 'o': o->output = optarg; break;
-		case OPT_COMPRESSION: zname = optarg; break;
-		case OPT_FILE_VERSION:
-			if (strcmp(optarg, "6") && strcmp(optarg, "7"))
-				usage_error("invalid file version '%s' (6 or 7)", optarg);
-			version = atoi(optarg);
+		case OPT_COMPRESSION:
+			o->wflags = dat_layout_option(o->wflags, false, optarg);
+			compressed = strcmp(optarg, "none");
 			break;
+		case OPT_FILE_VERSION: o->wflags = dat_layout_option(o->wflags, true, optarg); break;
 		case 'd': o->duration = parse_duration(optarg); break;
 		case 'B': o->instance = optarg; break;
 		case OPT_TOP: o->top = true; break;
@@ -178,16 +177,8 @@ static void parse(int argc, char **argv, struct opts *o)
 			 exit(EXIT_USAGE);
 		}
 	}
-	if (zname && !strcmp(zname, "zlib"))
-		o->wflags |= TDAT_W_ZLIB;
-	else if (zname && !strcmp(zname, "none"))
-		o->wflags |= TDAT_W_ZNONE;
-	else if (zname && strcmp(zname, "zstd"))
-		usage_error("invalid compression '%s' (zstd, zlib or none)", zname);
-	if (version == 6 && zname && strcmp(zname, "none"))
+	if ((o->wflags & TDAT_W_V6) && compressed)
 		usage_error("trace.dat version 6 is not compressed (--compression none)");
-	if (version == 6)
-		o->wflags |= TDAT_W_V6;
 	if (o->top && o->instance)
 		usage_error("-B and --top name two different buffers");
 }

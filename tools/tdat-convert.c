@@ -103,21 +103,6 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* --file-version and --compression: flags of the dat writer. */
-static void dat_option(struct opts *o, int c, const char *arg)
-{
-	if (c == OPT_FILE_VERSION && (!strcmp(arg, "6") || !strcmp(arg, "7")))
-		o->wflags = (o->wflags & ~TDAT_W_V6) | (arg[0] == '6' ? TDAT_W_V6 : 0);
-	else if (c == OPT_COMPRESSION && (!strcmp(arg, "zstd") || !strcmp(arg, "zlib") ||
-					  !strcmp(arg, "none")))
-		o->wflags = (o->wflags & ~(TDAT_W_ZLIB | TDAT_W_ZNONE)) |
-			    (arg[1] == 'l' ? TDAT_W_ZLIB : arg[0] == 'n' ? TDAT_W_ZNONE : 0);
-	else
-		usage_error("invalid --%s '%s'", c == OPT_FILE_VERSION ? "file-version" :
-			    "compression", arg);
-	o->dat_opts = true;
-}
-
 static void push_arg(char ***list, int *n, char *arg)
 {
 	*list = realloc(*list, sizeof(char *) * (size_t)(*n + 1));
@@ -142,8 +127,10 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		case OPT_PROGRESS: o->progress = 1; break;
 		case OPT_NO_PROGRESS: o->progress = 0; break;
 		case OPT_SPLIT: o->wflags |= TDAT_W_SPLIT; break;
-		case OPT_FILE_VERSION: dat_option(o, c, optarg); break;
-		case OPT_COMPRESSION: dat_option(o, c, optarg); break;
+		case OPT_FILE_VERSION: case OPT_COMPRESSION:
+			o->wflags = dat_layout_option(o->wflags, c == OPT_FILE_VERSION, optarg);
+			o->dat_opts = true;
+			break;
 		case OPT_TS_OFFSET: push_arg(&o->offsets, &o->noffsets, optarg); break;
 		case OPT_ALIGN: o->align = true; break;
 		case OPT_NAME:

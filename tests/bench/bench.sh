@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# tests/bench/bench.sh: time tdat-convert against trace-cmd report on big real
+# tests/bench/bench.sh: time the tdat tools against trace-cmd on big real
 # captures and check the targets (text >= 1.5x, csv >= 10x trace-cmd's events/s,
-# tdat-convert peak RSS < 64 MiB) and that the text output is byte-identical.
+# split >= 2x trace-cmd split, -f dat at least as fast as trace-cmd convert, a
+# 1% window < 5% of a full pass, peak RSS < 64 MiB) and that the text output
+# is byte-identical.
 # Not part of make check; see tests/bench/README.md.
 #
 #   tests/bench/bench.sh [--record-only] [BIG.dat...]
@@ -31,6 +33,10 @@ TARGET_CSV=10		# tdat -f csv events/s over trace-cmd report -R's
 TARGET_RSS_MIB=64	# tdat-convert peak RSS, strictly below
 TARGET_SQLITE=3		# tdat -f sqlite events/s over trace-cmd report's
 TARGET_EXPORT=10	# json and typed (split) csv events/s over trace-cmd report's
+TARGET_SPLIT=2		# tdat-split --events events/s over trace-cmd split -e -r's
+TARGET_CONVERT=1	# tdat-convert -f dat over trace-cmd convert, each way
+TARGET_WINDOW=0.05	# tdat-filter 1% window time over a full tdat-filter pass
+SPLIT_EVENTS=1000000	# events per piece in the split benchmark
 SQLITE_CACHE_MIB=64	# SQLite's page cache, allowed on top of TARGET_RSS_MIB
 
 SCRATCH=
@@ -42,7 +48,7 @@ die() { say "$*"; exit 1; }
 
 usage() {
 	if (($1 == 0)); then
-		sed -n '2,13s/^# \{0,1\}//p' "$0"
+		sed -n '2,15s/^# \{0,1\}//p' "$0"
 	else
 		echo "usage: $0 [--record-only] [BIG.dat...]" >&2
 	fi
@@ -290,6 +296,7 @@ bench_file() {
 		"<" "$TARGET_RSS_MIB" " MiB"
 	identity "$f"
 	bench_exports "$f" "$n"
+	bench_dat "$f" "$n" "${2:-}"
 }
 
 # Does this tdat-convert know format $1? (an unknown one is a usage error, 2)
@@ -340,6 +347,60 @@ bench_exports() {
 	fi
 }
 
+# Start and end (ns) of a 1% window in the middle of FILE.
+window_of() {
+	local f=$1 first span a
+	first=$("$BIN/tdat-convert" -f csv "$f" | sed -n 2p | cut -d, -f1)
+	span=$("$BIN/tdat-info" --json "$f" | sed -n 's/.*"first_ts":\([0-9]*\),"last_ts":\([0-9]*\).*/\2 \1/p' |
+		awk '{ printf "%d\n", $1 - $2 }')
+	a=$((first + span / 2))
+	echo "$a $((a + span / 100))"
+}
+
+# The trace.dat writers: split, convert each way, filter windows, merge,
+# against trace-cmd split/convert on the same file; peak RSS of every tool.
+bench_dat() {
+	local f=$1 n=$2 other=$3 v win rss=0
+	[[ -x $BIN/tdat-split && -x $BIN/tdat-merge ]] || return 0
+	echo "  trace.dat writers:"
+	mkdir -p "$SCRATCH/sp"
+	measure tc_split sh -c 'rm -f "$1"/tc*; exec "$2" split -i "$3" -o "$1/tc.dat" -e "$4" -r' sh \
+		"$SCRATCH/sp" "$TRACE_CMD" "$f" "$SPLIT_EVENTS"
+	measure td_splitev sh -c 'rm -f "$1"/td*; exec "$2" --events "$4" -o "$1/td" "$3"' sh \
+		"$SCRATCH/sp" "$BIN/tdat-split" "$f" "$SPLIT_EVENTS"
+	row tc_split "trace-cmd split -e $SPLIT_EVENTS -r" "$n"
+	row td_splitev "tdat-split --events $SPLIT_EVENTS" "$n"
+	verdict "split: tdat / trace-cmd events/s" \
+		"$(ratio "${WALL[tc_split]}" "${WALL[td_splitev]}")" ">=" "$TARGET_SPLIT" x
+	rm -rf "$SCRATCH/sp"
+	if [[ $(describe "$f") == v6* ]]; then v=7; else v=6; fi
+	measure tc_convert sh -c 'rm -f "$1"; exec "$2" convert -i "$3" -o "$1" --file-version "$4" --compression "$5"' \
+		sh "$SCRATCH/c.dat" "$TRACE_CMD" "$f" "$v" "$( ((v == 6)) && echo none || echo zstd)"
+	measure td_convert "$BIN/tdat-convert" -f dat --file-version "$v" -o "$SCRATCH/c.dat" "$f"
+	row tc_convert "trace-cmd convert to v$v" "$n"
+	row td_convert "tdat-convert -f dat to v$v" "$n"
+	verdict "convert to v$v: tdat / trace-cmd speed" \
+		"$(ratio "${WALL[tc_convert]}" "${WALL[td_convert]}")" ">=" "$TARGET_CONVERT" x
+	rm -f "$SCRATCH/c.dat"
+	read -r -a win <<<"$(window_of "$f")"
+	measure td_filter "$BIN/tdat-filter" -o "$SCRATCH/fl.dat" "$f"
+	measure td_fwindow "$BIN/tdat-filter" --start "${win[0]}ns" --end "${win[1]}ns" -o "$SCRATCH/fl.dat" "$f"
+	row td_filter "tdat-filter, every event" "$n"
+	row td_fwindow "tdat-filter, 1% window" "$n"
+	verdict "1% window / full tdat-filter pass (time)" \
+		"$(awk -v w="${WALL[td_fwindow]}" -v c="${WALL[td_filter]}" 'BEGIN { printf "%.3f", w / c }')" \
+		"<" "$TARGET_WINDOW" ""
+	if [[ -n $other ]]; then
+		measure td_merge "$BIN/tdat-merge" -o "$SCRATCH/m.dat" "$f" "$other"
+		row td_merge "tdat-merge with ${other##*/}" "$n"
+	fi
+	rm -f "$SCRATCH/fl.dat" "$SCRATCH/m.dat"
+	for v in td_splitev td_convert td_filter td_fwindow ${other:+td_merge}; do
+		rss=$(awk -v a="${RSS[$v]}" -v b="$rss" 'BEGIN { print (a > b) ? a : b }')
+	done
+	verdict "peak RSS of split/convert/filter/merge" "$rss" "<" "$TARGET_RSS_MIB" " MiB"
+}
+
 main() {
 	local record_only=0 files=()
 	while (($#)); do
@@ -369,7 +430,8 @@ main() {
 	echo "trace-cmd: $("$TRACE_CMD" --version 2>&1 | grep -m1 version || true)"
 	echo "tdat:      $("$BIN/tdat-convert" --version 2>&1 | head -n 1 || true)"
 	for f in "${files[@]}"; do
-		bench_file "$f"
+		# the other input of the merge benchmark: the next file, else none
+		bench_file "$f" "$(for g in "${files[@]}"; do [[ $g != "$f" ]] && echo "$g" && break; done || true)"
 	done
 	echo
 	if ((MISSED)); then
