@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * capture.h - what the capture modules share (capture.c: tracefs control
- * and reading; capture-out.c: the metadata and the trace.dat written from
- * it).  Never included from tools/.
+ * capture.h - what the capture modules share (capture.c: tracefs control;
+ * capture-read.c: reading trace_pipe_raw; capture-out.c: the metadata and
+ * the trace.dat written from it).  Never included from tools/.
  */
 #ifndef TDAT_CAPTURE_H
 #define TDAT_CAPTURE_H
@@ -47,6 +47,9 @@ bool cap_path(const struct tdat_capture *c, const char *rel, char *buf, size_t s
 /* Read a whole file (tracefs files have no size); 0, or TDAT_EIO with errmsg set. */
 int cap_read_path(struct tdat_capture *c, const char *path, char **out, size_t *len);
 int cap_read(struct tdat_capture *c, const char *rel, char **out, size_t *len);
+bool cap_exists(const struct tdat_capture *c, const char *rel);
+/* Close the CPU files, free what reading needs (capture-read.c). */
+void cap_end_reading(struct tdat_capture *c);
 /* The per-CPU counters of per_cpu/cpuN/stats of CPU index @i. */
 int cap_cpu_stats(struct tdat_capture *c, int i, struct tdat_capture_cpu *st);
 
