@@ -26,7 +26,7 @@ state() {
 	local f
 	ls "$TFS/instances"
 	for f in buffer_size_kb buffer_subbuf_size_kb trace_clock tracing_on tracing_cpumask \
-		events/enable set_event options/stacktrace options/record-tgid \
+		events/enable set_event set_event_notrace_pid buffer_percent options/stacktrace options/record-tgid \
 		events/sched/sched_switch/enable events/sched/sched_switch/filter; do
 		[[ -e $TFS/$f ]] && echo "$f: $(cat "$TFS/$f")"
 	done
