@@ -355,8 +355,10 @@ static int capture(const struct opts *o, char **cmd, bool record)
 	if (!c)
 		die_(EXIT_FAIL, "out of memory");
 	snprintf(name, sizeof(name), "tdat-capture-%d", (int)getpid());
-	if (out_open(&out, path, TDAT_OUT_STREAM, true))
+	if (out_open(&out, path, TDAT_OUT_STREAM, true)) {
+		tdat_capture_free(c);
 		return EXIT_FAIL;
+	}
 	catch_signals();
 	ret = tdat_capture_open(c, o->top ? NULL : record ? name : o->instance ? o->instance : "tdat", flags);
 	if (!ret && record)
@@ -403,15 +405,15 @@ static int capture(const struct opts *o, char **cmd, bool record)
 
 static int control(const struct opts *o)
 {
-	struct tdat_capture *c = tdat_capture_new();
+	struct tdat_capture *c;
 	const char *name = o->instance ? o->instance : "tdat";
 	bool start = !strcmp(o->cmd, "start"), reset = !strcmp(o->cmd, "reset");
 	int ret, rc;
 
-	if (!c)
-		die_(EXIT_FAIL, "out of memory");
 	if (o->top)
 		usage_error("%s works on a named instance only (-B NAME), not on the top buffer", o->cmd);
+	if (!(c = tdat_capture_new()))
+		die_(EXIT_FAIL, "out of memory");
 	ret = tdat_capture_open(c, name, start ? TDAT_CAP_CREATE | TDAT_CAP_MOUNT : reset ? TDAT_CAP_REMOVE : 0);
 	if (!ret && start && !(ret = tdat_capture_reset(c)) && !(ret = configure(c, o)))
 		ret = tdat_capture_start(c);
@@ -446,17 +448,18 @@ static void print_list(struct tdat_capture *c, int what, const char *glob, const
 
 static int list(const struct opts *o)
 {
-	struct tdat_capture *c = tdat_capture_new();
+	struct tdat_capture *c;
 	int ret;
 
-	if (!c)
+	if (o->nevents > 1)
+		usage_error("list takes one -e GLOB");
+	if (!(c = tdat_capture_new()))
 		die_(EXIT_FAIL, "out of memory");
 	if ((ret = tdat_capture_open(c, NULL, TDAT_CAP_MOUNT))) {
 		die_cap(c, ret);
+		tdat_capture_free(c);
 		return EXIT_FAIL;
 	}
-	if (o->nevents > 1)
-		usage_error("list takes one -e GLOB");
 	print_list(c, TDAT_CAP_EVENTS, o->nevents ? o->events[0] : NULL, NULL);
 	if (!o->nevents) {
 		print_list(c, TDAT_CAP_CLOCKS, NULL, "clocks");

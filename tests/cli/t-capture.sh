@@ -53,15 +53,18 @@ text() {
 }
 
 # --- record a known workload ---
-cat >"$O/work.sh" <<'EOF'
+# Commands of our own names, so that no other process on the machine matches.
+cp "$(command -v cat)" "$O/tdat-wl-cat"
+cp "$(command -v date)" "$O/tdat-wl-date"
+cat >"$O/work.sh" <<EOF
 #!/bin/sh
-# five markers, each followed by an exec of cat; the last one by date
+# five markers, each followed by an exec of tdat-wl-cat; the last one by tdat-wl-date
 for i in 1 2 3 4 5; do
-	echo "tdat-mark-$i" >"$TDAT_CAPTURE_DIR/trace_marker"
-	cat /proc/version >/dev/null
+	echo "tdat-mark-\$i" >"\$TDAT_CAPTURE_DIR/trace_marker"
+	"$O/tdat-wl-cat" /proc/version >/dev/null
 done
-echo "tdat-mark-end" >"$TDAT_CAPTURE_DIR/trace_marker"
-exec date >/dev/null
+echo "tdat-mark-end" >"\$TDAT_CAPTURE_DIR/trace_marker"
+exec "$O/tdat-wl-date" >/dev/null
 EOF
 chmod +x "$O/work.sh"
 
@@ -75,15 +78,15 @@ unchanged "record"
 expected_seq() {
 	for i in 1 2 3 4 5; do
 		echo "mark tdat-mark-$i"
-		echo "exec cat"
+		echo "exec tdat-wl-cat"
 	done
 	echo "mark tdat-mark-end"
-	echo "exec date"
+	echo "exec tdat-wl-date"
 }
 expected_seq >"$O/seq.want"
 sequence() {
 	sed -nE 's/^ *([^ ]+)-[0-9]+ .*tracing_mark_write: (tdat-mark-[0-9a-z]+)$/mark \2/p
-		s/^ *(cat|date)-[0-9]+ .*sched_process_exec: +filename=[^ ]*\/(cat|date) .*/exec \2/p'
+		s/^ *(tdat-wl-[a-z]+)-[0-9]+ .*sched_process_exec: +filename=[^ ]*\/(tdat-wl-[a-z]+) .*/exec \2/p'
 }
 for who in tdat trace-cmd; do
 	if [[ $who == trace-cmd ]] && ! have_trace_cmd; then
@@ -98,8 +101,8 @@ for who in tdat trace-cmd; do
 	else
 		not_ok "$who: markers and execs in order" "$(diff "$O/seq.want" "$O/seq.$who" | head -n 8)"
 	fi
-	n=$(grep -cE 'sched_switch: +cat:[0-9]+ ' "$O/w.$who.txt")
-	t_assert "$who: sched_switch shows the workload's comms ($n switches from cat)" test "$n" -ge 5
+	n=$(grep -cE 'sched_switch: +tdat-wl-cat:[0-9]+ ' "$O/w.$who.txt")
+	t_assert "$who: sched_switch shows the workload's comms ($n switches from tdat-wl-cat)" test "$n" -ge 5
 done
 if have_trace_cmd; then
 	t_assert "trace-cmd report reads it without a complaint" test ! -s "$O/tc.err"
