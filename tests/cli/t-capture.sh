@@ -43,12 +43,15 @@ unchanged() {
 	fi
 }
 
-# text FILE [trace-cmd]: the report of FILE by our decoder, or by trace-cmd.
+# text FILE [trace-cmd [-N]]: the report of FILE by our decoder, or by
+# trace-cmd; -N: without print plugins, so that every line's comm is the
+# one the kernel saved (the sched_switch plugin names a pid after the last
+# next_comm it printed, e.g. tdat-capture for a child before its exec).
 text() {
 	if [[ ${2-} == trace-cmd ]]; then
-		"$TRACE_CMD" report "$1" 2>"$O/tc.err"
+		"$TRACE_CMD" report ${3-} "$1" 2>"$O/tc.err"
 	else
-		tdat-convert "$1"
+		tdat-convert ${3:+--no-plugins} "$1"
 	fi
 }
 
@@ -95,13 +98,14 @@ for who in tdat trace-cmd; do
 		continue
 	fi
 	text "$O/w.dat" $who >"$O/w.$who.txt"
-	sequence <"$O/w.$who.txt" >"$O/seq.$who"
+	text "$O/w.dat" $who -N >"$O/w.$who.N.txt"
+	sequence <"$O/w.$who.N.txt" >"$O/seq.$who"
 	if cmp -s "$O/seq.want" "$O/seq.$who"; then
 		ok "$who: markers and execs in order"
 	else
 		not_ok "$who: markers and execs in order" "$(diff "$O/seq.want" "$O/seq.$who" | head -n 8)"
 	fi
-	n=$(grep -cE 'sched_switch: +tdat-wl-cat:[0-9]+ ' "$O/w.$who.txt")
+	n=$(grep -cE 'sched_switch: +prev_comm=tdat-wl-cat prev_pid=[0-9]+ ' "$O/w.$who.N.txt")
 	t_assert "$who: sched_switch shows the workload's comms ($n switches from tdat-wl-cat)" test "$n" -ge 5
 done
 if have_trace_cmd; then
@@ -193,6 +197,12 @@ t_exit "an unknown subcommand is a usage error" 2 -- tdat-capture recrod
 t_exit "settings on stop are a usage error" 2 -- tdat-capture stop -e sched
 t_exit "--top on start is a usage error" 2 -- tdat-capture start --top
 t_exit "an unwritable output fails" 1 -- tdat-capture record -q -o /nonexistent/dir/x.dat -- true
+if command -v script >/dev/null; then
+	t_exit "binary output to a terminal is refused" 1 -- script -qec "tdat-capture record -q -o - -- true" /dev/null
+	t_stdout_match "and says why" "refusing to write binary output to a terminal"
+else
+	skip "binary output to a terminal is refused" "script (util-linux) is not installed"
+fi
 unchanged "refusals"
 
 # --- --top with settings: everything put back ---
