@@ -50,6 +50,20 @@ static int selected_clock(struct tdat_capture *c)
 	return c->clock ? 0 : TDAT_ENOMEM;
 }
 
+/* The kernel's long (the size of a page's commit field), which a 32-bit recorder's is not. */
+static int kernel_long(struct tdat_capture *c)
+{
+	char *t, *p;
+	int n = (int)sizeof(long);
+
+	if (cap_read(c, "events/header_page", &t, NULL))
+		return n;
+	if ((p = strstr(t, "commit;")) && (p = strstr(p, "size:")) && (atoi(p + 5) == 4 || atoi(p + 5) == 8))
+		n = atoi(p + 5);
+	free(t);
+	return n;
+}
+
 int tdat_capture_read_begin(struct tdat_capture *c, unsigned wflags)
 {
 	char rel[64], path[4096];
@@ -85,7 +99,7 @@ int tdat_capture_read_begin(struct tdat_capture *c, unsigned wflags)
 	if (!(ret = selected_clock(c))) {
 		c->out.clock = c->clock;
 		ret = dat_out_add_buffer(&c->out, "", c->clock, c->page_size, ids, c->ncpus,
-					 (int)sizeof(long));
+					 kernel_long(c));
 	}
 	free(ids);
 	for (int i = 0; i < c->ncpus && !ret; i++) {
