@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/bench/bench.sh: time tdat-convert against trace-cmd report on big real
 # captures and check the targets (text >= 1.5x, csv >= 10x trace-cmd's events/s,
-# tdat-convert peak RSS < 64 MiB) and that the text output is byte-identical.
+# tdat-convert peak RSS < 64 MiB; -f perfetto at least as fast as -f json and a
+# fifth of its size) and that the text output is byte-identical.
 # Not part of make check; see tests/bench/README.md.
 #
 #   tests/bench/bench.sh [--record-only] [BIG.dat...]
@@ -32,6 +33,8 @@ TARGET_RSS_MIB=64	# tdat-convert peak RSS, strictly below
 TARGET_SQLITE=3		# tdat -f sqlite events/s over trace-cmd report's
 TARGET_EXPORT=10	# json and typed (split) csv events/s over trace-cmd report's
 SQLITE_CACHE_MIB=64	# SQLite's page cache, allowed on top of TARGET_RSS_MIB
+TARGET_PERFETTO_SPEED=1	# tdat -f perfetto events/s over tdat -f json's
+TARGET_PERFETTO_SIZE=5	# -f json output size over -f perfetto's
 
 SCRATCH=
 SAVED_SIZES=()
@@ -318,6 +321,9 @@ bench_exports() {
 			"$(ratio "${WALL[tc_text]}" "${WALL[td_json]}")" ">=" "$TARGET_EXPORT" x
 		verdict "json peak RSS" "${RSS[td_json]}" "<" "$TARGET_RSS_MIB" " MiB"
 	fi
+	if has_format perfetto && has_format json; then
+		bench_perfetto "$f" "$n"
+	fi
 	if "$BIN/tdat-convert" --help | grep -q -- --split-by-event; then
 		measure td_split sh -c 'rm -rf "$1"; exec "$2" -f csv --split-by-event -o "$1" "$3"' sh \
 			"$SCRATCH/split" "$BIN/tdat-convert" "$f"
@@ -338,6 +344,22 @@ bench_exports() {
 			"$(awk -v w="${WALL[td_window]}" -v c="${WALL[td_csv]}" 'BEGIN { printf "%.2f", w / c }')" \
 			"<" 0.5 ""
 	fi
+}
+
+# -f perfetto side by side with -f json (timed just before): at least as fast,
+# at most a fifth of its size.
+bench_perfetto() {
+	local f=$1 n=$2 js ps
+	measure td_perfetto "$BIN/tdat-convert" -f perfetto "$f"
+	row td_perfetto "tdat-convert -f perfetto" "$n"
+	verdict "perfetto / json events/s" "$(ratio "${WALL[td_json]}" "${WALL[td_perfetto]}")" \
+		">=" "$TARGET_PERFETTO_SPEED" x
+	verdict "perfetto peak RSS" "${RSS[td_perfetto]}" "<" "$TARGET_RSS_MIB" " MiB"
+	js=$("$BIN/tdat-convert" -f json "$f" | wc -c)
+	ps=$("$BIN/tdat-convert" -f perfetto "$f" | wc -c)
+	printf '  %-34s %9.1f MiB json, %.1f MiB perfetto\n' "output sizes" \
+		"$(awk -v b="$js" 'BEGIN { print b / 1048576 }')" "$(awk -v b="$ps" 'BEGIN { print b / 1048576 }')"
+	verdict "json / perfetto size" "$(ratio "$js" "$ps")" ">=" "$TARGET_PERFETTO_SIZE" x
 }
 
 main() {
