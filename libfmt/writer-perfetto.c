@@ -258,26 +258,13 @@ static void put_ftrace_stats(struct pf *p, struct tdat_sink *out, uint64_t ts, i
 
 /* ---- events ---- */
 
+/* Input @input's streams are made at open for every CPU id its buffers have. */
 static struct pf_stream *stream_of(struct pf *p, int input, int cpu)
 {
 	struct pf_input *in = &p->in[input];
 
-	if (cpu < 0 || cpu >= MAX_CPUS)
-		cpu = 0;
-	if (cpu >= in->ncpus) {
-		int cap = in->ncpus ? in->ncpus : 8;
-		struct pf_stream *c;
-
-		while (cap <= cpu)
-			cap *= 2;
-		if (!(c = realloc(in->cpus, sizeof(*c) * (size_t)cap)))
-			return NULL;
-		memset(c + in->ncpus, 0, sizeof(*c) * (size_t)(cap - in->ncpus));
-		for (int i = in->ncpus; i < cap; i++)
-			c[i].body.fd = -1;
-		in->cpus = c;
-		in->ncpus = cap;
-	}
+	if (cpu < 0 || cpu >= in->ncpus)
+		return NULL;
 	in->cpus[cpu].used = true;
 	return &in->cpus[cpu];
 }
@@ -327,7 +314,12 @@ static int pf_put(struct tdat_writer *w, const struct tdat_event *ev)
 	uint64_t tid = 0;
 	int ret;
 
-	if (!pt || !s)
+	if (!s) {
+		tdat_msg(w->errmsg, "cpu %d of input %d is not one of its buffers' CPUs", ev->cpu,
+			 ev->input);
+		return TDAT_EFORMAT;
+	}
+	if (!pt)
 		return TDAT_ENOMEM;
 	if (!p->any) {
 		p->any = true;
@@ -411,10 +403,17 @@ static int pf_open(struct tdat_writer *w)
 	if (!p->in || !(p->pm = pm_new()))
 		return TDAT_ENOMEM;
 	for (int i = 0; i < p->ninputs; i++) {
-		if (!(p->in[i].types = calloc(TDAT_MAX_TYPES, sizeof(*p->in[i].types))))
+		struct pf_input *in = &p->in[i];
+
+		in->ncpus = file_cpus(tdat_merge_file(w->merge, i));
+		in->types = calloc(TDAT_MAX_TYPES, sizeof(*in->types));
+		in->cpus = calloc((size_t)in->ncpus, sizeof(*in->cpus));
+		if (!in->types || !in->cpus)
 			return TDAT_ENOMEM;
-		p->in[i].cpu_base = base;
-		base += file_cpus(tdat_merge_file(w->merge, i));
+		for (int c = 0; c < in->ncpus; c++)
+			in->cpus[c].body.fd = -1;
+		in->cpu_base = base;
+		base += in->ncpus;
 	}
 	if (p->ninputs)
 		put_system_info(p, w);
