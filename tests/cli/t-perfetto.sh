@@ -192,7 +192,8 @@ t_exit "damaged data" 1 -- tdat-convert -f perfetto -o "$T_TMP/damaged.pftrace" 
 t_assert "still gives a trace protoc decodes" decode "$T_TMP/damaged.pftrace"
 mkdir -p "$T_TMP/out"
 t_exit "an unwritable directory" 1 -- tdat-convert -o "$T_TMP/none/x.pftrace" $TD/v6.dat
-t_empty_dir "leaves nothing behind" "$T_TMP/out"
+t_exit "a missing input" 1 -- tdat-convert -o "$T_TMP/out/x.pftrace" $TD/v6.dat $TD/none.dat
+t_empty_dir "leaves no output behind" "$T_TMP/out"
 if [[ -w /dev/full ]]; then
 	t_exit "a full disk is an error" 1 -- sh -c "tdat-convert -f perfetto $TD/v6.dat > /dev/full"
 else
