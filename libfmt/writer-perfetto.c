@@ -192,9 +192,14 @@ static void put_process(struct pf *p, const struct pm_process *pr)
 	pb_varint(&p->pkt, PF_PROC_PID, (uint64_t)pr->pid);
 	if (parent)
 		pb_varint(&p->pkt, PF_PROC_PPID, (uint64_t)parent->pid);
-	/* trace processor ignores a process without a cmdline: the name, as a comm */
-	pb_bytes(&p->pkt, PF_PROC_CMDLINE, cmd ? cmd : "", cmd ? strlen(cmd) : 0);
-	if (!pr->cmdline)
+	/*
+	 * Trace processor names a process after cmdline[0] and ignores one
+	 * without a cmdline (its threads' tgid still makes it): exec's file
+	 * name, else the name as a comm.
+	 */
+	if (cmd)
+		pb_bytes(&p->pkt, PF_PROC_CMDLINE, cmd, strlen(cmd));
+	if (cmd && !pr->cmdline)
 		pb_varint(&p->pkt, PF_PROC_IS_COMM, 1);
 	pb_end(&p->pkt, at);
 }
