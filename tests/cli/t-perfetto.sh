@@ -98,7 +98,8 @@ t_assert "sched_switch is a typed message" grep -q '^      sched_switch {' "$T_T
 t_assert "sched_stat_runtime is generic" grep -q 'event_name: "sched_stat_runtime"' "$T_TMP/v7-zstd.txt"
 t_assert "a bundle holds at most 4096 events" test "$(awk '/^packet \{/ { n = 0 } /^    event \{/ { n++ }
 	n > m { m = n } END { print m + 0 }' "$T_TMP/chunks.txt")" -le 4096
-t_assert "chunks.dat needs several bundles per CPU" test "$(grep -c '^  ftrace_events {' "$T_TMP/chunks.txt")" -gt 4
+t_assert "chunks.dat needs several bundles per CPU" \
+	test "$(grep -c '^  ftrace_events {' "$T_TMP/chunks.txt")" -gt 4
 t_assert "each CPU's events are in time order" awk '
 	/^    cpu: / { cpu = $2 }
 	/^      timestamp: / { if ($2 < last[cpu]) exit 1; last[cpu] = $2 }' "$T_TMP/chunks.txt"
