@@ -592,8 +592,25 @@ static inline unsigned pb_enc_varint(unsigned char *d, uint64_t v)
 	return n;
 }
 
+/* A key (field << 3 | wire type), then @v as a varint. */
+static inline void pb_key_varint(struct tdat_sink *s, uint64_t key, uint64_t v)
+{
+	unsigned char *d = (unsigned char *)sink_reserve(s, 2 * PB_VARINT_MAX);
+	unsigned n;
+
+	if (!d)
+		return;
+	n = pb_enc_varint(d, key);
+	n += pb_enc_varint(d + n, v);
+	sink_commit(s, n);
+}
+
 /* A varint field (int32/int64 negatives as their 64-bit two's complement). */
-void pb_varint(struct tdat_sink *s, unsigned field, uint64_t v);
+static inline void pb_varint(struct tdat_sink *s, unsigned field, uint64_t v)
+{
+	pb_key_varint(s, (uint64_t)field << 3 | PB_WT_VARINT, v);
+}
+
 /* Tag and length of a length-delimited field whose @len bytes follow. */
 void pb_head(struct tdat_sink *s, unsigned field, uint64_t len);
 void pb_bytes(struct tdat_sink *s, unsigned field, const void *p, size_t n);

@@ -17,27 +17,9 @@
 
 #include "internal.h"
 
-/* The key of @field with wire type @wt, then @v as a varint. */
-static void key_varint(struct tdat_sink *s, unsigned field, enum pb_wire wt, uint64_t v)
-{
-	unsigned char *d = (unsigned char *)sink_reserve(s, 2 * PB_VARINT_MAX);
-	unsigned n;
-
-	if (!d)
-		return;
-	n = pb_enc_varint(d, (uint64_t)field << 3 | wt);
-	n += pb_enc_varint(d + n, v);
-	sink_commit(s, n);
-}
-
-void pb_varint(struct tdat_sink *s, unsigned field, uint64_t v)
-{
-	key_varint(s, field, PB_WT_VARINT, v);
-}
-
 void pb_head(struct tdat_sink *s, unsigned field, uint64_t len)
 {
-	key_varint(s, field, PB_WT_LEN, len);
+	pb_key_varint(s, (uint64_t)field << 3 | PB_WT_LEN, len);
 }
 
 void pb_bytes(struct tdat_sink *s, unsigned field, const void *p, size_t n)
