@@ -32,7 +32,7 @@
 #include "perfetto.h"
 
 #define BUNDLE_EVENTS 4096
-#define BUNDLE_BYTES (192 * 1024)
+#define BUNDLE_BYTES (64 * 1024)	/* bounds memory: 128 KiB at most a CPU */
 #define SEQ_ID 1
 
 /* Field numbers of Perfetto's trace.proto, trace_packet.proto and friends. */
