@@ -200,7 +200,8 @@ static int run(struct opts *o, char **files, int n, struct tdat_merge *m, struct
 		die_(EXIT_FAIL, "out of memory");
 	if (out_is_input(o->out, files, n))
 		die_(EXIT_FAIL, "%s: output file is one of the inputs", o->out);
-	if (out_open(&out, o->out, kind, (o->wflags & TDAT_W_GZIP) || !strcmp(o->format, "dat"))) {
+	if (out_open(&out, o->out, kind, (o->wflags & TDAT_W_GZIP) || !strcmp(o->format, "dat") ||
+		     !strcmp(o->format, "perfetto"))) {
 		tdat_writer_free(w);
 		return EXIT_FAIL;
 	}

@@ -200,6 +200,12 @@ if [[ -w /dev/full ]]; then
 else
 	skip "a full disk is an error" "no /dev/full"
 fi
+if command -v script >/dev/null; then
+	t_run "terminal" -- script -qec "tdat-convert -f perfetto $TD/v6.dat" /dev/null
+	t_assert "a terminal is refused" grep -q 'refusing to write binary output to a terminal' "$T_OUT"
+else
+	skip "a terminal is refused" "no script(1)"
+fi
 t_run "closed pipe" -- bash -c "set -o pipefail; tdat-convert -f perfetto $TD/stack.dat | head -c 100"
 t_assert "a closed pipe ends quietly" test ! -s "$T_ERR"
 
