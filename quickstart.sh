@@ -13,10 +13,10 @@ cd "$(dirname "$0")"
 
 # Debian packages: toolchain, libraries, and the tools the tests use
 # (trace-cmd is the oracle for golden tests, sqlite3 reads back SQLite
-# output, groff lints the man pages).
+# output, groff lints the man pages, protoc decodes Perfetto output).
 PACKAGES=(build-essential autoconf automake libtool pkg-config
 	libtraceevent-dev libtracefs-dev libzstd-dev zlib1g-dev
-	libsqlite3-dev libjson-c-dev sqlite3 trace-cmd groff-base)
+	libsqlite3-dev libjson-c-dev sqlite3 trace-cmd groff-base protobuf-compiler)
 
 SAMPLE=testdata/v7-zstd.dat
 OUT=out
@@ -27,6 +27,7 @@ CONVERSIONS=(
 	"csv  trace.csv"
 	"json trace.json"
 	"sqlite trace.db"
+	"perfetto trace.pftrace"
 )
 
 JOBS=$(nproc 2>/dev/null || echo 2)

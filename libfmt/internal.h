@@ -210,6 +210,8 @@ struct procmodel;
 
 struct procmodel *pm_new(void);
 void pm_free(struct procmodel *pm);
+/* Would pm_feed() learn from events of @tt more than that their thread ran? */
+bool pm_wants(const struct ttype *tt);
 /* Feed each event in timeline order, with its type from file_type(). */
 int pm_feed(struct procmodel *pm, const struct tdat_event *ev, const struct ttype *t);
 /* The current utid of @tid in @input (a new thread when unknown); <0 without memory. */
@@ -616,6 +618,58 @@ size_t fmt_u64(char *d, uint64_t v);
 /* Length of the valid UTF-8 sequence at @p (of @n bytes), 0 if not valid. */
 size_t utf8_len(const unsigned char *p, size_t n);
 
+/* ---- pbenc.c: protobuf wire encoding into a sink ---- */
+
+enum pb_wire { PB_WT_VARINT = 0, PB_WT_I64 = 1, PB_WT_LEN = 2, PB_WT_I32 = 5 };
+
+#define PB_VARINT_MAX 10
+
+static inline unsigned pb_varint_size(uint64_t v)
+{
+	/* 7 bits a byte: (bits + 6) / 7, with 0 taking one byte */
+	return ((unsigned)(64 - __builtin_clzll(v | 1)) * 9 + 64) / 64;
+}
+
+/* @v as a varint at @d (room for PB_VARINT_MAX); returns the bytes written. */
+static inline unsigned pb_enc_varint(unsigned char *d, uint64_t v)
+{
+	unsigned n = 0;
+
+	while (v >= 0x80) {
+		d[n++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	d[n++] = (unsigned char)v;
+	return n;
+}
+
+/* A key (field << 3 | wire type), then @v as a varint. */
+static inline void pb_key_varint(struct tdat_sink *s, uint64_t key, uint64_t v)
+{
+	unsigned char *d = (unsigned char *)sink_reserve(s, 2 * PB_VARINT_MAX);
+	unsigned n;
+
+	if (!d)
+		return;
+	n = pb_enc_varint(d, key);
+	n += pb_enc_varint(d + n, v);
+	sink_commit(s, n);
+}
+
+/* A varint field (int32/int64 negatives as their 64-bit two's complement). */
+static inline void pb_varint(struct tdat_sink *s, unsigned field, uint64_t v)
+{
+	pb_key_varint(s, (uint64_t)field << 3 | PB_WT_VARINT, v);
+}
+
+/* Tag and length of a length-delimited field whose @len bytes follow. */
+void pb_head(struct tdat_sink *s, unsigned field, uint64_t len);
+void pb_bytes(struct tdat_sink *s, unsigned field, const void *p, size_t n);
+/* Open a nested message in a memory sink; returns the mark for pb_end(). */
+size_t pb_begin(struct tdat_sink *s, unsigned field);
+/* Close it: back-patch its length. */
+void pb_end(struct tdat_sink *s, size_t mark);
+
 /* ---- csvfmt.c: cells shared by the CSV writers ---- */
 
 /* What a double quote inside text becomes (csv_escape()). */
@@ -710,6 +764,7 @@ extern const struct tdat_writer_ops tdat_writer_csv_ops;
 extern const struct tdat_writer_ops tdat_writer_json_ops;
 extern const struct tdat_writer_ops tdat_writer_sqlite_ops;
 extern const struct tdat_writer_ops tdat_writer_dat_ops;
+extern const struct tdat_writer_ops tdat_writer_perfetto_ops;
 
 /* writer-csvdir.c: csv with TDAT_W_SPLIT; csv_open() hands over to it. */
 int csvdir_open(struct tdat_writer *w);

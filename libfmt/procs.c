@@ -406,6 +406,31 @@ static void exit_thread(struct procmodel *pm, const struct tdat_event *ev, const
 	}
 }
 
+static bool num_field(const struct tfield *f)
+{
+	return f && f->kind != TK_STR && f->kind != TK_ARRAY;
+}
+
+static bool str_field(const struct tfield *f)
+{
+	return f && f->kind == TK_STR;
+}
+
+/* Would pm_feed() learn anything from this type beyond "the thread ran"? */
+bool pm_wants(const struct ttype *tt)
+{
+	static const char *const names[] = { "sched_switch", "task_newtask", "sched_process_fork",
+					     "sched_process_exec", "sched_process_exit",
+					     "sched_process_free", "task_rename", NULL };
+	const struct tfield *pid = ttype_field(tt, "pid");
+
+	for (int i = 0; names[i]; i++)
+		if (!strcmp(tt->name, names[i]))
+			return true;
+	return num_field(pid) &&
+	       (num_field(ttype_field(tt, "tgid")) || str_field(ttype_field(tt, "comm")));
+}
+
 int pm_feed(struct procmodel *pm, const struct tdat_event *ev, const struct ttype *t)
 {
 	const unsigned char *p;

@@ -510,20 +510,6 @@ static int slice_role(struct jtype *jt, struct tdat_file *f)
 	return 0;
 }
 
-/* Would pm_feed() learn anything from this type beyond "the thread ran"? */
-static bool pm_wants(const struct ttype *tt)
-{
-	static const char *const names[] = { "sched_switch", "task_newtask", "sched_process_fork",
-					     "sched_process_exec", "sched_process_exit",
-					     "sched_process_free", "task_rename", NULL };
-	const struct tfield *pid = ttype_field(tt, "pid");
-
-	for (int i = 0; names[i]; i++)
-		if (!strcmp(tt->name, names[i]))
-			return true;
-	return is_num(pid) && (is_num(ttype_field(tt, "tgid")) || is_str(ttype_field(tt, "comm")));
-}
-
 static struct jtype *compile(const struct ttype *tt, struct tdat_file *f)
 {
 	struct jtype *jt = calloc(1, sizeof(*jt));

@@ -55,8 +55,9 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"       [--progress | --no-progress] [SELECTION] FILE...\n"
 		SUMMARY "\nunless -f or -o's extension says otherwise.\n"
 		"Events of all CPUs, buffers and files are merged by timestamp.\n\n"
-		"  -f, --format FORMAT   text (as trace-cmd report), csv, json, sqlite, dat; default\n"
-		"                        from -o's extension (.txt, .csv, ...; .gz gzips), else %s\n"
+		"  -f, --format FORMAT   text (as trace-cmd report), csv, json, sqlite, dat, perfetto;\n"
+		"                        default from -o's extension (.txt, .csv, ...; .gz gzips),\n"
+		"                        else %s\n"
 		"  -o, --output OUT      output file (default: standard output)\n"
 		"      --split-by-event  csv: one typed file per event type in the directory -o\n"
 		"      --file-version 6|7  dat: trace.dat version (default 7)\n"
@@ -256,7 +257,8 @@ static int run(struct opts *o, char **files, int n, struct tdat_merge *m, struct
 		die_(EXIT_FAIL, "out of memory");
 	if (out_is_input(o->out, files, n))
 		die_(EXIT_FAIL, "%s: output file is one of the inputs", o->out);
-	if (out_open(&out, o->out, kind, (o->wflags & TDAT_W_GZIP) || !strcmp(o->format, "dat"))) {
+	if (out_open(&out, o->out, kind, (o->wflags & TDAT_W_GZIP) || !strcmp(o->format, "dat") ||
+		     !strcmp(o->format, "perfetto"))) {
 		tdat_writer_free(w);
 		return EXIT_FAIL;
 	}

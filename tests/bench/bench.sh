@@ -2,8 +2,9 @@
 # tests/bench/bench.sh: time the tdat tools against trace-cmd on big real
 # captures and check the targets (text >= 1.5x, csv >= 10x trace-cmd's events/s,
 # split >= 2x trace-cmd split, -f dat at least as fast as trace-cmd convert, a
-# 1% window < 5% of a full pass, peak RSS < 64 MiB) and that the text output
-# is byte-identical.
+# 1% window < 5% of a full pass, peak RSS < 64 MiB; -f perfetto at least as
+# fast as -f json and a fifth of its size) and that the text output is
+# byte-identical.
 # Not part of make check; see tests/bench/README.md.
 #
 #   tests/bench/bench.sh [--record-only] [BIG.dat...]
@@ -38,6 +39,8 @@ TARGET_CONVERT=1	# tdat-convert -f dat over trace-cmd convert, each way
 TARGET_WINDOW=0.05	# tdat-filter 1% window time over a full tdat-filter pass
 SPLIT_EVENTS=1000000	# events per piece in the split benchmark
 SQLITE_CACHE_MIB=64	# SQLite's page cache, allowed on top of TARGET_RSS_MIB
+TARGET_PERFETTO_SPEED=1	# tdat -f perfetto events/s over tdat -f json's
+TARGET_PERFETTO_SIZE=5	# -f json output size over -f perfetto's
 
 SCRATCH=
 SAVED_SIZES=()
@@ -325,6 +328,9 @@ bench_exports() {
 			"$(ratio "${WALL[tc_text]}" "${WALL[td_json]}")" ">=" "$TARGET_EXPORT" x
 		verdict "json peak RSS" "${RSS[td_json]}" "<" "$TARGET_RSS_MIB" " MiB"
 	fi
+	if has_format perfetto && has_format json; then
+		bench_perfetto "$f" "$n"
+	fi
 	if "$BIN/tdat-convert" --help | grep -q -- --split-by-event; then
 		measure td_split sh -c 'rm -rf "$1"; exec "$2" -f csv --split-by-event -o "$1" "$3"' sh \
 			"$SCRATCH/split" "$BIN/tdat-convert" "$f"
@@ -399,6 +405,22 @@ bench_dat() {
 		rss=$(awk -v a="${RSS[$v]}" -v b="$rss" 'BEGIN { print (a > b) ? a : b }')
 	done
 	verdict "peak RSS of split/convert/filter/merge" "$rss" "<" "$TARGET_RSS_MIB" " MiB"
+}
+
+# -f perfetto side by side with -f json (timed just before): at least as fast,
+# at most a fifth of its size.
+bench_perfetto() {
+	local f=$1 n=$2 js ps
+	measure td_perfetto "$BIN/tdat-convert" -f perfetto "$f"
+	row td_perfetto "tdat-convert -f perfetto" "$n"
+	verdict "perfetto / json events/s" "$(ratio "${WALL[td_json]}" "${WALL[td_perfetto]}")" \
+		">=" "$TARGET_PERFETTO_SPEED" x
+	verdict "perfetto peak RSS" "${RSS[td_perfetto]}" "<" "$TARGET_RSS_MIB" " MiB"
+	js=$("$BIN/tdat-convert" -f json "$f" | wc -c)
+	ps=$("$BIN/tdat-convert" -f perfetto "$f" | wc -c)
+	printf '  %-34s %9.1f MiB json, %.1f MiB perfetto\n' "output sizes" \
+		"$(awk -v b="$js" 'BEGIN { print b / 1048576 }')" "$(awk -v b="$ps" 'BEGIN { print b / 1048576 }')"
+	verdict "json / perfetto size" "$(ratio "$js" "$ps")" ">=" "$TARGET_PERFETTO_SIZE" x
 }
 
 main() {
