@@ -376,21 +376,40 @@ static void seek_plain(struct cursor *c, uint64_t ts)
  * then binary-search the chunks by the timestamp of their first page, which
  * costs one decompression per step.
  */
+/*
+ * The file offsets of the chunks left, as far as their headers can be read;
+ * the headers are read through a window of the file, not one call each.
+ */
+static uint32_t chunk_offsets(struct cursor *c, uint64_t *offs)
+{
+	enum { WIN = 64 * 1024 };
+	unsigned char *win = malloc(WIN);
+	uint64_t off = c->next_off, base = 0, have = 0;
+	uint32_t n = 0;
+
+	while (win && n < c->chunks_left && off <= c->end_off && c->end_off - off >= 8) {
+		if (off < base || off + 8 > base + have) {
+			base = off;
+			have = c->end_off - off < WIN ? c->end_off - off : WIN;
+			if (src_pread(&c->f->src, win, (size_t)have, base, c->f->errmsg))
+				break;
+		}
+		offs[n++] = off;
+		off += 8 + file_num(c->f, win + (off - base), 4);
+	}
+	free(win);
+	return n;
+}
+
 static int seek_chunks(struct cursor *c, uint64_t ts)
 {
-	uint64_t *offs, off = c->next_off, t;
-	uint32_t n = 0, lo = 0, hi;
-	unsigned char h[8];
+	uint64_t *offs, t;
+	uint32_t n, lo = 0, hi;
 
 	offs = malloc(sizeof(*offs) * ((size_t)c->chunks_left + 1));
 	if (!offs)
 		return TDAT_ENOMEM;
-	while (n < c->chunks_left && c->end_off - off >= 8 && !src_pread(&c->f->src, h, 8, off, c->f->errmsg)) {
-		offs[n++] = off;
-		off += 8 + file_num(c->f, h, 4);
-		if (off > c->end_off)
-			break;
-	}
+	n = chunk_offsets(c, offs);
 	hi = n;
 	while (hi - lo > 1) {
 		uint32_t mid = lo + (hi - lo) / 2;

@@ -426,6 +426,10 @@ static int open_v7(struct tdat_file *f, struct rd *r)
 		if ((ret = rd_section(r, st.sections[i], OPT_HEADER_INFO + (unsigned)i, &flags)) ||
 		    (ret = read_section_body(r, OPT_HEADER_INFO + i)))
 			return ret;
+		if (flags & SEC_FL_COMPRESS) {
+			f->meta.raw_off[i] = st.sections[i] + 16;
+			f->meta.raw_len[i] = r->sec_size;
+		}
 	}
 	rd_drop_mem(r);
 	top_first(f);

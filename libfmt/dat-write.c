@@ -156,25 +156,57 @@ static void build_formats(struct dw *d, struct mbuf *b, const struct tdat_blob *
 		mb_sized(d, b, &fmts[i], 8);
 }
 
+/* Section @i can be copied as the source stored it (same compression). */
+static bool raw_section(const struct dw *d, int i)
+{
+	const struct dat_out *o = d->spec;
+
+	return d->sec_z && o->raw_src && o->meta->raw_len[i] && !strcmp(o->raw_zname, o->zname);
+}
+
 /* The contents of the six metadata sections (v6 writes them in this order). */
 static void build_meta(struct dw *d)
 {
 	const struct tdat_meta *m = d->spec->meta;
 	struct mbuf *s = d->sec;
 
-	mb_put(&s[0], "header_page", 12);
-	mb_sized(d, &s[0], &m->header_page, 8);
-	mb_put(&s[0], "header_event", 13);
-	mb_sized(d, &s[0], &m->header_event, 8);
-	build_formats(d, &s[1], m->ftrace, m->nftrace);
-	mb_num(d, &s[2], (uint64_t)m->nsystems, 4);
-	for (int i = 0; i < m->nsystems; i++) {
-		mb_str(&s[2], m->systems[i].name);
-		build_formats(d, &s[2], m->systems[i].fmts, m->systems[i].nfmts);
+	if (!raw_section(d, 0)) {
+		mb_put(&s[0], "header_page", 12);
+		mb_sized(d, &s[0], &m->header_page, 8);
+		mb_put(&s[0], "header_event", 13);
+		mb_sized(d, &s[0], &m->header_event, 8);
 	}
-	mb_sized(d, &s[3], &m->kallsyms, 4);
-	mb_sized(d, &s[4], &m->printk, 4);
-	mb_sized(d, &s[5], &m->cmdlines, 8);
+	if (!raw_section(d, 1))
+		build_formats(d, &s[1], m->ftrace, m->nftrace);
+	if (!raw_section(d, 2)) {
+		mb_num(d, &s[2], (uint64_t)m->nsystems, 4);
+		for (int i = 0; i < m->nsystems; i++) {
+			mb_str(&s[2], m->systems[i].name);
+			build_formats(d, &s[2], m->systems[i].fmts, m->systems[i].nfmts);
+		}
+	}
+	if (!raw_section(d, 3))
+		mb_sized(d, &s[3], &m->kallsyms, 4);
+	if (!raw_section(d, 4))
+		mb_sized(d, &s[4], &m->printk, 4);
+	if (!raw_section(d, 5))
+		mb_sized(d, &s[5], &m->cmdlines, 8);
+}
+
+/* Section @i's stored bytes from the source, in place of what build_meta() made. */
+static int copy_raw(struct dw *d, int i)
+{
+	const struct dat_out *o = d->spec;
+	uint64_t len = o->meta->raw_len[i];
+	struct mbuf *b = &d->sec[i];
+	unsigned char *p = realloc(b->p, len ? len : 1);
+
+	if (!p)
+		return TDAT_ENOMEM;
+	b->p = p;
+	b->cap = len;
+	b->len = len;
+	return src_pread(o->raw_src, p, len, o->meta->raw_off[i], o->st.err);
 }
 
 /* v7: compress each metadata section whole, as trace-cmd does. */
@@ -191,6 +223,12 @@ static int compress_meta(struct dw *d)
 		d->sec_str[i] = add_string(d, desc[i]);
 		if (!d->sec_z)
 			continue;
+		if (raw_section(d, i)) {
+			ret = copy_raw(d, i);
+			if (ret)
+				return ret;
+			continue;
+		}
 		if ((ret = stage_compress(&d->spec->st, d->sec[i].p, d->sec[i].len, d->spec->big, &zlen)))
 			return ret;
 		mb_put(&z, d->spec->st.zbuf, zlen + 8);

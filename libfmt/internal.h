@@ -94,6 +94,8 @@ struct tdat_mopt {		/* an option copied as it is (DATE, UNAME, ...) */
 	struct tdat_blob b;
 };
 
+#define NSECTIONS	6	/* HEADER_INFO .. CMDLINES */
+
 struct tdat_meta {
 	unsigned user_long;	/* the header's long size byte */
 	struct tdat_blob header_page, header_event;
@@ -104,6 +106,10 @@ struct tdat_meta {
 	struct tdat_blob kallsyms, printk, cmdlines;	/* data NULL: absent */
 	struct tdat_mopt *opts;		/* in file order */
 	int nopts;
+	/* v7: where each compressed section's stored bytes (after its header)
+	 * are in the source, so that a writer of the same compression can
+	 * copy them instead of compressing again; len 0: none */
+	uint64_t raw_off[NSECTIONS], raw_len[NSECTIONS];
 };
 
 /* Append a blob (taking @data) to an array; TDAT_ENOMEM leaves @data to the caller. */
@@ -359,7 +365,6 @@ static inline uint64_t field_raw(const struct tdat_file *f, const unsigned char 
 #define OPT_PRINTK	20
 #define OPT_CMDLINES	21
 #define OPT_BUFFER_TEXT	22
-#define NSECTIONS	6	/* HEADER_INFO .. CMDLINES */
 #define MAX_OPTION_SECTIONS 256
 #define MAX_CPUS	65536	/* more is damage, not a machine */
 #define SEC_FL_COMPRESS	1
@@ -555,6 +560,8 @@ struct dat_out {
 	int nstreams;
 	struct stage st;
 	uint64_t meta_size;	/* dat_out_estimate()'s cache */
+	struct tdat_src *raw_src;	/* where meta->raw_off points, NULL: compress all */
+	const char *raw_zname;		/* and how those sections are compressed */
 };
 
 int dat_out_init(struct dat_out *o, unsigned flags, size_t stage_limit, char *err);

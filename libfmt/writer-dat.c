@@ -280,6 +280,10 @@ static int dat_setup(struct tdat_writer *w, struct dat *d, struct tdat_merge *m)
 	d->o.page_size = f0->info.page_size;
 	d->o.clock = f0->info.clock;
 	d->o.corrected_ts |= merged;
+	if (!merged) {		/* its compressed sections can be copied as they are */
+		d->o.raw_src = &f0->src;
+		d->o.raw_zname = f0->info.compression;
+	}
 	for (int i = 0; i < d->nfiles; i++) {
 		struct tdat_file *f = tdat_merge_file(m, i);
 
