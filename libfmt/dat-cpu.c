@@ -250,6 +250,7 @@ static int next_page(struct cursor *c)
 			(flags & MISSING_STORED) && commit + hdr + (size_t)c->f->info.long_size <= avail ?
 			(long long)file_num(c->f, page + hdr + commit, c->f->info.long_size) : -1;
 		c->page_start = true;
+		c->page_len = avail;
 		kbuffer_load_subbuffer(c->kbuf, page);
 		return 0;
 	}
@@ -293,6 +294,55 @@ int cursor_peek(struct cursor *c)
 		kbuffer_next_event(c->kbuf, NULL);
 		c->have = true;
 		return 0;
+	}
+}
+
+/*
+ * Do the events of a page's @len data bytes lie inside them?  Walks the
+ * event headers as the ring buffer lays them out, without decoding.
+ */
+static bool events_fit(const struct cursor *c, const unsigned char *d, size_t len)
+{
+	size_t pos = 0, size;
+
+	while (pos + 4 <= len) {
+		uint32_t w = (uint32_t)file_num(c->f, d + pos, 4);
+		unsigned type_len = c->f->info.big_endian ? w >> 27 : w & 0x1f;
+		uint32_t delta = c->f->info.big_endian ? w & 0x7ffffff : w >> 5;
+
+		if (type_len == 0 || type_len == 29) {
+			if (type_len == 29 && !delta)
+				return true;	/* the rest of the page is padding */
+			if (pos + 8 > len)
+				return false;
+			size = 4 + (size_t)file_num(c->f, d + pos + 4, 4);
+			if (size < 8)
+				return false;
+		} else {
+			size = type_len <= 28 ? 4 + 4 * (size_t)type_len : 8;
+		}
+		if (size > len - pos)
+			return false;
+		pos += size;
+	}
+	return pos == len || len - pos < 4;
+}
+
+int cursor_next_page(struct cursor *c, const unsigned char **page, size_t *len)
+{
+	size_t hdr = 8 + (size_t)c->f->info.long_size;
+	int ret;
+
+	for (;;) {
+		if (c->done)
+			return TDAT_END;
+		if ((ret = next_page(c)))
+			return ret;
+		*page = c->buf + c->page_pos;
+		*len = c->page_len;
+		if (events_fit(c, *page + hdr, file_num(c->f, *page + 8, c->f->info.long_size) & COMMIT_MASK))
+			return 0;
+		damage(c, c->buf_off + c->page_pos, c->b->info.page_size, "event length runs past the page");
 	}
 }
 

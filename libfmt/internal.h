@@ -441,6 +441,7 @@ struct cursor {
 	void *owner;
 	uint64_t consumed;	/* stored bytes read so far */
 	uint64_t ubytes;	/* bytes after decompression */
+	size_t page_len;	/* bytes of the loaded page in buf (less at the end) */
 };
 
 int cursor_init(struct cursor *c, struct tdat_file *f, int input, int buffer, int cpu_index);
@@ -450,6 +451,22 @@ static inline void cursor_advance(struct cursor *c) { c->have = false; }
 /* Before the first peek: skip the pages (or chunks) that end before @ts. */
 int cursor_seek(struct cursor *c, uint64_t ts);
 void cursor_release(struct cursor *c);
+/*
+ * The next whole page, for copying: its header and the extent of each of
+ * its events are checked (a damaged page is reported and skipped), events
+ * are not decoded.  0 with *@page and *@len set, TDAT_END, or an error.
+ * Not mixed with cursor_peek().
+ */
+int cursor_next_page(struct cursor *c, const unsigned char **page, size_t *len);
+
+/*
+ * Hand every undamaged page of every CPU of @m to @fn, one CPU after the
+ * other (damage is recorded as usual); @fn's non-zero return stops it.
+ * Only before the merge has started; the merge is used up.
+ */
+int merge_copy_pages(struct tdat_merge *m,
+		     int (*fn)(void *arg, const struct cursor *c, const unsigned char *page, size_t len),
+		     void *arg);
 
 /* ---- dat-pages.c: events packed into ring-buffer pages (the writer's encoder) ---- */
 
@@ -754,6 +771,7 @@ struct tdat_writer_ops {
 	int (*close)(struct tdat_writer *w);
 	void (*free)(struct tdat_writer *w);
 	uint64_t (*size)(struct tdat_writer *w);	/* optional: output bytes so far */
+	int (*copy)(struct tdat_writer *w);	/* optional: every event, page by page */
 };
 
 struct tdat_writer {

@@ -246,6 +246,29 @@ void tdat_merge_progress(const struct tdat_merge *m, uint64_t *done, uint64_t *t
 	}
 }
 
+int merge_copy_pages(struct tdat_merge *m,
+		     int (*fn)(void *arg, const struct cursor *c, const unsigned char *page, size_t len),
+		     void *arg)
+{
+	const unsigned char *page;
+	size_t len;
+	int ret = 0;
+
+	if (m->started)
+		return TDAT_EINVAL;
+	m->started = true;
+	for (int i = 0; i < m->ncursors && !ret; i++) {
+		struct cursor *c = &m->cursors[i];
+
+		while ((ret = cursor_next_page(c, &page, &len)) == 0)
+			if ((ret = fn(arg, c, page, len)))
+				break;
+		if (ret == TDAT_END)
+			ret = 0;
+	}
+	return ret;
+}
+
 const struct tdat_damage *tdat_merge_damage(const struct tdat_merge *m, int *n)
 {
 	*n = m->ndamage;

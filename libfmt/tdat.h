@@ -516,6 +516,21 @@ int tdat_writer_put(struct tdat_writer *w, const struct tdat_event *ev);
 int tdat_writer_close(struct tdat_writer *w);
 
 /**
+ * tdat_writer_copy - write every event of the merge, a whole page at a time
+ * @w: an open writer to which nothing was put yet
+ *
+ * For a trace.dat of one input whose timestamps are not changed, the
+ * ring-buffer pages are copied as they are (each page's events are still
+ * read and checked; damaged pages are skipped and recorded as damage of
+ * the merge), much faster than putting events one by one.
+ *
+ * Return: 0 when every event was written, TDAT_EUNSUPP (before reading
+ * anything) when this writer cannot copy pages (put events instead), or
+ * another negative enum tdat_err.
+ */
+int tdat_writer_copy(struct tdat_writer *w);
+
+/**
  * tdat_writer_size - about how big the output would be if closed now
  * @w: an open writer
  *

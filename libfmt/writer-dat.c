@@ -343,6 +343,24 @@ static int dat_close(struct tdat_writer *w)
 	return dat_out_write(&d->o, &w->sink);
 }
 
+static int copy_page(void *arg, const struct cursor *c, const unsigned char *page, size_t len)
+{
+	struct dat *d = arg;
+	int k = dat_out_stream(&d->o, d->first_buf[c->input] + c->buffer, c->ci->cpu);
+
+	return k < 0 ? TDAT_EINVAL : dstream_put_page(&d->o.st, &d->o.streams[k], page, len);
+}
+
+/* One input, raw timestamps: its pages go into the new file as they are. */
+static int dat_copy(struct tdat_writer *w)
+{
+	struct dat *d = w->priv;
+
+	if (!d || !d->ready || d->nfiles != 1 || d->o.corrected_ts)
+		return TDAT_EUNSUPP;
+	return d->failed = merge_copy_pages(w->merge, copy_page, d);
+}
+
 static uint64_t dat_size(struct tdat_writer *w)
 {
 	struct dat *d = w->priv;
@@ -375,4 +393,5 @@ const struct tdat_writer_ops tdat_writer_dat_ops = {
 	.close = dat_close,
 	.free = dat_free,
 	.size = dat_size,
+	.copy = dat_copy,
 };

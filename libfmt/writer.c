@@ -381,6 +381,17 @@ int tdat_writer_close(struct tdat_writer *w)
 	return ret;
 }
 
+int tdat_writer_copy(struct tdat_writer *w)
+{
+	int ret = w->ops->copy ? w->ops->copy(w) : TDAT_EUNSUPP;
+
+	if (!ret && w->sink.err) {
+		tdat_msg(w->errmsg, "write error: %s", strerror(w->sink.err));
+		return TDAT_EIO;
+	}
+	return ret;
+}
+
 uint64_t tdat_writer_size(struct tdat_writer *w)
 {
 	return w->ops->size ? w->ops->size(w) : 0;

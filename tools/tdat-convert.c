@@ -271,6 +271,10 @@ static int run(struct opts *o, char **files, int n, struct tdat_merge *m, struct
 		return EXIT_USAGE;
 	}
 	progress_start(o->progress);
+	if (!ret && !o->sel) {	/* whole pages where the format can: then done */
+		ret = tdat_writer_copy(w);
+		ret = ret == TDAT_EUNSUPP ? 0 : ret ? ret : TDAT_END;
+	}
 	while (!ret && (ret = tdat_merge_next(m, &ev)) == 0) {
 		if (o->sel && tdat_select_done(o->sel, ev)) {
 			ret = TDAT_END;
