@@ -93,6 +93,22 @@ for b in two-buffers lost-events v6-two-buffers chunks; do
 		test "$(counts "$O/$b.zstd.dat")" = "$(counts $TD/$b.dat)"
 done
 
+# --- whole pages are copied when nothing is selected; damage still shows ---
+off=$(tdat-info --json $TD/v6.dat | python3 -c 'import json, sys; print(json.load(sys.stdin)["buffers"][0]["cpus"][0]["offset"])')
+python3 - $TD/v6.dat "$O/bad-event.dat" "$off" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+page = int(sys.argv[3]) + 4096          # the second page of CPU 0
+d[page + 16:page + 24] = (0).to_bytes(4, 'little') + (0xfffff0).to_bytes(4, 'little')
+open(sys.argv[2], 'wb').write(bytes(d))
+PY
+t_exit "an event length past its page" 1 -- tdat-convert -f dat -o "$O/copied.dat" "$O/bad-event.dat"
+t_stderr_match "is reported with its offset" "bad-event.dat: .*event length runs past the page.*$((off + 4096))"
+n_in=$(tdat-convert -f csv $TD/v6.dat | wc -l)
+n_out=$(tdat-convert -f csv "$O/copied.dat" | wc -l)
+t_assert "the other pages are kept ($n_out of $n_in rows)" test "$n_out" -lt "$n_in" -a "$n_out" -gt $((n_in / 2))
+t_exit "and the copy reads without damage" 0 -- tdat-convert -f csv -o /dev/null "$O/copied.dat"
+
 # --- refusals ---
 t_exit "several inputs as v6" 1 -- tdat-convert -f dat --file-version 6 -o "$O/m.dat" $TD/v6.dat $TD/markers.dat
 t_stderr_match "several inputs as v6: the reason is given" 'several inputs.*use v7'
