@@ -704,5 +704,8 @@ void tdat_file_free(struct tdat_file *f)
 	free(f->zname);
 	free(f->zver);
 	free(f->strings);
+	for (int i = 0; i < f->nwarnings; i++)
+		free(f->warnings[i]);
+	free(f->warnings);
 	free(f);
 }
