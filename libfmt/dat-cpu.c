@@ -213,6 +213,15 @@ static int fill_plain(struct cursor *c)
 	return 0;
 }
 
+/* Whether any of page[from, to) is not zero. */
+static bool tail_not_zero(const unsigned char *page, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		if (page[i])
+			return true;
+	return false;
+}
+
 /* Load the next page into kbuf; TDAT_END when this CPU has no more. */
 static int next_page(struct cursor *c)
 {
@@ -245,6 +254,15 @@ static int next_page(struct cursor *c)
 		if (commit > avail - hdr) {
 			damage(c, c->buf_off + c->page_pos, avail, "page commit size larger than the page");
 			continue;
+		}
+		if (tail_not_zero(page, hdr + commit + ((flags & MISSING_STORED) ? hdr - 8 : 0), avail)) {
+			/*
+			 * The kernel zeroes a page after its commit size (ring_buffer_read_page),
+			 * so data there means a damaged commit word: the events it no longer
+			 * covers are lost.  Those it covers are still read.
+			 */
+			damage(c, c->buf_off + c->page_pos, avail - hdr - commit,
+			       "page holds data past its commit size");
 		}
 		c->page_missed = !(flags & MISSING_EVENTS) ? 0 :
 			(flags & MISSING_STORED) && commit + hdr + (size_t)c->f->info.long_size <= avail ?
