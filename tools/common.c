@@ -21,6 +21,7 @@
 
 const char *progname = "tdat";
 bool inputs_damaged;
+bool lenient;
 static volatile sig_atomic_t have_tmp;
 static char *tmp_to_remove;
 static bool tmp_is_dir;
@@ -304,6 +305,11 @@ int report_damage(struct tdat_merge *m)
 		warnx_("damaged input: %d region%s, %llu bytes skipped; the events around them were recovered",
 		       n, n == 1 ? "" : "s", (unsigned long long)bytes);
 	return n + inputs_damaged;
+}
+
+int damage_status(bool damaged)
+{
+	return damaged && !lenient ? EXIT_FAIL : EXIT_OK;
 }
 
 /* ---- selection ---- */

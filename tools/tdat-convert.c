@@ -55,11 +55,12 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"      --no-plugins      do not load libtraceevent print plugins\n"
 		"      --progress        show progress on stderr (default: when stderr is a terminal)\n"
 		"      --no-progress     never show progress\n"
+		LENIENT_USAGE
 		"  -h, --help            show this help\n"
 		"  -V, --version         show the version\n"
 		SELECT_USAGE "\n"
-		"Exit status: 0 ok, 1 failure or damaged input (what could be read is written),\n"
-		"2 usage error.\n", progname, strcmp(DEFAULT_FORMAT, "dat") ? "Convert" : "Filter",
+		"Exit status: 0 ok, 1 failure or damaged input (what could be read is written;\n"
+		"0 with --lenient), 2 usage error.\n", progname, strcmp(DEFAULT_FORMAT, "dat") ? "Convert" : "Filter",
 		strcmp(DEFAULT_FORMAT, "dat") ? "text" : "a trace.dat", DEFAULT_FORMAT);
 	exit(code);
 }
@@ -80,6 +81,7 @@ static const struct option longopts[] = {
 	{ "file-version", required_argument, NULL, OPT_FILE_VERSION },
 	{ "compression", required_argument, NULL, OPT_COMPRESSION },
 	SELECT_LONGOPTS,
+	LENIENT_LONGOPT,
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -116,6 +118,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		case OPT_PROGRESS: o->progress = 1; break;
 		case OPT_NO_PROGRESS: o->progress = 0; break;
 		case OPT_SPLIT: o->wflags |= TDAT_W_SPLIT; break;
+		case OPT_LENIENT: lenient = true; break;
 		case OPT_FILE_VERSION: dat_option(o, c, optarg); break;
 		case OPT_COMPRESSION: dat_option(o, c, optarg); break;
 		case OPT_TS_OFFSET:
@@ -235,7 +238,7 @@ static int run(struct opts *o, char **files, int n, struct tdat_merge *m, struct
 	}
 	if (out_commit(&out))
 		return EXIT_FAIL;
-	return report_damage(m) ? EXIT_FAIL : EXIT_OK;
+	return damage_status(report_damage(m));
 }
 
 int main(int argc, char **argv)
