@@ -62,6 +62,12 @@ enum { OPT_LENIENT = 1100 };
 #define LENIENT_LONGOPT { "lenient", no_argument, NULL, OPT_LENIENT }
 #define LENIENT_USAGE \
 	"      --lenient         damaged input read in part: report it, but exit 0\n"
+/*
+ * A write failed with @err: if the reader of a pipe went away (EPIPE, SIGPIPE
+ * ignored by our parent), end quietly as SIGPIPE would (git's check_pipe).
+ */
+void check_pipe(int err);
+
 /* The exit status for a run that met damage (@damaged) and nothing worse. */
 int damage_status(bool damaged);
 

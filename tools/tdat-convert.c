@@ -229,6 +229,7 @@ static int run(struct opts *o, char **files, int n, struct tdat_merge *m, struct
 		warnx_("%s", *tdat_merge_errmsg(m) ? tdat_merge_errmsg(m) : tdat_strerror(ret));
 	if (tdat_writer_close(w) && ret >= 0)
 		ret = TDAT_EIO;
+	check_pipe(tdat_writer_errno(w));
 	if (*tdat_writer_errmsg(w))
 		warnx_("%s: %s", o->out ? o->out : "standard output", tdat_writer_errmsg(w));
 	tdat_writer_free(w);
