@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # t-replay.sh: the fuzz targets (tests/fuzz/fuzz-*.c), run by the plain
 # replay program over every real capture, every damaged input and the fuzz
-# corpus (past findings and seeds).  Each file must go through all four
+# corpus (tests/fuzz/corpus/TARGET/: seeds and past findings).  Each file must go through all four
 # targets (open, pages, writers, filter) without a signal, a sanitizer
 # report or a hang; the targets never fail on bad input, so the status is 0.
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
@@ -10,6 +10,8 @@ REPLAY=$BIN/../tests/fuzz/replay
 [[ -x $REPLAY ]] || skip_all "tests/fuzz/replay not built"
 # templates of the pages and filter targets
 export TDAT_TESTDATA=$TOP_SRCDIR/testdata
+# sanitizer builds: leaks that are libtraceevent's own (see the file)
+export LSAN_OPTIONS=suppressions=$TOP_SRCDIR/tests/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}
 
 shopt -s nullglob
 files=(testdata/*.dat testdata/bad/*.dat testdata/bad/gen/* tests/fuzz/corpus/*/*)
