@@ -142,7 +142,13 @@ static int fill_compressed(struct cursor *c)
 		}
 		zsize = file_num(f, hdr, 4);
 		usize = file_num(f, hdr + 4, 4);
-		if (zsize > c->end_off - off - 8 || usize > chunk_limit(c) || !usize) {
+		/*
+		 * Ring-buffer pages compress 5-50 times; a chunk claiming more than 1024
+		 * times its compressed size (beyond one page) is a decompression bomb,
+		 * and its buffer would be allocated before decompression tells.
+		 */
+		if (zsize > c->end_off - off - 8 || usize > chunk_limit(c) || !usize ||
+		    usize > zsize * 1024 + c->b->info.page_size) {
 			damage(c, off, c->end_off - off, "chunk sizes do not fit the data");
 			break;
 		}
