@@ -176,6 +176,11 @@ def main():
          "CPU 0 claims 4294967295 chunks")
     emit("chunks-bomb.dat", "chunks.dat", put(good("chunks.dat"), ch[3][0] + 4, "<I", 0x7ffffff0),
          "chunk 3 of CPU 0 claims 2 GB uncompressed (decompression bomb)")
+    mi, _ = layout("clock-mono.dat")
+    mc = chunks(good("clock-mono.dat"), mi["buffer[]_cpu0_data"][0])
+    emit("v7-chunk-bomb-60m.dat", "clock-mono.dat",
+         put(good("clock-mono.dat"), mc[0][0] + 4, "<I", 60 << 20),
+         "the only chunk of CPU 0 claims 60 MB uncompressed (below the 64 MB chunk limit)")
     emit("chunks-csize-huge.dat", "chunks.dat", put(good("chunks.dat"), ch[5][0], "<I", 0x7ffffff0),
          "chunk 5 of CPU 0 claims 2 GB compressed")
     emit("chunks-csize-zero.dat", "chunks.dat", put(good("chunks.dat"), ch[2][0], "<I", 0),
