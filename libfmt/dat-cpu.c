@@ -295,6 +295,14 @@ int cursor_peek(struct cursor *c)
 			return ret;
 		data = kbuffer_read_event(c->kbuf, &ts);
 		if (!data) {
+			/*
+			 * A page read to its end stops exactly at its commit size; a damaged
+			 * length (of padding, say) jumps past it, and the events after it
+			 * would be lost without a word.
+			 */
+			if (kbuffer_curr_index(c->kbuf) > kbuffer_subbuffer_size(c->kbuf))
+				damage(c, c->buf_off + c->page_pos, c->b->info.page_size,
+				       "event length runs past the page");
 			if ((ret = next_page(c)))
 				return ret;
 			continue;
