@@ -33,7 +33,7 @@ OUT = ARGS[0] if ARGS else os.path.join(HERE, "gen")
 BIG = 70000
 BIG_KEPT = {"chunks-bomb.dat", "chunks-count-huge.dat", "chunks-cut-in-chunk.dat",
             "v6-commit-2.dat", "v6-event-length-huge.dat", "v6-cut-mid-page.dat",
-            "v6-ftrace-count-huge.dat", "v7none-commit-1.dat", "v7none-event-flips.dat"}
+            "v6-ftrace-count-huge.dat", "v6-event-padding.dat", "v7none-commit-1.dat", "v7none-event-flips.dat"}
 rng = random.Random(6)
 cases = []
 
