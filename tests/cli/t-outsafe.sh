@@ -16,33 +16,34 @@ OUT=$T_TMP/out
 mkdir -p "$OUT"
 
 # ---- a full disk ----
+# As root, the device nodes are made in the scratch directory: a tool that
+# renamed a temporary file over its output would replace the system's
+# /dev/full or /dev/null (as happened before devices were written in place).
+FULL=/dev/full NULL=/dev/null
+if [[ $(id -u) == 0 ]] && mknod "$T_TMP/full" c 1 7 2>/dev/null && mknod "$T_TMP/null" c 1 3 2>/dev/null; then
+	FULL=$T_TMP/full NULL=$T_TMP/null
+fi
 for fmt in text csv json dat; do
-	t_exit "-o /dev/full ($fmt) fails" 1 -- tdat-convert -f $fmt -o /dev/full testdata/markers.dat
-	t_stderr_match "-o /dev/full ($fmt): the message says the disk is full" \
-		"^tdat-convert: /dev/full: .*No space left on device"
-	t_assert "/dev/full is still a character device" test -c /dev/full
+	t_exit "-o $FULL ($fmt) fails" 1 -- tdat-convert -f $fmt -o "$FULL" testdata/markers.dat
+	t_stderr_match "-o $FULL ($fmt): the message says the disk is full" \
+		"^tdat-convert: $FULL: .*No space left on device"
+	t_assert "$FULL is still a character device" test -c "$FULL"
 done
 t_exit "stdout on /dev/full fails" 1 --stdin /dev/null -- sh -c 'exec tdat-convert testdata/markers.dat >/dev/full'
 t_stderr_match "and says so" "No space left on device"
-t_exit "sqlite cannot be written to a device" 1 -- tdat-convert -f sqlite -o /dev/full testdata/markers.dat
-t_stderr_match "and says why" "/dev/full: not a regular file"
-# a device node in the output's place is written in place, never replaced
-if mknod "$T_TMP/full" c 1 7 2>/dev/null; then
-	t_exit "-o a device node fails as the device does" 1 -- tdat-convert -o "$T_TMP/full" testdata/markers.dat
-	t_assert "and the device node is still there" test -c "$T_TMP/full"
-	rm -f "$T_TMP/full"
-else
-	skip "-o a device node fails as the device does" "cannot mknod (not root)"
-	skip "and the device node is still there" "cannot mknod (not root)"
-fi
-t_exit "-o /dev/null works" 0 -- tdat-convert -o /dev/null testdata/markers.dat
-t_assert "/dev/null is still a character device" test -c /dev/null
+t_exit "sqlite cannot be written to a device" 1 -- tdat-convert -f sqlite -o "$FULL" testdata/markers.dat
+t_stderr_match "and says why" "$FULL: not a regular file"
+t_assert "and the device is still there" test -c "$FULL"
+t_exit "-o $NULL works" 0 -- tdat-convert -o "$NULL" testdata/markers.dat
+t_assert "$NULL is still a character device" test -c "$NULL"
+t_exit "tdat-filter -o $NULL works" 0 -- tdat-filter -o "$NULL" testdata/markers.dat
+t_assert "$NULL is still a character device" test -c "$NULL"
 
 # a tiny tmpfs: ENOSPC in the middle of the output (root only)
 MNT=$T_TMP/tiny
 mkdir -p "$MNT"
 if [[ $(id -u) == 0 ]] && mount -t tmpfs -o size=64k tdat-tiny "$MNT" 2>/dev/null; then
-	trap 'umount "$MNT" 2>/dev/null' EXIT
+	trap 'umount "$MNT" 2>/dev/null; _t_at_exit' EXIT
 	for fmt in text csv json sqlite dat; do
 		t_exit "tiny tmpfs: -f $fmt fails" 1 -- tdat-convert -f $fmt -o "$MNT/out.$fmt" testdata/v7-zstd.dat
 		t_stderr_match "tiny tmpfs: -f $fmt: the message names the file and the reason" \
@@ -58,7 +59,7 @@ if [[ $(id -u) == 0 ]] && mount -t tmpfs -o size=64k tdat-tiny "$MNT" 2>/dev/nul
 	t_empty_dir "tiny tmpfs as TMPDIR: nothing left behind" "$MNT"
 	t_empty_dir "and no output file" "$OUT"
 	umount "$MNT"
-	trap - EXIT
+	trap _t_at_exit EXIT
 else
 	skip "tiny tmpfs: ENOSPC" "not root, or mount refused"
 fi
