@@ -163,6 +163,7 @@ static void printk_filter(char *buf)
 	while (*in) {
 		size_t len = strcspn(in, "\n");
 		char *end = in + len, *p = in, *fmt;
+		bool last = !*end;	/* no newline: the copy below must not add one */
 
 		while (p < end && *p == ':')
 			p++;
@@ -174,10 +175,11 @@ static void printk_filter(char *buf)
 			if (end - fmt >= 3) {
 				memmove(out, in, len);
 				out += len;
-				*out++ = '\n';
+				if (!last)
+					*out++ = '\n';
 			}
 		}
-		in = *end ? end + 1 : end;
+		in = last ? end : end + 1;
 	}
 	*out = '\0';
 }

@@ -164,15 +164,16 @@ check_input() {
 }
 
 t_assert "the generator's committed set is here" test "$(ls "$GEN"/*.dat | wc -l)" -ge 30
-while read -r name src what; do
-	[[ $name == \#* || -z $name ]] && continue
-	payload=
-	[[ $what == *"[payload"* ]] && payload=1
-	check_input "$GEN/$name" "$src" "$payload"
-done <"$GEN/SOURCES"
-for f in testdata/bad/fuzz/*; do
-	check_input "$f" - ''
+for dir in "$GEN" testdata/bad/fuzz; do
+	while read -r name src what; do
+		[[ $name == \#* || -z $name ]] && continue
+		payload=
+		[[ $what == *"[payload"* ]] && payload=1
+		check_input "$dir/$name" "$src" "$payload"
+	done <"$dir/SOURCES"
 done
+t_assert "every fuzz finding is listed in testdata/bad/fuzz/SOURCES" \
+	test "$(ls testdata/bad/fuzz | grep -vc '^SOURCES$')" = "$(grep -vc '^#' testdata/bad/fuzz/SOURCES)"
 
 # Not files at all: refused at once, with the reason.
 for f in testdata /dev/zero /dev/null; do
