@@ -212,14 +212,19 @@ int tdat_select_window(struct tdat_select *s, int which, int64_t ns, bool relati
 
 /*
  * libtraceevent 1.7 (and so trace-cmd) crashes on some malformed filters:
- * an unterminated string, or an operator with nothing after it.  Refuse
- * those here; libtraceevent reports the other mistakes itself.
+ * an unterminated string, or an operator with nothing after it, or a byte
+ * its tokenizer has no class for (anything but printable ASCII, even inside
+ * a string; found by fuzz-filter).  Refuse those here; libtraceevent reports
+ * the other mistakes itself.
  */
 static const char *filter_flaw(const char *expr)
 {
 	const char *p = strchr(expr, ':');
 	bool want_operand = true;
 
+	for (const unsigned char *c = (const unsigned char *)expr; *c; c++)
+		if ((*c < 0x20 && *c != '\t') || *c > 0x7e)
+			return "a byte that is not printable ASCII";
 	if (!p)
 		return NULL;	/* event names only */
 	for (p++; *p; p++) {

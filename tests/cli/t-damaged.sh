@@ -205,6 +205,13 @@ t_assert "tdat-filter --lenient: exit 0, damage reported" \
 run_lim "$T_TMP/run" tdat-convert --lenient "$GEN/empty.dat"
 t_assert "--lenient: a file that cannot be opened still fails" test "$RC" = 1
 
+# A hostile filter (found by fuzz-filter): libtraceevent's tokenizer crashed on a
+# byte that is not printable ASCII; it is a usage error now.
+run_lim "$T_TMP/run" tdat-convert -F "$(printf 'sched_wakeup:COMM=="wh\xb1"')" testdata/two-buffers.dat
+t_assert "a filter with a non-ASCII byte: no crash (status $RC)" test "$RC" -lt 124
+t_assert "a filter with a non-ASCII byte is a usage error that says why" \
+	eval '((RC == 2)) && grep -q "not printable ASCII" "$T_TMP/run.stderr"'
+
 diag "damaged inputs: $((full + partial + refused)): full $full, partial $partial, refused $refused"
 diag "worst time: ${worst_t} ms ($worst_t_what)"
 diag "peak RSS: ${peak_kb} KB ($peak_what)${ASAN:+ (ASan build)}"
