@@ -214,9 +214,20 @@ int tdat_select_window(struct tdat_select *s, int which, int64_t ns, bool relati
  * libtraceevent 1.7 (and so trace-cmd) crashes on some malformed filters:
  * an unterminated string, or an operator with nothing after it, or a byte
  * its tokenizer has no class for (anything but printable ASCII, even inside
- * a string; found by fuzz-filter).  Refuse those here; libtraceevent reports
- * the other mistakes itself.
+ * a string), or two operators in a row (both found by fuzz-filter).  Refuse
+ * those here; libtraceevent reports the other mistakes itself.
  */
+/* Length of the filter operator at @p (the longest that matches). */
+static size_t op_len(const char *p)
+{
+	static const char *const two[] = { "==", "!=", "<=", ">=", "=~", "!~", "&&", "||" };
+
+	for (size_t i = 0; i < sizeof(two) / sizeof(two[0]); i++)
+		if (p[0] == two[i][0] && p[1] == two[i][1])
+			return 2;
+	return 1;
+}
+
 static const char *filter_flaw(const char *expr)
 {
 	const char *p = strchr(expr, ':');
@@ -239,7 +250,15 @@ static const char *filter_flaw(const char *expr)
 				return "unterminated string";
 			p = q;
 			want_operand = false;
-		} else if (strchr("=!<>&|^+-*/%~(", *p)) {
+		} else if (*p == '(') {
+			want_operand = true;
+		} else if (strchr("=!<>&|^+-*/%~", *p)) {
+			size_t n = op_len(p);
+
+			/* "a == == b", "a && && b": a double free or a NULL pointer */
+			if (want_operand && !(n == 1 && (*p == '-' || *p == '!')))
+				return "two operators in a row";
+			p += n - 1;
 			want_operand = true;
 		} else if (*p == ')') {
 			if (want_operand)

@@ -205,12 +205,18 @@ t_assert "tdat-filter --lenient: exit 0, damage reported" \
 run_lim "$T_TMP/run" tdat-convert --lenient "$GEN/empty.dat"
 t_assert "--lenient: a file that cannot be opened still fails" test "$RC" = 1
 
-# A hostile filter (found by fuzz-filter): libtraceevent's tokenizer crashed on a
-# byte that is not printable ASCII; it is a usage error now.
+# Hostile filters (found by fuzz-filter): libtraceevent's parser crashed on a
+# byte that is not printable ASCII and on two operators in a row (a double
+# free, or a NULL pointer); they are usage errors now.
 run_lim "$T_TMP/run" tdat-convert -F "$(printf 'sched_wakeup:COMM=="wh\xb1"')" testdata/two-buffers.dat
 t_assert "a filter with a non-ASCII byte: no crash (status $RC)" test "$RC" -lt 124
 t_assert "a filter with a non-ASCII byte is a usage error that says why" \
 	eval '((RC == 2)) && grep -q "not printable ASCII" "$T_TMP/run.stderr"'
+for expr in 'prev_comm===="sh"' 'prev_pid==1 && && next_pid==0' 'prev_pid==1 || || 2'; do
+	run_lim "$T_TMP/run" tdat-convert -F "sched_switch:$expr" testdata/two-buffers.dat
+	t_assert "filter '$expr': a usage error, no crash" \
+		eval '((RC == 2)) && grep -q "two operators in a row" "$T_TMP/run.stderr"'
+done
 
 diag "damaged inputs: $((full + partial + refused)): full $full, partial $partial, refused $refused"
 diag "worst time: ${worst_t} ms ($worst_t_what)"
