@@ -214,8 +214,9 @@ int tdat_select_window(struct tdat_select *s, int which, int64_t ns, bool relati
  * libtraceevent 1.7 (and so trace-cmd) crashes on some malformed filters:
  * an unterminated string, or an operator with nothing after it, or a byte
  * its tokenizer has no class for (anything but printable ASCII, even inside
- * a string), or two operators in a row (both found by fuzz-filter).  Refuse
- * those here; libtraceevent reports the other mistakes itself.
+ * a string), two operators in a row, or a string after an operator that
+ * strings do not take (all found by fuzz-filter).  Refuse those here;
+ * libtraceevent reports the other mistakes itself.
  */
 /* Length of the filter operator at @p (the longest that matches). */
 static size_t op_len(const char *p)
@@ -230,7 +231,8 @@ static size_t op_len(const char *p)
 
 static const char *filter_flaw(const char *expr)
 {
-	const char *p = strchr(expr, ':');
+	const char *p = strchr(expr, ':'), *op = NULL;	/* the operator just read */
+	size_t op_n = 0;
 	bool want_operand = true;
 
 	for (const unsigned char *c = (const unsigned char *)expr; *c; c++)
@@ -244,6 +246,11 @@ static const char *filter_flaw(const char *expr)
 		if (*p == '"' || *p == '\'') {
 			const char *q = p + 1;
 
+			/* "a && b < \"x\"": a double free */
+			if (op && !(op_n == 2 && strchr("=!", op[0]) && strchr("=~", op[1])) &&
+			    !(op_n == 1 && op[0] == '~'))
+				return "a string after an operator other than ==, !=, =~ or !~";
+
 			while (*q && *q != *p)
 				q += q[0] == '\\' && q[1] ? 2 : 1;
 			if (!*q)
@@ -251,6 +258,7 @@ static const char *filter_flaw(const char *expr)
 			p = q;
 			want_operand = false;
 		} else if (*p == '(') {
+			op = NULL;
 			want_operand = true;
 		} else if (strchr("=!<>&|^+-*/%~", *p)) {
 			size_t n = op_len(p);
@@ -258,6 +266,8 @@ static const char *filter_flaw(const char *expr)
 			/* "a == == b", "a && && b": a double free or a NULL pointer */
 			if (want_operand && !(n == 1 && (*p == '-' || *p == '!')))
 				return "two operators in a row";
+			op = p;
+			op_n = n;
 			p += n - 1;
 			want_operand = true;
 		} else if (*p == ')') {
