@@ -214,8 +214,9 @@ int tdat_select_window(struct tdat_select *s, int which, int64_t ns, bool relati
  * libtraceevent 1.7 (and so trace-cmd) crashes on some malformed filters:
  * an unterminated string, or an operator with nothing after it, or a byte
  * its tokenizer has no class for (anything but printable ASCII, even inside
- * a string), two operators in a row, or a string after an operator that
- * strings do not take (all found by fuzz-filter).  Refuse those here;
+ * a string), two operators in a row, a string after an operator that
+ * strings do not take, or a value with no comparison in an && / || clause
+ * (all found by fuzz-filter).  Refuse those here;
  * libtraceevent reports the other mistakes itself.
  */
 /* Length of the filter operator at @p (the longest that matches). */
@@ -234,6 +235,7 @@ static const char *filter_flaw(const char *expr)
 	const char *p = strchr(expr, ':'), *op = NULL;	/* the operator just read */
 	size_t op_n = 0;
 	bool want_operand = true;
+	bool operand = false, compared = false;	/* in the current && / || clause */
 
 	for (const unsigned char *c = (const unsigned char *)expr; *c; c++)
 		if ((*c < 0x20 && *c != '\t') || *c > 0x7e)
@@ -257,15 +259,25 @@ static const char *filter_flaw(const char *expr)
 				return "unterminated string";
 			p = q;
 			want_operand = false;
+			operand = true;
 		} else if (*p == '(') {
 			op = NULL;
 			want_operand = true;
+			operand = compared = false;
 		} else if (strchr("=!<>&|^+-*/%~", *p)) {
 			size_t n = op_len(p);
+			bool logic = n == 2 && (*p == '&' || *p == '|') && p[1] == *p;
 
 			/* "a == == b", "a && && b": a double free or a NULL pointer */
 			if (want_operand && !(n == 1 && (*p == '-' || *p == '!')))
 				return "two operators in a row";
+			/* "a == 0 && b": a NULL pointer */
+			if (logic && operand && !compared)
+				return "a value with no comparison";
+			if (logic)
+				operand = compared = false;
+			else if (!want_operand)
+				compared = true;
 			op = p;
 			op_n = n;
 			p += n - 1;
@@ -273,11 +285,17 @@ static const char *filter_flaw(const char *expr)
 		} else if (*p == ')') {
 			if (want_operand)
 				return "an operator or '(' with nothing after it";
+			if (operand && !compared)
+				return "a value with no comparison";
+			operand = compared = true;	/* the group is one condition */
 		} else {
 			want_operand = false;
+			operand = true;
 		}
 	}
-	return want_operand ? "an operator with nothing after it" : NULL;
+	if (want_operand)
+		return "an operator with nothing after it";
+	return operand && !compared ? "a value with no comparison" : NULL;
 }
 
 static int compile(struct tdat_select *s, struct tep_handle *tep, struct strlist *l,

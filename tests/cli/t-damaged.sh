@@ -220,6 +220,9 @@ done
 run_lim "$T_TMP/run" tdat-convert -F 'sched_switch:prev_pid==0 && prev_comm<"a"' testdata/two-buffers.dat
 t_assert "filter 'a && b < \"x\"': a usage error, no crash" \
 	eval '((RC == 2)) && grep -q "a string after an operator" "$T_TMP/run.stderr"'
+run_lim "$T_TMP/run" tdat-convert -F 'sched_switch:prev_pid==0 && prev_pid' testdata/two-buffers.dat
+t_assert "filter 'a == 0 && b': a usage error, no crash" \
+	eval '((RC == 2)) && grep -q "a value with no comparison" "$T_TMP/run.stderr"'
 
 diag "damaged inputs: $((full + partial + refused)): full $full, partial $partial, refused $refused"
 diag "worst time: ${worst_t} ms ($worst_t_what)"
