@@ -238,7 +238,7 @@ static const char *filter_flaw(const char *expr)
 	bool operand = false, compared = false;	/* in the current && / || clause */
 
 	for (const unsigned char *c = (const unsigned char *)expr; *c; c++)
-		if ((*c < 0x20 && *c != '\t') || *c > 0x7e)
+		if (*c < 0x20 || *c > 0x7e)	/* a tab too: a NULL pointer in a string */
 			return "a byte that is not printable ASCII";
 	if (!p)
 		return NULL;	/* event names only */

@@ -208,6 +208,9 @@ t_assert "--lenient: a file that cannot be opened still fails" test "$RC" = 1
 # Hostile filters (found by fuzz-filter): libtraceevent's parser crashed on a
 # byte that is not printable ASCII and on two operators in a row (a double
 # free, or a NULL pointer); they are usage errors now.
+run_lim "$T_TMP/run" tdat-convert -F "$(printf '.*:COMM=="s\t"')" testdata/two-buffers.dat
+t_assert "a filter with a tab in a string is a usage error, no crash" \
+	eval '((RC == 2)) && grep -q "not printable ASCII" "$T_TMP/run.stderr"'
 run_lim "$T_TMP/run" tdat-convert -F "$(printf 'sched_wakeup:COMM=="wh\xb1"')" testdata/two-buffers.dat
 t_assert "a filter with a non-ASCII byte: no crash (status $RC)" test "$RC" -lt 124
 t_assert "a filter with a non-ASCII byte is a usage error that says why" \
