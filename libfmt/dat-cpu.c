@@ -142,7 +142,13 @@ static int fill_compressed(struct cursor *c)
 		}
 		zsize = file_num(f, hdr, 4);
 		usize = file_num(f, hdr + 4, 4);
-		if (zsize > c->end_off - off - 8 || usize > chunk_limit(c) || !usize) {
+		/*
+		 * Ring-buffer pages compress 5-50 times; a chunk claiming more than 1024
+		 * times its compressed size (beyond one page) is a decompression bomb,
+		 * and its buffer would be allocated before decompression tells.
+		 */
+		if (zsize > c->end_off - off - 8 || usize > chunk_limit(c) || !usize ||
+		    usize > zsize * 1024 + c->b->info.page_size) {
 			damage(c, off, c->end_off - off, "chunk sizes do not fit the data");
 			break;
 		}
@@ -213,6 +219,15 @@ static int fill_plain(struct cursor *c)
 	return 0;
 }
 
+/* Whether any of page[from, to) is not zero. */
+static bool tail_not_zero(const unsigned char *page, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		if (page[i])
+			return true;
+	return false;
+}
+
 /* Load the next page into kbuf; TDAT_END when this CPU has no more. */
 static int next_page(struct cursor *c)
 {
@@ -246,6 +261,15 @@ static int next_page(struct cursor *c)
 			damage(c, c->buf_off + c->page_pos, avail, "page commit size larger than the page");
 			continue;
 		}
+		if (tail_not_zero(page, hdr + commit + ((flags & MISSING_STORED) ? hdr - 8 : 0), avail)) {
+			/*
+			 * The kernel zeroes a page after its commit size (ring_buffer_read_page),
+			 * so data there means a damaged commit word: the events it no longer
+			 * covers are lost.  Those it covers are still read.
+			 */
+			damage(c, c->buf_off + c->page_pos, avail - hdr - commit,
+			       "page holds data past its commit size");
+		}
 		c->page_missed = !(flags & MISSING_EVENTS) ? 0 :
 			(flags & MISSING_STORED) && commit + hdr + (size_t)c->f->info.long_size <= avail ?
 			(long long)file_num(c->f, page + hdr + commit, c->f->info.long_size) : -1;
@@ -272,6 +296,14 @@ int cursor_peek(struct cursor *c)
 			return ret;
 		data = kbuffer_read_event(c->kbuf, &ts);
 		if (!data) {
+			/*
+			 * A page read to its end stops exactly at its commit size; a damaged
+			 * length (of padding, say) jumps past it, and the events after it
+			 * would be lost without a word.
+			 */
+			if (kbuffer_curr_index(c->kbuf) > kbuffer_subbuffer_size(c->kbuf))
+				damage(c, c->buf_off + c->page_pos, c->b->info.page_size,
+				       "event length runs past the page");
 			if ((ret = next_page(c)))
 				return ret;
 			continue;
@@ -308,16 +340,15 @@ static bool events_fit(const struct cursor *c, const unsigned char *d, size_t le
 	while (pos + 4 <= len) {
 		uint32_t w = (uint32_t)file_num(c->f, d + pos, 4);
 		unsigned type_len = c->f->info.big_endian ? w >> 27 : w & 0x1f;
-		uint32_t delta = c->f->info.big_endian ? w & 0x7ffffff : w >> 5;
 
+		/* as kbuffer reads them: a data length or padding in the next word */
 		if (type_len == 0 || type_len == 29) {
-			if (type_len == 29 && !delta)
-				return true;	/* the rest of the page is padding */
 			if (pos + 8 > len)
 				return false;
-			size = 4 + (size_t)file_num(c->f, d + pos + 4, 4);
-			if (size < 8)
+			size = (size_t)file_num(c->f, d + pos + 4, 4);
+			if (type_len == 0 && size < 4)
 				return false;
+			size = 4 + (type_len ? size : (size + 3) & ~(size_t)3);
 		} else {
 			size = type_len <= 28 ? 4 + 4 * (size_t)type_len : 8;
 		}

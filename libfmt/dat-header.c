@@ -163,6 +163,7 @@ static void printk_filter(char *buf)
 	while (*in) {
 		size_t len = strcspn(in, "\n");
 		char *end = in + len, *p = in, *fmt;
+		bool last = !*end;	/* no newline: the copy below must not add one */
 
 		while (p < end && *p == ':')
 			p++;
@@ -174,10 +175,11 @@ static void printk_filter(char *buf)
 			if (end - fmt >= 3) {
 				memmove(out, in, len);
 				out += len;
-				*out++ = '\n';
+				if (!last)
+					*out++ = '\n';
 			}
 		}
-		in = *end ? end + 1 : end;
+		in = last ? end : end + 1;
 	}
 	*out = '\0';
 }
@@ -428,7 +430,7 @@ static int open_v7(struct tdat_file *f, struct rd *r)
 			return ret;
 		if (flags & SEC_FL_COMPRESS) {
 			f->meta.raw_off[i] = st.sections[i] + 16;
-			f->meta.raw_len[i] = r->sec_size;
+			f->meta.raw_len[i] = r->sec_zlen;	/* not the section size, which may lie */
 		}
 	}
 	rd_drop_mem(r);
@@ -746,5 +748,8 @@ void tdat_file_free(struct tdat_file *f)
 	free(f->zname);
 	free(f->zver);
 	free(f->strings);
+	for (int i = 0; i < f->nwarnings; i++)
+		free(f->warnings[i]);
+	free(f->warnings);
 	free(f);
 }

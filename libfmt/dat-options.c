@@ -171,6 +171,9 @@ static int opt_buffer(struct tdat_file *f, int id, const char *buf, uint64_t siz
 		return 0;	/* the v6 table lives at @off; read later */
 	if ((ret = opt_num(f, buf, size, &pos, 4, &v)) || (ret = opt_num(f, buf, size, &pos, 4, &ncpus)))
 		return TDAT_EFORMAT;
+	/* as the file header's: a page size of 0 would never advance the decoder */
+	if (v < 64 || v > (1u << 26) || (v & (v - 1)))
+		return TDAT_EFORMAT;
 	b->info.page_size = (unsigned)v;
 	if (ncpus > (size - pos) / 20)
 		return TDAT_EFORMAT;

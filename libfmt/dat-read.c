@@ -186,6 +186,7 @@ int rd_section(struct rd *r, uint64_t off, unsigned want_id, unsigned *flags)
 		r->off = off;
 		return rd_fail(r, "compressed section sizes do not fit the file");
 	}
+	r->sec_zlen = 8 + csize;
 	if ((ret = rd_blob(r, csize, (char **)&cbuf, "compressed section")))
 		return ret;
 	r->mem = malloc(usize + 1);

@@ -381,6 +381,7 @@ struct rd {
 	size_t mlen, mpos;
 	uint64_t sec_off;		/* file offset of the section */
 	uint64_t sec_size;		/* its size after the header */
+	uint64_t sec_zlen;		/* compressed: the block's bytes (sizes + data) */
 };
 
 uint64_t rd_left(const struct rd *r);

@@ -21,6 +21,7 @@
 
 const char *progname = "tdat";
 bool inputs_damaged;
+bool lenient;
 /* Temporary outputs not yet renamed, removed on SIGINT/SIGTERM/SIGHUP. */
 #define MAX_TMP 256
 static char *volatile tmp_paths[MAX_TMP];
@@ -66,13 +67,52 @@ static void tmp_done(const char *path, bool remove)
 	}
 }
 
+/* Remove every temporary output; true if there was one. */
+static bool remove_all_tmp(void)
+{
+	bool had = false;
+
+	for (int i = 0; i < MAX_TMP; i++) {
+		if (tmp_paths[i]) {
+			had = true;
+			tmp_done(tmp_paths[i], true);
+		}
+	}
+	return had;
+}
+
+static void say(const char *s)
+{
+	if (write(STDERR_FILENO, s, strlen(s)) < 0)
+		return;
+}
+
+/*
+ * SIGINT, SIGTERM, SIGHUP: remove the output being written, say so, and die
+ * by the signal, so that the caller sees it (status 128+N in a shell).
+ * SIGPIPE keeps its default: `tdat-convert ... | head` ends quietly.
+ */
 static void on_signal(int sig)
 {
-	for (int i = 0; i < MAX_TMP; i++)
-		if (tmp_paths[i])
-			tmp_done(tmp_paths[i], true);
+	bool had_tmp = remove_all_tmp();
+
+	say(progname);
+	say(sig == SIGINT ? ": interrupted" : sig == SIGTERM ? ": terminated" : ": hangup");
+	say(had_tmp ? "; the unfinished output was removed\n" : "\n");
 	signal(sig, SIG_DFL);
 	raise(sig);
+}
+
+/* Hold (or let through again) the signals that remove the output. */
+static void block_signals(bool block)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(block ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
 }
 
 void tool_init(const char *argv0)
@@ -198,8 +238,34 @@ static bool dir_usable(const char *path)
 	return empty;
 }
 
+/*
+ * A device or a pipe (-o /dev/null, /dev/full, a FIFO) is written in place:
+ * a temporary file renamed over it would replace the device node.
+ */
+static int out_open_special(struct tool_out *o, int kind, bool binary)
+{
+	if (kind != TDAT_OUT_STREAM) {
+		warnx_("%s: not a regular file", o->path);
+		return -1;
+	}
+	o->fd = open(o->path, O_WRONLY | O_CLOEXEC);
+	if (o->fd < 0) {
+		warn_("%s", o->path);
+		return -1;
+	}
+	if (binary && isatty(o->fd)) {
+		warnx_("%s: refusing to write binary output to a terminal", o->path);
+		close(o->fd);
+		o->fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
 int out_open(struct tool_out *o, const char *path, int kind, bool binary)
 {
+	struct stat st;
+
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
 	if (!path || !strcmp(path, "-")) {
@@ -218,19 +284,26 @@ int out_open(struct tool_out *o, const char *path, int kind, bool binary)
 	o->dir = kind == TDAT_OUT_DIR;
 	if (o->dir && !dir_usable(path))
 		return -1;
+	if (!o->dir && !stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return out_open_special(o, kind, binary);
 	if (asprintf(&o->tmp, "%s.tmp-XXXXXX", path) < 0)
 		die_(EXIT_FAIL, "out of memory");
+	/* a signal between creating the file and noting its name would leave it behind */
+	block_signals(true);
 	if (o->dir ? !mkdtemp(o->tmp) : (o->fd = mkostemp(o->tmp, O_CLOEXEC)) < 0) {
+		block_signals(false);
 		warn_("%s", path);
 		free(o->tmp);
 		o->tmp = NULL;
 		return -1;
 	}
 	if (!tmp_add(o->tmp, o->dir)) {
+		block_signals(false);
 		warnx_("%s: too many outputs open at once (at most %d)", path, MAX_TMP);
 		out_abort(o);
 		return -1;
 	}
+	block_signals(false);
 	if (o->dir)
 		chmod(o->tmp, 0777 & ~(mode_t)umask(umask(0)));
 	else
@@ -245,11 +318,12 @@ int out_commit(struct tool_out *o)
 	if (!o->tmp) {
 		/* stdout: a failed close catches ENOSPC on redirected output */
 		if (o->fd >= 0 && close(o->fd) && errno != EINTR) {
-			warn_("standard output");
+			warn_("%s", o->path ? o->path : "standard output");
 			return -1;
 		}
 		return 0;
 	}
+	block_signals(true);	/* renamed and forgotten at once */
 	if (o->fd >= 0 && close(o->fd)) {
 		warn_("%s", o->path);
 		ret = -1;
@@ -261,6 +335,7 @@ int out_commit(struct tool_out *o)
 		ret = -1;
 	}
 	tmp_done(o->tmp, ret != 0);
+	block_signals(false);
 	free(o->tmp);
 	o->tmp = NULL;
 	return ret;
@@ -336,6 +411,21 @@ int report_damage(struct tdat_merge *m)
 		warnx_("damaged input: %d region%s, %llu bytes skipped; the events around them were recovered",
 		       n, n == 1 ? "" : "s", (unsigned long long)bytes);
 	return n + inputs_damaged;
+}
+
+void check_pipe(int err)
+{
+	if (err != EPIPE)
+		return;
+	remove_all_tmp();
+	signal(SIGPIPE, SIG_DFL);
+	raise(SIGPIPE);
+	exit(128 + SIGPIPE);
+}
+
+int damage_status(bool damaged)
+{
+	return damaged && !lenient ? EXIT_FAIL : EXIT_OK;
 }
 
 /* ---- selection ---- */

@@ -55,6 +55,25 @@ struct tdat_file *open_input(const char *path, const struct tdat_open_opts *opts
 /* Report damage met by a merge; non-zero if there was any, or an input was damaged. */
 int report_damage(struct tdat_merge *m);
 
+/*
+ * --lenient (every tool): damage in an input that was read is still reported
+ * on stderr, but the exit status stays 0.  An input that cannot be opened
+ * at all, and output errors, still fail.
+ */
+extern bool lenient;
+enum { OPT_LENIENT = 1100 };
+#define LENIENT_LONGOPT { "lenient", no_argument, NULL, OPT_LENIENT }
+#define LENIENT_USAGE \
+	"      --lenient         damaged input read in part: report it, but exit 0\n"
+/*
+ * A write failed with @err: if the reader of a pipe went away (EPIPE, SIGPIPE
+ * ignored by our parent), end quietly as SIGPIPE would (git's check_pipe).
+ */
+void check_pipe(int err);
+
+/* The exit status for a run that met damage (@damaged) and nothing worse. */
+int damage_status(bool damaged);
+
 /* ---- selection options, the same in every tool ---- */
 
 enum { OPT_SEL_CPU = 1000, OPT_SEL_PID, OPT_SEL_COMM, OPT_SEL_TOP, OPT_SEL_START, OPT_SEL_END };

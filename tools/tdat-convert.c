@@ -73,11 +73,12 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"      --no-plugins      do not load libtraceevent print plugins\n"
 		"      --progress        show progress on stderr (default: when stderr is a terminal)\n"
 		"      --no-progress     never show progress\n"
+		LENIENT_USAGE
 		"  -h, --help            show this help\n"
 		"  -V, --version         show the version\n"
 		SELECT_USAGE "\n"
-		"Exit status: 0 ok, 1 failure or damaged input (what could be read is written),\n"
-		"2 usage error.\n", progname, DEFAULT_FORMAT);
+		"Exit status: 0 ok, 1 failure or damaged input (what could be read is written;\n"
+		"0 with --lenient), 2 usage error.\n", progname, DEFAULT_FORMAT);
 	exit(code);
 }
 
@@ -99,6 +100,7 @@ static const struct option longopts[] = {
 	{ "file-version", required_argument, NULL, OPT_FILE_VERSION },
 	{ "compression", required_argument, NULL, OPT_COMPRESSION },
 	SELECT_LONGOPTS,
+	LENIENT_LONGOPT,
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -128,6 +130,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		case OPT_PROGRESS: o->progress = 1; break;
 		case OPT_NO_PROGRESS: o->progress = 0; break;
 		case OPT_SPLIT: o->wflags |= TDAT_W_SPLIT; break;
+		case OPT_LENIENT: lenient = true; break;
 		case OPT_FILE_VERSION: case OPT_COMPRESSION:
 			o->wflags = dat_layout_option(o->wflags, c == OPT_FILE_VERSION, optarg);
 			o->dat_opts = true;
@@ -289,6 +292,7 @@ static int run(struct opts *o, char **files, int n, struct tdat_merge *m, struct
 		warnx_("%s", *tdat_merge_errmsg(m) ? tdat_merge_errmsg(m) : tdat_strerror(ret));
 	if (tdat_writer_close(w) && ret >= 0)
 		ret = TDAT_EIO;
+	check_pipe(tdat_writer_errno(w));
 	if (*tdat_writer_errmsg(w))
 		warnx_("%s: %s", o->out ? o->out : "standard output", tdat_writer_errmsg(w));
 	tdat_writer_free(w);
@@ -298,7 +302,7 @@ static int run(struct opts *o, char **files, int n, struct tdat_merge *m, struct
 	}
 	if (out_commit(&out))
 		return EXIT_FAIL;
-	return report_damage(m) ? EXIT_FAIL : EXIT_OK;
+	return damage_status(report_damage(m));
 }
 
 int main(int argc, char **argv)

@@ -16,13 +16,15 @@
 static __attribute__((noreturn)) void usage(FILE *fp, int code)
 {
 	fprintf(fp,
-		"Usage: %s [--json] [--raw-ts] FILE...\n"
+		"Usage: %s [--json] [--raw-ts] [--lenient] FILE...\n"
 		"Say what is in trace.dat files (\"-\" reads standard input).\n\n"
 		"  -j, --json     one JSON object per file, one per line\n"
 		"      --raw-ts   timestamps without corrections\n"
+		"      --lenient  damaged file read in part: report it, but exit 0\n"
 		"  -h, --help     show this help\n"
 		"  -V, --version  show the version\n\n"
-		"Exit status: 0 ok, 1 a file could not be read or is damaged, 2 usage error.\n",
+		"Exit status: 0 ok, 1 a file could not be read or is damaged (0 with --lenient),\n"
+		"2 usage error.\n",
 		progname);
 	exit(code);
 }
@@ -242,7 +244,7 @@ static int info_one(const char *path, const struct tdat_open_opts *oo, bool json
 	tdat_stats_free(s);
 	damaged |= tdat_file_nwarnings(f) > 0;
 	tdat_file_free(f);
-	return damaged ? EXIT_FAIL : EXIT_OK;
+	return damage_status(damaged);
 }
 
 int main(int argc, char **argv)
@@ -250,6 +252,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "raw-ts", no_argument, NULL, 'r' },
+		LENIENT_LONGOPT,
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -263,6 +266,7 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'j': json = true; break;
 		case 'r': oo.flags |= TDAT_OPEN_RAW_TS; break;
+		case OPT_LENIENT: lenient = true; break;
 		case 'h': usage(stdout, EXIT_OK);
 		case 'V': print_version();
 		default: fprintf(stderr, "Try '%s --help' for more information.\n", progname);

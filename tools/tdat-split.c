@@ -60,11 +60,13 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"      --compression zstd|zlib|none  v7 compression (default zstd)\n"
 		"      --progress        show progress on stderr (default: when stderr is a terminal)\n"
 		"      --no-progress     never show progress\n"
+		LENIENT_USAGE
 		"  -h, --help            show this help\n"
 		"  -V, --version         show the version\n"
 		SELECT_USAGE "\n"
 		"Exit status: 0 ok, 1 failure or damaged input (no piece is left behind on\n"
-		"failure; on damage the pieces hold what could be read), 2 usage error.\n",
+		"failure; on damage the pieces hold what could be read; 0 with --lenient),\n"
+		"2 usage error.\n",
 		progname);
 	exit(code);
 }
@@ -83,6 +85,7 @@ static const struct option longopts[] = {
 	{ "compression", required_argument, NULL, OPT_COMPRESSION },
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+	LENIENT_LONGOPT,
 	SELECT_LONGOPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -139,6 +142,7 @@ static void parse_args(struct split *sp, int argc, char **argv)
 			break;
 		case OPT_PROGRESS: sp->progress = 1; break;
 		case OPT_NO_PROGRESS: sp->progress = 0; break;
+		case OPT_LENIENT: lenient = true; break;
 		case 'h': usage(stdout, EXIT_OK);
 		case 'V': print_version();
 		default: fprintf(stderr, "Try '%s --help' for more information.\n", progname);
@@ -322,7 +326,7 @@ static int run(struct split *sp)
 	}
 	if (!sp->ndone)
 		warnx_("no events selected: no piece written");
-	return report_damage(sp->m) ? EXIT_FAIL : EXIT_OK;
+	return damage_status(report_damage(sp->m));
 }
 
 int main(int argc, char **argv)

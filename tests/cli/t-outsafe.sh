@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# t-outsafe.sh: output safety.  A full disk (/dev/full, a tiny tmpfs when we
+# may mount one), a reader that goes away (| head), Ctrl-C and SIGTERM in the
+# middle of a conversion, and -o naming an input each end with a clear
+# message (quietly for a closed pipe), the right status and no partial or
+# temporary file.
+#
+# Chosen behaviour for a closed pipe: SIGPIPE is left at its default, so
+# `tdat-convert big | head -1` dies by SIGPIPE (status 141) and prints
+# nothing; when SIGPIPE is ignored by the caller, the failed write (EPIPE)
+# ends the same way, quietly.  SIGINT/SIGTERM remove the unfinished output,
+# say so on stderr, and die by the signal (status 130/143 in a shell).
+. "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
+T_TIMEOUT=60
+OUT=$T_TMP/out
+mkdir -p "$OUT"
+
+# ---- a full disk ----
+# As root, the device nodes are made in the scratch directory: a tool that
+# renamed a temporary file over its output would replace the system's
+# /dev/full or /dev/null (as happened before devices were written in place).
+FULL=/dev/full NULL=/dev/null
+if [[ $(id -u) == 0 ]] && mknod "$T_TMP/full" c 1 7 2>/dev/null && mknod "$T_TMP/null" c 1 3 2>/dev/null; then
+	FULL=$T_TMP/full NULL=$T_TMP/null
+fi
+for fmt in text csv json dat; do
+	t_exit "-o $FULL ($fmt) fails" 1 -- tdat-convert -f $fmt -o "$FULL" testdata/markers.dat
+	t_stderr_match "-o $FULL ($fmt): the message says the disk is full" \
+		"^tdat-convert: $FULL: .*No space left on device"
+	t_assert "$FULL is still a character device" test -c "$FULL"
+done
+t_exit "stdout on /dev/full fails" 1 --stdin /dev/null -- sh -c 'exec tdat-convert testdata/markers.dat >/dev/full'
+t_stderr_match "and says so" "No space left on device"
+t_exit "sqlite cannot be written to a device" 1 -- tdat-convert -f sqlite -o "$FULL" testdata/markers.dat
+t_stderr_match "and says why" "$FULL: not a regular file"
+t_assert "and the device is still there" test -c "$FULL"
+t_exit "-o $NULL works" 0 -- tdat-convert -o "$NULL" testdata/markers.dat
+t_assert "$NULL is still a character device" test -c "$NULL"
+t_exit "tdat-filter -o $NULL works" 0 -- tdat-filter -o "$NULL" testdata/markers.dat
+t_assert "$NULL is still a character device" test -c "$NULL"
+
+# a tiny tmpfs: ENOSPC in the middle of the output (root only)
+MNT=$T_TMP/tiny
+mkdir -p "$MNT"
+if [[ $(id -u) == 0 ]] && mount -t tmpfs -o size=64k tdat-tiny "$MNT" 2>/dev/null; then
+	trap 'umount "$MNT" 2>/dev/null; _t_at_exit' EXIT
+	for fmt in text csv json sqlite dat; do
+		t_exit "tiny tmpfs: -f $fmt fails" 1 -- tdat-convert -f $fmt -o "$MNT/out.$fmt" testdata/v7-zstd.dat
+		t_stderr_match "tiny tmpfs: -f $fmt: the message names the file and the reason" \
+			"^tdat-convert: $MNT/out.$fmt: .*(No space left on device|disk is full)"
+		t_empty_dir "tiny tmpfs: -f $fmt: nothing left behind" "$MNT"
+	done
+	t_exit "tiny tmpfs: --split-by-event fails" 1 -- \
+		tdat-convert -f csv --split-by-event -o "$MNT/split" testdata/v7-zstd.dat
+	t_empty_dir "tiny tmpfs: no directory left behind" "$MNT"
+	t_exit "tiny tmpfs as TMPDIR: a pipe on stdin cannot be spooled" 1 -- bash -c \
+		'cat testdata/v7-zstd.dat | TMPDIR="$1" tdat-convert -o "$2" -' sh "$MNT" "$OUT/x.txt"
+	t_stderr_match "and the message says so" "temporary file.*No space left on device"
+	t_empty_dir "tiny tmpfs as TMPDIR: nothing left behind" "$MNT"
+	t_empty_dir "and no output file" "$OUT"
+	umount "$MNT"
+	trap _t_at_exit EXIT
+else
+	skip "tiny tmpfs: ENOSPC" "not root, or mount refused"
+fi
+
+# ---- a reader that goes away ----
+t_run "| head -1" -- bash -c 'set -o pipefail; tdat-convert testdata/v7-zstd.dat | head -1'
+t_assert "| head -1: the first line came out" grep -q '^cpus=2$' "$T_OUT"
+t_assert "| head -1: ended by SIGPIPE (141)" test "$T_RC" = 141
+t_assert "| head -1: nothing on stderr" test ! -s "$T_ERR"
+t_run "| head -1, SIGPIPE ignored" -- bash -c 'trap "" PIPE; set -o pipefail; tdat-convert -f csv testdata/v7-zstd.dat | head -1'
+t_assert "SIGPIPE ignored: the same status" test "$T_RC" = 141
+t_assert "SIGPIPE ignored: nothing on stderr" test ! -s "$T_ERR"
+t_run "tdat-filter | head -c 100" -- bash -c 'set -o pipefail; tdat-filter testdata/v7-zstd.dat | head -c 100 >/dev/null'
+t_assert "tdat-filter | head: SIGPIPE, quietly" test "$T_RC" = 141 -a ! -s "$T_ERR"
+
+# ---- Ctrl-C and SIGTERM in the middle ----
+# 40 copies of chunks.dat merged: about 1.2 million events, seconds of work
+# (-f dat takes one input, too fast to interrupt).
+many=()
+for i in $(seq 40); do many+=(testdata/chunks.dat); done
+for sig in INT TERM; do
+	for fmt in text csv sqlite; do
+		rm -rf "$OUT" && mkdir -p "$OUT"
+		tdat-convert -f $fmt -o "$OUT/out.$fmt" "${many[@]}" 2>"$T_TMP/sig.err" &
+		pid=$!
+		# wait for the temporary output to appear (at most 20 s), then signal
+		for ((n = 0; n < 2000; n++)); do
+			compgen -G "$OUT/out.$fmt.tmp-*" >/dev/null && break
+			sleep 0.01
+		done
+		kill -$sig $pid 2>/dev/null
+		rc=0
+		wait $pid || rc=$?
+		want=$((128 + $(kill -l $sig)))
+		t_assert "SIG$sig during -f $fmt: the tool dies by it (status $rc, want $want)" test "$rc" = $want
+		t_assert "SIG$sig during -f $fmt: a clear message" \
+			grep -Eq "^tdat-convert: (interrupted|terminated); the unfinished output was removed$" "$T_TMP/sig.err"
+		t_empty_dir "SIG$sig during -f $fmt: no partial and no temporary file" "$OUT"
+	done
+done
+
+# ---- -o naming an input ----
+cp testdata/markers.dat "$T_TMP/in.dat"
+ln "$T_TMP/in.dat" "$T_TMP/hard.dat"
+ln -s in.dat "$T_TMP/sym.dat"
+for o in in.dat hard.dat sym.dat; do
+	t_exit "-o $o (the input) is refused" 1 -- tdat-convert -o "$T_TMP/$o" "$T_TMP/in.dat"
+	t_stderr_match "-o $o: the message says why" "$o: output file is one of the inputs"
+	t_assert "-o $o: the input is untouched" cmp -s "$T_TMP/in.dat" testdata/markers.dat
+done
+t_exit "tdat-filter -o its second input is refused" 1 -- \
+	tdat-filter -o "$T_TMP/in.dat" testdata/markers.dat "$T_TMP/in.dat"
+t_assert "the input is untouched" cmp -s "$T_TMP/in.dat" testdata/markers.dat
+t_assert "and no temporary file is left" test "$(ls "$T_TMP" | grep -c 'tmp-')" = 0
+
+# ---- an output directory that does not exist ----
+t_exit "-o in a missing directory" 1 -- tdat-convert -o "$T_TMP/no/such/x.txt" testdata/markers.dat
+t_stderr_match "names the output and the reason" "no/such/x.txt: No such file or directory"
+done_testing
