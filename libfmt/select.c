@@ -232,12 +232,19 @@ static size_t op_len(const char *p)
 	return 1;
 }
 
+/* ==, !=, <, >, <=, >=, =~, !~ */
+static bool is_comparison(const char *p, size_t n)
+{
+	return n == 2 ? strchr("=!<>", p[0]) && strchr("=~", p[1]) : p[0] == '<' || p[0] == '>';
+}
+
 static const char *filter_flaw(const char *expr)
 {
 	const char *p = strchr(expr, ':'), *op = NULL;	/* the operator just read */
 	size_t op_n = 0;
 	bool want_operand = true;
 	bool operand = false, compared = false;	/* in the current && / || clause */
+	bool cmp_seen = false;		/* a comparison operator in the clause */
 
 	for (const unsigned char *c = (const unsigned char *)expr; *c; c++)
 		if (*c < 0x20 || *c > 0x7e)	/* a tab too: a NULL pointer in a string */
@@ -265,7 +272,7 @@ static const char *filter_flaw(const char *expr)
 		} else if (*p == '(') {
 			op = NULL;
 			want_operand = true;
-			operand = compared = false;
+			operand = compared = cmp_seen = false;
 		} else if (strchr("=!<>&|^+-*/%~", *p)) {
 			size_t n = op_len(p);
 			bool logic = n == 2 && (*p == '&' || *p == '|') && p[1] == *p;
@@ -276,6 +283,10 @@ static const char *filter_flaw(const char *expr)
 			/* "a == 0 && b": a NULL pointer */
 			if (logic && operand && !compared)
 				return "a value with no comparison";
+			/* "a == 0 || b == 0 | c": a double free (never valid anyway) */
+			if (!logic && !want_operand && cmp_seen)
+				return "an operator after a whole comparison";
+			cmp_seen = !logic && (cmp_seen || is_comparison(p, n));
 			if (logic)
 				operand = compared = false;
 			else if (!want_operand)
@@ -289,7 +300,7 @@ static const char *filter_flaw(const char *expr)
 				return "an operator or '(' with nothing after it";
 			if (operand && !compared)
 				return "a value with no comparison";
-			operand = compared = true;	/* the group is one condition */
+			operand = compared = cmp_seen = true;	/* the group is one condition */
 		} else {
 			want_operand = false;
 			operand = true;

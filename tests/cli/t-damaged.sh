@@ -226,6 +226,14 @@ t_assert "filter 'a && b < \"x\"': a usage error, no crash" \
 run_lim "$T_TMP/run" tdat-convert -F 'sched_switch:prev_pid==0 && prev_pid' testdata/two-buffers.dat
 t_assert "filter 'a == 0 && b': a usage error, no crash" \
 	eval '((RC == 2)) && grep -q "a value with no comparison" "$T_TMP/run.stderr"'
+for expr in 'prev_pid==0 || next_pid==0 |p' 'prev_pid==0 && next_pid==0 + 1' 'next_pid==0 || prev_pid==0 ^ 4'; do
+	run_lim "$T_TMP/run" tdat-convert -F "sched_switch:$expr" testdata/two-buffers.dat
+	t_assert "filter '$expr': a usage error, no crash" \
+		eval '((RC == 2)) && grep -q "an operator after a whole comparison" "$T_TMP/run.stderr"'
+done
+run_lim "$T_TMP/run" tdat-convert -F 'sched_switch:(prev_pid == 0 || prev_prio < 100) && next_pid != 1' \
+	-o /dev/null testdata/two-buffers.dat
+t_assert "comparisons in groups joined by && and || are still accepted" test "$RC" = 0
 
 diag "damaged inputs: $((full + partial + refused)): full $full, partial $partial, refused $refused"
 diag "worst time: ${worst_t} ms ($worst_t_what)"
