@@ -251,6 +251,9 @@ static const char *filter_flaw(const char *expr)
 			return "a byte that is not printable ASCII";
 	if (!p)
 		return NULL;	/* event names only */
+	/* libtraceevent takes any ',' for the end of an event name: malloc(-N) */
+	if (strchr(p, ','))
+		return "a ',' after the ':' (libtraceevent cannot read one there, even quoted)";
 	for (p++; *p; p++) {
 		if (*p == ' ' || *p == '\t')
 			continue;

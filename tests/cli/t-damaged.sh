@@ -231,6 +231,11 @@ for expr in 'prev_pid==0 || next_pid==0 |p' 'prev_pid==0 && next_pid==0 + 1' 'ne
 	t_assert "filter '$expr': a usage error, no crash" \
 		eval '((RC == 2)) && grep -q "an operator after a whole comparison" "$T_TMP/run.stderr"'
 done
+for expr in '.*:commo,nlong=12' 'sched_switch:prev_comm=="a,b"'; do
+	run_lim "$T_TMP/run" tdat-convert -F "$expr" testdata/two-buffers.dat
+	t_assert "filter '$expr': a usage error that names the ','" \
+		eval '((RC == 2)) && grep -q "a .,. after the .:." "$T_TMP/run.stderr"'
+done
 run_lim "$T_TMP/run" tdat-convert -F 'sched_switch:(prev_pid == 0 || prev_prio < 100) && next_pid != 1' \
 	-o /dev/null testdata/two-buffers.dat
 t_assert "comparisons in groups joined by && and || are still accepted" test "$RC" = 0
