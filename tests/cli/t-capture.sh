@@ -207,6 +207,7 @@ unchanged "refusals"
 
 # --- --top with settings: everything put back ---
 # Not while someone else records there (events enabled in the top buffer).
+# A task that sleeps on CPU 0 makes sure there are switches (and stacks) to record.
 if [[ -n $(cat "$TFS/set_event") ]]; then
 	for n in "record --top" "tracefs unchanged after record --top" "the --top file has clock mono" \
 		"stacktrace gave kernel_stack events" "the filter kept prev_pid 0 out" "--cpus 0: nothing on CPU 1"; do
@@ -215,7 +216,7 @@ if [[ -n $(cat "$TFS/set_event") ]]; then
 else
 	t_exit "record --top with buffer size, clock, option, filter, cpus" 0 -- tdat-capture record -q --top \
 		-b 512 -C mono -O stacktrace --cpus 0 -e sched:sched_switch -F 'sched_switch:prev_pid != 0' \
-		-o "$O/top.dat" --duration 0.3
+		-o "$O/top.dat" -- taskset -c 0 sh -c 'i=0; while [ $i -lt 20 ]; do sleep 0.01; i=$((i + 1)); done'
 	unchanged "record --top"
 	t_run "its info" -- tdat-info "$O/top.dat"
 	t_assert "the --top file has clock mono" grep -qE '^clock: +mono' "$T_OUT"
