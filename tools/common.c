@@ -242,6 +242,15 @@ static bool dir_usable(const char *path)
  * A device or a pipe (-o /dev/null, /dev/full, a FIFO) is written in place:
  * a temporary file renamed over it would replace the device node.
  */
+/* The process's umask; umask() can only be read by setting it, so set it back. */
+static mode_t current_umask(void)
+{
+	mode_t m = umask(0);
+
+	umask(m);
+	return m;
+}
+
 static int out_open_special(struct tool_out *o, int kind, bool binary)
 {
 	if (kind != TDAT_OUT_STREAM) {
@@ -305,9 +314,9 @@ int out_open(struct tool_out *o, const char *path, int kind, bool binary)
 	}
 	block_signals(false);
 	if (o->dir)
-		chmod(o->tmp, 0777 & ~(mode_t)umask(umask(0)));
+		chmod(o->tmp, 0777 & ~current_umask());
 	else
-		fchmod(o->fd, 0666 & ~(mode_t)umask(umask(0)));
+		fchmod(o->fd, 0666 & ~current_umask());
 	return 0;
 }
 

@@ -101,6 +101,18 @@ for sig in INT TERM; do
 	done
 done
 
+# ---- the output's mode follows the umask, like any file a program creates ----
+for mask in 022 077; do
+	want=$(printf '%o' $((0666 & ~8#$mask)))
+	rm -rf "$OUT" && mkdir -p "$OUT"
+	t_exit "umask $mask: -f dat" 0 -- bash -c "umask $mask; exec tdat-filter -o $OUT/m.dat testdata/markers.dat"
+	t_assert "umask $mask: the file's mode is $want" test "$(stat -c %a "$OUT/m.dat")" = "$want"
+	want=$(printf '%o' $((0777 & ~8#$mask)))
+	t_exit "umask $mask: --split-by-event" 0 -- \
+		bash -c "umask $mask; exec tdat-convert -f csv --split-by-event -o $OUT/d testdata/markers.dat"
+	t_assert "umask $mask: the directory's mode is $want" test "$(stat -c %a "$OUT/d")" = "$want"
+done
+
 # ---- -o naming an input ----
 cp testdata/markers.dat "$T_TMP/in.dat"
 ln "$T_TMP/in.dat" "$T_TMP/hard.dat"
