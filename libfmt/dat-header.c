@@ -35,56 +35,6 @@ static int read_header_info(struct rd *r)
 }
 
 /* Format files of @system, kept in @arr for a writer. */
-static bool ident(const char *p, size_t n)
-{
-	if (!n || !(p[0] == '_' || (p[0] >= 'a' && p[0] <= 'z') || (p[0] >= 'A' && p[0] <= 'Z')))
-		return false;
-	for (size_t i = 1; i < n; i++)
-		if (!(p[i] == '_' || (p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z') ||
-		      (p[i] >= '0' && p[i] <= '9')))
-			return false;
-	return true;
-}
-
-/*
- * Whether an event format looks like one the kernel wrote: a name and a
- * numeric ID, field lines whose names are identifiers and whose offsets and
- * sizes are numbers, and REC-> references to identifiers.  libtraceevent's
- * parser crashes on some damaged formats (a compressed section with flipped
- * bits decompresses into such text), so those are not handed to it.
- */
-static bool format_sane(const char *buf)
-{
-	const char *p, *e;
-	size_t n;
-
-	if (strncmp(buf, "name: ", 6) || !(p = strstr(buf, "\nID: ")))
-		return false;
-	for (p += 5; *p != '\n'; p++)
-		if (*p < '0' || *p > '9')
-			return false;
-	for (p = buf; (p = strstr(p, "\tfield:")); p = e) {
-		const char *semi = strchr(p, ';'), *name;
-
-		if (!(e = strchr(p, '\n')) || !semi || semi > e)
-			return false;
-		for (name = semi; name > p && name[-1] != ' ' && name[-1] != '*'; name--)
-			;
-		n = strcspn(name, "[;");
-		if (!ident(name, n) || !strstr(semi, "offset:") || strstr(semi, "offset:") > e)
-			return false;
-		for (const char *q = semi; q < e; q++)
-			if (*q == ':' && !(q[1] >= '0' && q[1] <= '9') && q[1] != '-')
-				return false;
-	}
-	for (p = buf; (p = strstr(p, "REC->")); p += 5) {
-		n = strspn(p + 5, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
-		if (!ident(p + 5, n))
-			return false;
-	}
-	return true;
-}
-
 static int read_formats(struct rd *r, const char *system, struct tdat_blob **arr, int *nfmts)
 {
 	uint64_t count, n;
@@ -99,7 +49,7 @@ static int read_formats(struct rd *r, const char *system, struct tdat_blob **arr
 		if ((ret = rd_sized(r, 8, &buf, &n, "event format")))
 			return ret;
 		/* A format libtraceevent cannot parse only loses that event's pretty print. */
-		if (format_sane(buf))
+		if (tep_guard_format(buf))
 			tep_parse_event(r->f->tep, buf, (unsigned long)n, system);
 		else
 			file_warn(r->f, "damaged event format %llu of system \"%.64s\" skipped (at offset %llu): "

@@ -25,6 +25,10 @@ struct tdat_sink;
 /* Format a message into a fixed buffer (errmsg fields of the handles). */
 void tdat_msg(char *dst, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* ---- tep-guard.c: what libtraceevent 1.7 crashes on, refused first ---- */
+bool tep_guard_format(const char *buf);
+const char *tep_guard_filter(const char *expr);
+
 /* ---- io.c: a seekable input read with pread ---- */
 
 struct tdat_src {

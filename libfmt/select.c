@@ -212,108 +212,6 @@ int tdat_select_window(struct tdat_select *s, int which, int64_t ns, bool relati
 
 /* ---- binding to the inputs ---- */
 
-/*
- * libtraceevent 1.7 (and so trace-cmd) crashes on some malformed filters:
- * an unterminated string, or an operator with nothing after it, or a byte
- * its tokenizer has no class for (anything but printable ASCII, even inside
- * a string), two operators in a row, a string after an operator that
- * strings do not take, or a value with no comparison in an && / || clause
- * (all found by fuzz-filter).  Refuse those here;
- * libtraceevent reports the other mistakes itself.
- */
-/* Length of the filter operator at @p (the longest that matches). */
-static size_t op_len(const char *p)
-{
-	static const char *const two[] = { "==", "!=", "<=", ">=", "=~", "!~", "&&", "||" };
-
-	for (size_t i = 0; i < sizeof(two) / sizeof(two[0]); i++)
-		if (p[0] == two[i][0] && p[1] == two[i][1])
-			return 2;
-	return 1;
-}
-
-/* ==, !=, <, >, <=, >=, =~, !~ */
-static bool is_comparison(const char *p, size_t n)
-{
-	return n == 2 ? strchr("=!<>", p[0]) && strchr("=~", p[1]) : p[0] == '<' || p[0] == '>';
-}
-
-static const char *filter_flaw(const char *expr)
-{
-	const char *p = strchr(expr, ':'), *op = NULL;	/* the operator just read */
-	size_t op_n = 0;
-	bool want_operand = true;
-	bool operand = false, compared = false;	/* in the current && / || clause */
-	bool cmp_seen = false;		/* a comparison operator in the clause */
-
-	for (const unsigned char *c = (const unsigned char *)expr; *c; c++)
-		if (*c < 0x20 || *c > 0x7e)	/* a tab too: a NULL pointer in a string */
-			return "a byte that is not printable ASCII";
-	if (!p)
-		return NULL;	/* event names only */
-	/* libtraceevent takes any ',' for the end of an event name: malloc(-N) */
-	if (strchr(p, ','))
-		return "a ',' after the ':' (libtraceevent cannot read one there, even quoted)";
-	for (p++; *p; p++) {
-		if (*p == ' ' || *p == '\t')
-			continue;
-		if (*p == '"' || *p == '\'') {
-			const char *q = p + 1;
-
-			/* "a && b < \"x\"": a double free */
-			if (op && !(op_n == 2 && strchr("=!", op[0]) && strchr("=~", op[1])) &&
-			    !(op_n == 1 && op[0] == '~'))
-				return "a string after an operator other than ==, !=, =~ or !~";
-
-			while (*q && *q != *p)
-				q += q[0] == '\\' && q[1] ? 2 : 1;
-			if (!*q)
-				return "unterminated string";
-			p = q;
-			want_operand = false;
-			operand = true;
-		} else if (*p == '(') {
-			op = NULL;
-			want_operand = true;
-			operand = compared = cmp_seen = false;
-		} else if (strchr("=!<>&|^+-*/%~", *p)) {
-			size_t n = op_len(p);
-			bool logic = n == 2 && (*p == '&' || *p == '|') && p[1] == *p;
-
-			/* "a == == b", "a && && b": a double free or a NULL pointer */
-			if (want_operand && !(n == 1 && (*p == '-' || *p == '!')))
-				return "two operators in a row";
-			/* "a == 0 && b": a NULL pointer */
-			if (logic && operand && !compared)
-				return "a value with no comparison";
-			/* "a == 0 || b == 0 | c": a double free (never valid anyway) */
-			if (!logic && !want_operand && cmp_seen)
-				return "an operator after a whole comparison";
-			cmp_seen = !logic && (cmp_seen || is_comparison(p, n));
-			if (logic)
-				operand = compared = false;
-			else if (!want_operand)
-				compared = true;
-			op = p;
-			op_n = n;
-			p += n - 1;
-			want_operand = true;
-		} else if (*p == ')') {
-			if (want_operand)
-				return "an operator or '(' with nothing after it";
-			if (operand && !compared)
-				return "a value with no comparison";
-			operand = compared = cmp_seen = true;	/* the group is one condition */
-		} else {
-			want_operand = false;
-			operand = true;
-		}
-	}
-	if (want_operand)
-		return "an operator with nothing after it";
-	return operand && !compared ? "a value with no comparison" : NULL;
-}
-
 static int compile(struct tdat_select *s, struct tep_handle *tep, struct strlist *l,
 		   struct tep_event_filter **out)
 {
@@ -324,7 +222,7 @@ static int compile(struct tdat_select *s, struct tep_handle *tep, struct strlist
 	if (!(*out = tep_filter_alloc(tep)))
 		return TDAT_ENOMEM;
 	for (int i = 0; i < l->n; i++) {
-		const char *flaw = filter_flaw(l->v[i]);
+		const char *flaw = tep_guard_filter(l->v[i]);
 		enum tep_errno err;
 
 		if (flaw) {

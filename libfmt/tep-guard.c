@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tep-guard.c - what libtraceevent 1.7 (and so trace-cmd) crashes on,
+ * refused before it sees it: event formats a damaged file can hold, and
+ * -F filter expressions.  Each shape here was found by fuzzing or mutation
+ * testing; the input that found it is kept in tests/fuzz/corpus/ or
+ * testdata/bad/.  Everything else libtraceevent reports itself.
+ */
+#include <stdbool.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define IDENT_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+#define MAX_FIELDS 256		/* more than any kernel event has */
+
+/* ---- event formats ---- */
+
+static bool ident(const char *p, size_t n)
+{
+	return n && !(p[0] >= '0' && p[0] <= '9') && strspn(p, IDENT_CHARS) >= n;
+}
+
+/* Whether @p starts the word @w (not inside a longer identifier). */
+static bool word_at(const char *buf, const char *p, const char *w)
+{
+	size_t n = strlen(w);
+
+	return !strncmp(p, w, n) && (p == buf || !strchr(IDENT_CHARS, p[-1])) &&
+	       (!p[n] || !strchr(IDENT_CHARS, p[n]));
+}
+
+/*
+ * Where libtraceevent stops reading fields: at the first words "print fmt"
+ * (an event may be called "print").  Field names are collected only before
+ * it, so text in the print format can never pass for a field.
+ */
+static const char *fields_end(const char *buf)
+{
+	for (const char *p = buf; (p = strstr(p, "print")); p++) {
+		const char *q = p + 5 + strspn(p + 5, " \t\n\r\f\v");
+
+		if (word_at(buf, p, "print") && word_at(buf, q, "fmt"))
+			return p;
+	}
+	return buf + strlen(buf);
+}
+
+struct fieldset {
+	const char *name[MAX_FIELDS];
+	size_t len[MAX_FIELDS];
+	int n;
+};
+
+static bool is_field(const struct fieldset *fs, const char *p, size_t n)
+{
+	for (int i = 0; i < fs->n; i++)
+		if (fs->len[i] == n && !memcmp(fs->name[i], p, n))
+			return true;
+	return false;
+}
+
+/*
+ * One "field:TYPE NAME;\toffset:N;\tsize:N;..." line at @p: its name an
+ * identifier, every value after a ':' a number.  The name is added to @fs
+ * when the line comes before @end.  Returns the line's end, or NULL.
+ */
+static const char *field_line(const char *p, const char *end, struct fieldset *fs)
+{
+	const char *semi = strchr(p, ';'), *e = strchr(p, '\n'), *name;
+	size_t n;
+
+	if (!e || !semi || semi > e)
+		return NULL;
+	for (name = semi; name > p && name[-1] != ' ' && name[-1] != '*'; name--)
+		;
+	n = strcspn(name, "[;");
+	if (!ident(name, n) || !strstr(semi, "offset:") || strstr(semi, "offset:") > e)
+		return NULL;
+	for (const char *q = semi; q < e; q++)
+		if (*q == ':' && !(q[1] >= '0' && q[1] <= '9') && q[1] != '-')
+			return NULL;
+	if (p < end) {
+		if (fs->n == MAX_FIELDS)
+			return NULL;
+		fs->name[fs->n] = name;
+		fs->len[fs->n++] = n;
+	}
+	return e;
+}
+
+/*
+ * Every REC->NAME must name a field.  libtraceevent 1.7 dereferences the
+ * field it looks up for the first REC->NAME after __print_flags or
+ * __print_symbolic without checking it, and remembers that it saw those in
+ * a global, so a missing field crashes even in a later event's format.
+ */
+static bool rec_refs_known(const char *buf, const struct fieldset *fs)
+{
+	for (const char *p = buf; (p = strstr(p, "REC")); p += 3) {
+		const char *q = p + 3;
+		size_t n;
+
+		if (!word_at(buf, p, "REC"))
+			continue;
+		q += strspn(q, " \t\n\r\f\v");
+		if (strncmp(q, "->", 2))
+			continue;
+		q += 2;
+		q += strspn(q, " \t\n\r\f\v");
+		n = strspn(q, IDENT_CHARS);
+		if (!ident(q, n) || !is_field(fs, q, n))
+			return false;
+	}
+	return true;
+}
+
+/**
+ * tep_guard_format() - whether an event format is safe to hand to libtraceevent
+ * @buf: the format's text, NUL-terminated
+ *
+ * A format the kernel wrote has a name, a numeric ID, field lines whose
+ * names are identifiers and whose offsets and sizes are numbers, and REC->
+ * references to its own fields.  A damaged file (a compressed section with
+ * flipped bits decompresses into anything) can hold formats that crash
+ * libtraceevent's parser; those fail this check.
+ *
+ * Return: true if @buf looks like a kernel-written format.
+ */
+bool tep_guard_format(const char *buf)
+{
+	struct fieldset fs;
+	const char *p, *end = fields_end(buf);
+
+	if (strncmp(buf, "name: ", 6) || !(p = strstr(buf, "\nID: ")))
+		return false;
+	for (p += 5; *p != '\n'; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	fs.n = 0;
+	for (p = buf; (p = strstr(p, "field:")); )
+		if (!(p = field_line(p, end, &fs)))
+			return false;
+	return rec_refs_known(buf, &fs);
+}
+
+/* ---- filter expressions ---- */
+
+/*
+ * libtraceevent 1.7 crashes on some malformed filters:
+ * an unterminated string, or an operator with nothing after it, or a byte
+ * its tokenizer has no class for (anything but printable ASCII, even inside
+ * a string), two operators in a row, a string after an operator that
+ * strings do not take, or a value with no comparison in an && / || clause
+ * (all found by fuzz-filter).  Refuse those here;
+ * libtraceevent reports the other mistakes itself.
+ */
+/* Length of the filter operator at @p (the longest that matches). */
+static size_t op_len(const char *p)
+{
+	static const char *const two[] = { "==", "!=", "<=", ">=", "=~", "!~", "&&", "||" };
+
+	for (size_t i = 0; i < sizeof(two) / sizeof(two[0]); i++)
+		if (p[0] == two[i][0] && p[1] == two[i][1])
+			return 2;
+	return 1;
+}
+
+/* ==, !=, <, >, <=, >=, =~, !~ */
+static bool is_comparison(const char *p, size_t n)
+{
+	return n == 2 ? strchr("=!<>", p[0]) && strchr("=~", p[1]) : p[0] == '<' || p[0] == '>';
+}
+
+/**
+ * tep_guard_filter() - why a -F filter is not safe to hand to libtraceevent
+ * @expr: the filter, "EVENTS" or "EVENTS:CONDITION"
+ *
+ * Return: NULL if @expr has none of the shapes that crash libtraceevent,
+ * else a short reason for the user.
+ */
+const char *tep_guard_filter(const char *expr)
+{
+	const char *p = strchr(expr, ':'), *op = NULL;	/* the operator just read */
+	size_t op_n = 0;
+	bool want_operand = true;
+	bool operand = false, compared = false;	/* in the current && / || clause */
+	bool cmp_seen = false;		/* a comparison operator in the clause */
+
+	for (const unsigned char *c = (const unsigned char *)expr; *c; c++)
+		if (*c < 0x20 || *c > 0x7e)	/* a tab too: a NULL pointer in a string */
+			return "a byte that is not printable ASCII";
+	if (!p)
+		return NULL;	/* event names only */
+	/* libtraceevent takes any ',' for the end of an event name: malloc(-N) */
+	if (strchr(p, ','))
+		return "a ',' after the ':' (libtraceevent cannot read one there, even quoted)";
+	for (p++; *p; p++) {
+		if (*p == ' ' || *p == '\t')
+			continue;
+		if (*p == '"' || *p == '\'') {
+			const char *q = p + 1;
+
+			/* "a && b < \"x\"": a double free */
+			if (op && !(op_n == 2 && strchr("=!", op[0]) && strchr("=~", op[1])) &&
+			    !(op_n == 1 && op[0] == '~'))
+				return "a string after an operator other than ==, !=, =~ or !~";
+
+			while (*q && *q != *p)
+				q += q[0] == '\\' && q[1] ? 2 : 1;
+			if (!*q)
+				return "unterminated string";
+			p = q;
+			want_operand = false;
+			operand = true;
+		} else if (*p == '(') {
+			op = NULL;
+			want_operand = true;
+			operand = compared = cmp_seen = false;
+		} else if (strchr("=!<>&|^+-*/%~", *p)) {
+			size_t n = op_len(p);
+			bool logic = n == 2 && (*p == '&' || *p == '|') && p[1] == *p;
+
+			/* "a == == b", "a && && b": a double free or a NULL pointer */
+			if (want_operand && !(n == 1 && (*p == '-' || *p == '!')))
+				return "two operators in a row";
+			/* "a == 0 && b": a NULL pointer */
+			if (logic && operand && !compared)
+				return "a value with no comparison";
+			/* "a == 0 || b == 0 | c": a double free (never valid anyway) */
+			if (!logic && !want_operand && cmp_seen)
+				return "an operator after a whole comparison";
+			cmp_seen = !logic && (cmp_seen || is_comparison(p, n));
+			if (logic)
+				operand = compared = false;
+			else if (!want_operand)
+				compared = true;
+			op = p;
+			op_n = n;
+			p += n - 1;
+			want_operand = true;
+		} else if (*p == ')') {
+			if (want_operand)
+				return "an operator or '(' with nothing after it";
+			if (operand && !compared)
+				return "a value with no comparison";
+			operand = compared = cmp_seen = true;	/* the group is one condition */
+		} else {
+			want_operand = false;
+			operand = true;
+		}
+	}
+	if (want_operand)
+		return "an operator with nothing after it";
+	return operand && !compared ? "a value with no comparison" : NULL;
+}
+

@@ -1,0 +1,123 @@
+/*
+ * t-guard.c - unit tests of libfmt/tep-guard.c: every event format of the
+ * real captures (and of the running kernel, when tracefs is readable)
+ * passes the format check, each shape that crashes libtraceevent 1.7 fails
+ * it, and the filter check refuses its shapes but not ordinary filters.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "../tap.h"
+
+#define COMMON "name: t\nID: 2\nformat:\n" \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n" \
+	"\tfield:int r;\toffset:4;\tsize:4;\tsigned:1;\n" \
+	"\tfield:char name[16];\toffset:8;\tsize:16;\tsigned:0;\n\n"
+
+/* Every format @f holds passes; returns how many were checked. */
+static int check_file_formats(const char *name)
+{
+	char path[4096];
+	const char *top = getenv("TOP_SRCDIR");
+	struct tdat_file *f = tdat_file_new();
+	int n = 0, bad = 0;
+
+	snprintf(path, sizeof(path), "%s/testdata/%s", top ? top : ".", name);
+	if (!ok(f && !tdat_file_open(f, path, NULL), "open %s", name)) {
+		tdat_file_free(f);
+		return 0;
+	}
+	for (int i = 0; i < f->meta.nftrace; i++, n++)
+		bad += !tep_guard_format(f->meta.ftrace[i].data);
+	for (int s = 0; s < f->meta.nsystems; s++)
+		for (int i = 0; i < f->meta.systems[s].nfmts; i++, n++)
+			bad += !tep_guard_format(f->meta.systems[s].fmts[i].data);
+	is_int(bad, 0, "%s: all %d formats pass", name, n);
+	tdat_file_free(f);
+	return n;
+}
+
+/* The running kernel's formats, when tracefs is there to read. */
+static void check_live_formats(void)
+{
+	const char *top = "/sys/kernel/tracing/events";
+	DIR *d = opendir(top), *sd;
+	struct dirent *e, *se;
+	static char buf[1 << 16];
+	int n = 0, bad = 0;
+
+	if (!d) {
+		skip("no readable tracefs");
+		return;
+	}
+	while ((e = readdir(d))) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/%s", top, e->d_name);
+		if (e->d_name[0] == '.' || !(sd = opendir(path)))
+			continue;
+		while ((se = readdir(sd))) {
+			char fpath[8192];
+			FILE *fp;
+			size_t len;
+
+			snprintf(fpath, sizeof(fpath), "%s/%s/format", path, se->d_name);
+			if (se->d_name[0] == '.' || !(fp = fopen(fpath, "r")))
+				continue;
+			len = fread(buf, 1, sizeof(buf) - 1, fp);
+			fclose(fp);
+			buf[len] = 0;
+			n++;
+			if (!tep_guard_format(buf) && bad++ < 5)
+				diag("refused: %s", fpath);
+		}
+		closedir(sd);
+	}
+	closedir(d);
+	is_int(bad, 0, "all %d formats of the running kernel pass", n);
+}
+
+int main(void)
+{
+	static const char *const files[] = { "v6.dat", "v7-zstd.dat", "stack.dat", "markers.dat",
+					     "two-buffers.dat", "atrace.dat" };
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		check_file_formats(files[i]);
+	check_live_formats();
+
+	ok(tep_guard_format(COMMON "print fmt: \"%d %s\", REC->r, REC->name\n"), "fields referenced");
+	ok(tep_guard_format(COMMON "print fmt: \"%s\", __print_flags(REC->r, \"|\", {1, \"a\"})\n"),
+	   "__print_flags of a field");
+	ok(tep_guard_format(COMMON "print fmt: \"%d\", REC->common_type\n"), "a common field");
+	ok(tep_guard_format(COMMON "print fmt: \"%d\", (REC)->r\n"), "(REC)->field");
+	ok(!tep_guard_format(COMMON "print fmt: \"%s\", __print_flags(REC->p, \"|\", {1, \"a\"})\n"),
+	   "__print_flags of a missing field is refused (NULL pointer in libtraceevent)");
+	ok(!tep_guard_format(COMMON "print fmt: \"%s\", __print_symbolic(REC -> p, {1, \"a\"})\n"),
+	   "__print_symbolic of a missing field, with spaces, is refused");
+	ok(!tep_guard_format(COMMON "print fmt: \"\",o,__print_flags(REC->p"),
+	   "the fuzz finding's shape (print fmt cut short) is refused");
+	ok(!tep_guard_format(COMMON "print fmt: \"%d\", REC->p\n"), "any missing field is refused");
+	ok(!tep_guard_format(COMMON "print fmt: \"%d\", REC->p,\n\tfield:int p;\toffset:4;\tsize:4;\n"),
+	   "a field line after \"print\" does not count");
+	ok(!tep_guard_format(COMMON "print fmt: \"%d\", REC->\n"), "REC-> with no name is refused");
+	ok(!tep_guard_format("name: t\nID: x2\nformat:\n"), "a non-numeric ID is refused");
+	ok(!tep_guard_format("ID: 2\nname: t\n"), "no name first is refused");
+	ok(!tep_guard_format(COMMON "\tfield:int 2x;\toffset:4;\tsize:4;\n\nprint fmt: \"\"\n"),
+	   "a field name that is not an identifier is refused");
+	ok(!tep_guard_format(COMMON "\tfield:int x;\toffset:four;\tsize:4;\n\nprint fmt: \"\"\n"),
+	   "an offset that is not a number is refused");
+
+	ok(tep_guard_filter("sched_switch:prev_pid==0 && next_pid") != NULL, "a value with no comparison");
+	ok(tep_guard_filter("sched_switch:prev_pid== ==0") != NULL, "two operators in a row");
+	ok(tep_guard_filter("sched_switch:prev_comm==\"a") != NULL, "an unterminated string");
+	ok(tep_guard_filter("sched_switch:prev_pid==0,next_pid==1") != NULL, "a ',' after the ':'");
+	ok(tep_guard_filter("sched_switch:prev_comm==\"a\tb\"") != NULL, "a tab");
+	ok(tep_guard_filter("sched_switch:prev_pid==0 && (next_pid>1 || next_comm~\"k*\")") == NULL,
+	   "an ordinary filter passes");
+	ok(tep_guard_filter("sched_switch,sched_wakeup") == NULL, "event names only pass");
+	return done_testing();
+}
