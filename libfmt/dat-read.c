@@ -28,6 +28,24 @@ int rd_fail(struct rd *r, const char *what)
 	return TDAT_EFORMAT;
 }
 
+/* @n bytes at r->off (known to be in the file), through the read-ahead window. */
+static int rd_file(struct rd *r, void *dst, size_t n)
+{
+	if (n > sizeof(r->win))
+		return src_pread(&r->f->src, dst, n, r->off, r->f->errmsg);
+	if (r->win_len < n || r->off < r->win_off || r->off - r->win_off > r->win_len - n) {
+		size_t len = rd_left(r) < sizeof(r->win) ? (size_t)rd_left(r) : sizeof(r->win);
+
+		r->win_len = 0;
+		if (src_pread(&r->f->src, r->win, len, r->off, r->f->errmsg))
+			return TDAT_EIO;
+		r->win_off = r->off;
+		r->win_len = len;
+	}
+	memcpy(dst, r->win + (r->off - r->win_off), n);
+	return 0;
+}
+
 int rd_bytes(struct rd *r, void *dst, size_t n, const char *what)
 {
 	char msg[128];
@@ -42,7 +60,7 @@ int rd_bytes(struct rd *r, void *dst, size_t n, const char *what)
 		r->mpos += n;
 		return 0;
 	}
-	if (src_pread(&r->f->src, dst, n, r->off, r->f->errmsg))
+	if (rd_file(r, dst, n))
 		return TDAT_EFORMAT;
 	r->off += n;
 	return 0;

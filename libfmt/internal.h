@@ -386,6 +386,11 @@ struct rd {
 	uint64_t sec_off;		/* file offset of the section */
 	uint64_t sec_size;		/* its size after the header */
 	uint64_t sec_zlen;		/* compressed: the block's bytes (sizes + data) */
+	/* file-backed: the last bytes read ahead, so that small numbers and
+	 * strings do not each cost a system call */
+	uint64_t win_off;
+	size_t win_len;
+	unsigned char win[4096];
 };
 
 uint64_t rd_left(const struct rd *r);
