@@ -115,6 +115,72 @@ static bool rec_refs_known(const char *buf, const struct fieldset *fs)
 	return true;
 }
 
+/* The length of the operator token libtraceevent's tokenizer reads at @p. */
+static size_t op_token(const char *p)
+{
+	size_t n = 1;
+
+	if (p[0] == '-' && p[1] == '>')
+		return 2;
+	if (strchr("-+|&<>", p[0]) && p[1] == p[0]) {
+		n = 2;
+		if (p[0] != '<' && p[0] != '>')
+			return n;
+	} else if (!strchr("-+|&<>!=", p[0])) {
+		return 1;
+	}
+	return n + (p[n] == '=');
+}
+
+/* Whether @p (of @n bytes) is an operator libtraceevent gives a priority (or ':'). */
+static bool known_op(const char *p, size_t n)
+{
+	static const char *const two[] = { "++", "--", ">>", "<<", ">=", "<=", "==", "!=", "&&", "||" };
+
+	if (n == 1)
+		return strchr("~!*/%+-<>&^|?:", p[0]) != NULL;
+	for (size_t i = 0; n == 2 && i < sizeof(two) / sizeof(two[0]); i++)
+		if (!memcmp(p, two[i], 2))
+			return true;
+	return false;
+}
+
+/* Whether the ']' at @p closes "[]" (a declaration such as "x[] = {...}", which is safe). */
+static bool empty_index(const char *start, const char *p)
+{
+	while (p > start && strchr(" \t\n\r\f\v", p[-1]))
+		p--;
+	return p > start && p[-1] == '[';
+}
+
+/*
+ * After an array index (REC->args[0]), libtraceevent 1.7 follows an
+ * operator it has no priority for ('#', '=', '->', ...) into a NULL
+ * argument.  Check the print format's text, strings aside.
+ */
+static bool array_ops_known(const char *start)
+{
+	for (const char *p = start; *p; p++) {
+		if (*p == '"' || *p == '\'') {
+			const char *q = p + 1;
+
+			while (*q && *q != *p)
+				q += q[0] == '\\' && q[1] ? 2 : 1;
+			if (!*q)
+				return true;	/* libtraceevent fails on the unterminated string */
+			p = q;
+		} else if (*p == ']' && !empty_index(start, p)) {
+			const char *q = p + 1 + strspn(p + 1, " \t\n\r\f\v");
+			unsigned char c = (unsigned char)*q;
+
+			if (c > 0x20 && c < 0x7f && !strchr(IDENT_CHARS "\"'(),", c) &&
+			    !known_op(q, op_token(q)))
+				return false;
+		}
+	}
+	return true;
+}
+
 /**
  * tep_guard_format() - whether an event format is safe to hand to libtraceevent
  * @buf: the format's text, NUL-terminated
@@ -141,7 +207,7 @@ bool tep_guard_format(const char *buf)
 	for (p = buf; (p = strstr(p, "field:")); )
 		if (!(p = field_line(p, end, &fs)))
 			return false;
-	return rec_refs_known(buf, &fs);
+	return rec_refs_known(buf, &fs) && array_ops_known(end);
 }
 
 /* ---- filter expressions ---- */

@@ -104,6 +104,17 @@ int main(void)
 	ok(!tep_guard_format(COMMON "print fmt: \"%d\", REC->p,\n\tfield:int p;\toffset:4;\tsize:4;\n"),
 	   "a field line after \"print\" does not count");
 	ok(!tep_guard_format(COMMON "print fmt: \"%d\", REC->\n"), "REC-> with no name is refused");
+	ok(tep_guard_format(COMMON "print fmt: \"%d %d [%d]=\", REC->name[0] + 1, REC->name[1], REC->r\n"),
+	   "array indexes followed by known operators and ']' in a string pass");
+	ok(tep_guard_format(COMMON "print fmt: \"%d\", REC->name[0] >>= 1 ? 1 : REC->name[1]&&1\n") == false,
+	   "'>>=' after an index is refused");
+	ok(!tep_guard_format(COMMON "print fmt: \"%d %d\", REC->name[2]# REC->r\n"),
+	   "an unknown operator after an index is refused (NULL pointer in libtraceevent; fuzz-open)");
+	ok(!tep_guard_format(COMMON "print fmt: \"%d\", REC->name[1] = 2\n"), "'=' after an index is refused");
+	ok(!tep_guard_format(COMMON "print fmt: \"%d\", REC->name[1]->x\n"), "'->' after an index is refused");
+	ok(tep_guard_format(COMMON "print fmt: \"%d\", REC->name[1] ? 1 : 2\n"), "'?' and ':' after an index pass");
+	ok(tep_guard_format(COMMON "print fmt: \"%s\", ({ static const char *s[] = { \"a\" }; s[REC->r], 1 })\n"),
+	   "'=' after an empty '[]' (a declaration, as kvmmmu formats have) passes");
 	ok(!tep_guard_format("name: t\nID: x2\nformat:\n"), "a non-numeric ID is refused");
 	ok(!tep_guard_format("ID: 2\nname: t\n"), "no name first is refused");
 	ok(!tep_guard_format(COMMON "\tfield:int 2x;\toffset:4;\tsize:4;\n\nprint fmt: \"\"\n"),
