@@ -71,15 +71,16 @@ static struct ttype *build(struct tep_event *e, unsigned id)
 const struct ttype *file_type(struct tdat_file *f, const struct tdat_event *ev)
 {
 	unsigned id;
+	void **slot;
 
 	if (ev->size < 2)
 		return NULL;
-	if (!f->types && !(f->types = calloc(TDAT_MAX_TYPES, sizeof(*f->types))))
-		return NULL;
 	id = (unsigned)file_num(f, ev->data, 2);
-	if (!f->types[id])
-		f->types[id] = build(tep_find_event(f->tep, (int)id), id);
-	return f->types[id];
+	if (!(slot = idtab_slot(&f->types, id)))
+		return NULL;
+	if (!*slot)
+		*slot = build(tep_find_event(f->tep, (int)id), id);
+	return *slot;
 }
 
 const struct tfield *ttype_field(const struct ttype *t, const char *name)
@@ -92,10 +93,7 @@ const struct tfield *ttype_field(const struct ttype *t, const char *name)
 
 void file_types_free(struct tdat_file *f)
 {
-	for (size_t i = 0; f->types && i < TDAT_MAX_TYPES; i++)
-		free(f->types[i]);
-	free(f->types);
-	f->types = NULL;
+	idtab_release(&f->types, free);
 }
 
 bool tfield_num(const struct tdat_event *ev, const struct tfield *f, uint64_t *v)

@@ -25,6 +25,25 @@ struct tdat_sink;
 /* Format a message into a fixed buffer (errmsg fields of the handles). */
 void tdat_msg(char *dst, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* ---- idtab.c: pointers by event type id, allocated 256 ids at a time ---- */
+#define IDTAB_LEAVES 256	/* 256 x 256 = every 16-bit common_type */
+struct idtab {
+	void **leaf[IDTAB_LEAVES];
+};
+
+void **idtab_grow(struct idtab *t, unsigned id);
+
+/* Where id's pointer lives (NULL until set); NULL if out of memory. */
+static inline void **idtab_slot(struct idtab *t, unsigned id)
+{
+	void **leaf = t->leaf[(id >> 8) & (IDTAB_LEAVES - 1)];
+
+	return leaf ? &leaf[id & 255] : idtab_grow(t, id);
+}
+
+/* Call @release (if any) on every pointer set, and free the table's memory. */
+void idtab_release(struct idtab *t, void (*release)(void *));
+
 /* ---- tep-guard.c: what libtraceevent 1.7 crashes on, refused first ---- */
 bool tep_guard_format(const char *buf);
 const char *tep_guard_filter(const char *expr);
@@ -150,7 +169,7 @@ struct tdat_file {
 	char *strings;		/* v7 STRINGS */
 	size_t strings_len;
 
-	struct ttype **types;	/* TDAT_MAX_TYPES entries, built on use */
+	struct idtab types;	/* struct ttype by event type id, built on use */
 
 	bool syms_pending;	/* kallsyms kept, not given to libtraceevent yet */
 	char **warnings;	/* damage found while opening (file_warn) */
@@ -159,7 +178,6 @@ struct tdat_file {
 
 /* ---- fields.c: typed access to event fields ---- */
 
-#define TDAT_MAX_TYPES 65536	/* common_type is 16 bits */
 
 enum tkind { TK_INT, TK_UINT, TK_PTR, TK_STR, TK_ARRAY };
 

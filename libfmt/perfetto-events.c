@@ -167,8 +167,10 @@ struct pf_type *pf_compile(const struct ttype *tt)
 	return pt;
 }
 
-void pf_type_free(struct pf_type *pt)
+void pf_type_free(void *p)
 {
+	struct pf_type *pt = p;
+
 	if (!pt)
 		return;
 	for (int i = 0; pt->keys && i < pt->tt->nfields; i++)

@@ -48,7 +48,7 @@ struct pf_type {
 
 /* The encoding of @tt (typed if Perfetto has a message for it); NULL without memory. */
 struct pf_type *pf_compile(const struct ttype *tt);
-void pf_type_free(struct pf_type *pt);
+void pf_type_free(void *pt);
 /* Append @ev to the bundle body @b as FtraceEvent (bundle field 2) with @pid. */
 void pf_encode(struct tdat_sink *b, const struct tdat_event *ev, const struct pf_type *pt,
 	       uint32_t pid);

@@ -35,7 +35,7 @@ struct csv_type {
 };
 
 struct csv_input {
-	struct csv_type **types;	/* TDAT_MAX_TYPES entries, filled lazily */
+	struct idtab types;		/* struct csv_type by event type id */
 	char **buffer_cells;
 	struct csv_comms comms;
 };
@@ -47,8 +47,10 @@ struct csv {
 
 /* ---- per-type tables ---- */
 
-static void free_type(struct csv_type *t)
+static void free_type(void *p)
 {
+	struct csv_type *t = p;
+
 	if (!t)
 		return;
 	for (int i = 0; t->labels && i < t->tt->nfields; i++)
@@ -92,14 +94,14 @@ fail:
 
 static struct csv_type *type_of(struct csv *c, const struct tdat_event *ev)
 {
-	struct csv_type **tab = c->in[ev->input].types;
 	const struct ttype *tt = file_type(ev->file, ev);
+	void **slot = tt ? idtab_slot(&c->in[ev->input].types, tt->id) : NULL;
 
-	if (!tt)
+	if (!slot)
 		return NULL;
-	if (!tab[tt->id])
-		tab[tt->id] = compile(tt);
-	return tab[tt->id];
+	if (!*slot)
+		*slot = compile(tt);
+	return *slot;
 }
 
 /* ---- the fields cell ---- */
@@ -196,9 +198,8 @@ static int csv_open(struct tdat_writer *w)
 		struct tdat_file *f = tdat_merge_file(w->merge, i);
 		struct csv_input *in = &c->in[i];
 
-		in->types = calloc(TDAT_MAX_TYPES, sizeof(*in->types));
 		in->buffer_cells = calloc((size_t)(f->nbuffers ? f->nbuffers : 1), sizeof(char *));
-		if (!in->types || !in->buffer_cells)
+		if (!in->buffer_cells)
 			return TDAT_ENOMEM;
 		for (int b = 0; b < f->nbuffers; b++)
 			if (!(in->buffer_cells[b] = csv_cell(f->buffers[b].info.name, CSV_Q_BACKSLASH, &len)))
@@ -218,11 +219,9 @@ static void csv_free(struct tdat_writer *w)
 		struct csv_input *in = &c->in[i];
 		struct tdat_file *f = tdat_merge_file(w->merge, i);
 
-		for (size_t k = 0; in->types && k < TDAT_MAX_TYPES; k++)
-			free_type(in->types[k]);
+		idtab_release(&in->types, free_type);
 		for (int b = 0; in->buffer_cells && b < f->nbuffers; b++)
 			free(in->buffer_cells[b]);
-		free(in->types);
 		free(in->buffer_cells);
 		csv_comms_release(&in->comms);
 	}

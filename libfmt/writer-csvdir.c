@@ -52,7 +52,7 @@ struct dfile {
 
 /* What one input keeps: its types' files and the cells that repeat. */
 struct dinput {
-	struct dfile **types;	/* TDAT_MAX_TYPES entries, filled lazily */
+	struct idtab types;	/* struct dfile by event type id (d->files owns them) */
 	char **buffer_cells;
 	size_t *buffer_lens;
 	int nbuffers;
@@ -441,12 +441,14 @@ static int csvdir_put(struct tdat_writer *w, const struct tdat_event *ev)
 	struct dinput *in = &d->in[ev->input];
 	const struct ttype *tt = file_type(ev->file, ev);
 	struct dfile *f;
+	void **slot;
 	int ret;
 
 	if (!tt)
 		return nomem(w);
-	f = in->types[tt->id];
-	if (!f && !(f = in->types[tt->id] = find_file(d, tt)))
+	if (!(slot = idtab_slot(&in->types, tt->id)))
+		return nomem(w);
+	if (!(f = *slot) && !(f = *slot = find_file(d, tt)))
 		return nomem(w);
 	if (!f->open && (ret = dfile_open(w, d, f)))
 		return ret;
@@ -490,7 +492,7 @@ static void csvdir_free(struct tdat_writer *w)
 			free(in->buffer_cells[b]);
 		free(in->buffer_cells);
 		free(in->buffer_lens);
-		free(in->types);
+		idtab_release(&in->types, NULL);
 		csv_comms_release(&in->comms);
 	}
 	if (d->dirfd >= 0)
@@ -513,10 +515,9 @@ static int input_init(struct dinput *in, struct tdat_file *f)
 {
 	size_t n = (size_t)(f->nbuffers ? f->nbuffers : 1);
 
-	in->types = calloc(TDAT_MAX_TYPES, sizeof(*in->types));
 	in->buffer_cells = calloc(n, sizeof(*in->buffer_cells));
 	in->buffer_lens = calloc(n, sizeof(*in->buffer_lens));
-	if (!in->types || !in->buffer_cells || !in->buffer_lens)
+	if (!in->buffer_cells || !in->buffer_lens)
 		return TDAT_ENOMEM;
 	in->nbuffers = f->nbuffers;	/* cells not made yet are NULL */
 	for (int b = 0; b < f->nbuffers; b++) {

@@ -110,7 +110,7 @@ struct jcpu {
 };
 
 struct jinput {
-	struct jtype **types;	/* TDAT_MAX_TYPES entries, filled lazily */
+	struct idtab types;	/* struct jtype by event type id */
 	struct jcpu *cpus;
 	int ncpus;
 };
@@ -368,8 +368,10 @@ static void put_args(struct tdat_sink *sk, const struct tdat_event *ev, const st
 
 /* ---- per-type tables ---- */
 
-static void free_type(struct jtype *jt)
+static void free_type(void *p)
 {
+	struct jtype *jt = p;
+
 	if (!jt)
 		return;
 	for (int i = 0; jt->keys && i < jt->tt->nfields; i++)
@@ -550,14 +552,14 @@ fail:
 
 static struct jtype *type_of(struct json *j, const struct tdat_event *ev)
 {
-	struct jtype **tab = j->in[ev->input].types;
 	const struct ttype *tt = file_type(ev->file, ev);
+	void **slot = tt ? idtab_slot(&j->in[ev->input].types, tt->id) : NULL;
 
-	if (!tt)
+	if (!slot)
 		return NULL;
-	if (!tab[tt->id])
-		tab[tt->id] = compile(tt, ev->file);
-	return tab[tt->id];
+	if (!*slot)
+		*slot = compile(tt, ev->file);
+	return *slot;
 }
 
 /* ---- threads, CPUs and time ---- */
@@ -1455,9 +1457,6 @@ static int json_open(struct tdat_writer *w)
 	j->in = calloc((size_t)(j->ninputs ? j->ninputs : 1), sizeof(*j->in));
 	if (!j->in || !(j->pm = pm_new()))
 		return TDAT_ENOMEM;
-	for (int i = 0; i < j->ninputs; i++)
-		if (!(j->in[i].types = calloc(TDAT_MAX_TYPES, sizeof(*j->in[i].types))))
-			return TDAT_ENOMEM;
 	return stage_open(j, w);
 }
 
@@ -1474,11 +1473,9 @@ static void json_free(struct tdat_writer *w)
 	if (!j)
 		return;
 	for (int i = 0; j->in && i < j->ninputs; i++) {
-		for (size_t k = 0; j->in[i].types && k < TDAT_MAX_TYPES; k++)
-			free_type(j->in[i].types[k]);
+		idtab_release(&j->in[i].types, free_type);
 		for (int c = 0; c < j->in[i].ncpus; c++)
 			track_release(&j->in[i].cpus[c].tr);
-		free(j->in[i].types);
 		free(j->in[i].cpus);
 	}
 	for (int u = 0; u < j->nth; u++)

@@ -64,7 +64,7 @@ struct pf_stream {
 };
 
 struct pf_input {
-	struct pf_type **types;	/* TDAT_MAX_TYPES entries, compiled on use */
+	struct idtab types;	/* struct pf_type by event type id, compiled on use */
 	struct pf_stream *cpus;
 	int ncpus;
 	int cpu_base;		/* the output number of its CPU 0 */
@@ -276,14 +276,14 @@ static struct pf_stream *stream_of(struct pf *p, int input, int cpu)
 
 static const struct pf_type *type_of(struct pf *p, const struct tdat_event *ev)
 {
-	struct pf_type **tab = p->in[ev->input].types;
 	const struct ttype *tt = file_type(ev->file, ev);
+	void **slot = tt ? idtab_slot(&p->in[ev->input].types, tt->id) : NULL;
 
-	if (!tt)
+	if (!slot)
 		return NULL;
-	if (!tab[tt->id])
-		tab[tt->id] = pf_compile(tt);
-	return tab[tt->id];
+	if (!*slot)
+		*slot = pf_compile(tt);
+	return *slot;
 }
 
 /* Tell the process model what it needs: every event of some types, one of each thread. */
@@ -411,9 +411,8 @@ static int pf_open(struct tdat_writer *w)
 		struct pf_input *in = &p->in[i];
 
 		in->ncpus = file_cpus(tdat_merge_file(w->merge, i));
-		in->types = calloc(TDAT_MAX_TYPES, sizeof(*in->types));
 		in->cpus = calloc((size_t)in->ncpus, sizeof(*in->cpus));
-		if (!in->types || !in->cpus)
+		if (!in->cpus)
 			return TDAT_ENOMEM;
 		for (int c = 0; c < in->ncpus; c++)
 			in->cpus[c].body.fd = -1;
@@ -432,11 +431,9 @@ static void pf_free(struct tdat_writer *w)
 	if (!p)
 		return;
 	for (int i = 0; p->in && i < p->ninputs; i++) {
-		for (size_t k = 0; p->in[i].types && k < TDAT_MAX_TYPES; k++)
-			pf_type_free(p->in[i].types[k]);
+		idtab_release(&p->in[i].types, pf_type_free);
 		for (int c = 0; c < p->in[i].ncpus; c++)
 			free(p->in[i].cpus[c].body.buf);
-		free(p->in[i].types);
 		free(p->in[i].cpus);
 	}
 	pm_free(p->pm);

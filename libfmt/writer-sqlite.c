@@ -125,7 +125,7 @@ struct sq_pcounter {
 };
 
 struct sq_input {
-	struct sq_type **types;		/* TDAT_MAX_TYPES, filled lazily */
+	struct idtab types;		/* struct sq_type by event type id */
 	int role_buffer[NROLES];	/* the buffer a derived table takes the role from */
 	int ucpu_base, ncpus;
 	struct sched_states states;
@@ -819,6 +819,14 @@ static void set_role(struct sq_input *in, struct sq_type *ty, const struct ttype
 	}
 }
 
+static void free_type(void *p)
+{
+	struct sq_type *ty = p;
+
+	free(ty->colmap);
+	free(ty);
+}
+
 static struct sq_type *map_type(struct sq *q, struct sq_input *in, const struct ttype *tt, int *err)
 {
 	struct sq_type *ty = calloc(1, sizeof(*ty));
@@ -1157,12 +1165,15 @@ static int put(struct sq *q, const struct tdat_event *ev)
 	const struct sq_type *ty;
 	struct sq_table *t;
 	struct sq_val *v;
+	void **slot;
 	int utid, ret;
 
 	if (!tt || (ret = pm_feed(q->pm, ev, tt)) < 0 ||
 	    (utid = pm_utid(q->pm, ev->input, (int64_t)num(ev, &tt->pid))) < 0)
 		return TDAT_ENOMEM;
-	if (!(ty = in->types[tt->id]) && !(ty = in->types[tt->id] = map_type(q, in, tt, &ret)))
+	if (!(slot = idtab_slot(&in->types, tt->id)))
+		return TDAT_ENOMEM;
+	if (!(ty = *slot) && !(ty = *slot = map_type(q, in, tt, &ret)))
 		return ret;
 	t = ty->t;
 	v = row_begin(t);
@@ -1380,8 +1391,6 @@ static int open_db(struct sq *q, struct tdat_writer *w)
 	if (!q->in || !q->pm || !q->sm)
 		return TDAT_ENOMEM;
 	for (int i = 0; i < q->ninputs; i++) {
-		if (!(q->in[i].types = calloc(TDAT_MAX_TYPES, sizeof(*q->in[i].types))))
-			return TDAT_ENOMEM;
 		for (int r = 0; r < NROLES; r++)
 			q->in[i].role_buffer[r] = -1;
 		sched_states_init(&q->in[i].states, NULL);
@@ -1676,12 +1685,7 @@ static void sqlite_free(struct tdat_writer *w)
 		return;
 	worker_stop(q);		/* before the statements it uses go */
 	for (int i = 0; q->in && i < q->ninputs; i++) {
-		for (size_t k = 0; q->in[i].types && k < TDAT_MAX_TYPES; k++) {
-			if (q->in[i].types[k])
-				free(q->in[i].types[k]->colmap);
-			free(q->in[i].types[k]);
-		}
-		free(q->in[i].types);
+		idtab_release(&q->in[i].types, free_type);
 	}
 	while (q->tables) {
 		struct sq_table *t = q->tables;
