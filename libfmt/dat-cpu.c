@@ -229,12 +229,72 @@ static bool tail_not_zero(const unsigned char *page, size_t from, size_t to)
 }
 
 /* Load the next page into kbuf; TDAT_END when this CPU has no more. */
+/*
+ * How many of a page's @len data bytes hold whole events, walking the event
+ * headers as kbuffer does (without decoding): @len when every event lies
+ * inside them, else where the first one that does not starts.  kbuffer
+ * itself would follow such a length anywhere, backwards too (forever).
+ */
+static size_t events_extent(const struct cursor *c, const unsigned char *d, size_t len)
+{
+	size_t pos = 0, size;
+
+	while (pos + 4 <= len) {
+		uint32_t w = (uint32_t)file_num(c->f, d + pos, 4);
+		unsigned type_len = c->f->info.big_endian ? w >> 27 : w & 0x1f;
+
+		/* as kbuffer reads them: a data length or padding in the next word */
+		if (type_len == 0 || type_len == 29) {
+			if (pos + 8 > len)
+				return pos;
+			size = (size_t)file_num(c->f, d + pos + 4, 4);
+			if (type_len == 0 && size < 4)
+				return pos;
+			size = 4 + (type_len ? size : (size + 3) & ~(size_t)3);
+		} else {
+			size = type_len <= 28 ? 4 + 4 * (size_t)type_len : 8;
+		}
+		if (size > len - pos)
+			return pos;
+		pos += size;
+	}
+	return len;	/* fewer than 4 bytes left: no event there */
+}
+
+/* Store @v in the file's byte order, @len bytes. */
+static void put_word(const struct cursor *c, unsigned char *p, uint64_t v, int len)
+{
+	for (int i = 0; i < len; i++)
+		p[c->f->info.big_endian ? len - 1 - i : i] = (unsigned char)(v >> (8 * i));
+}
+
+/*
+ * A copy of @page cut to its first @good data bytes (the whole events), the
+ * lost-events count stored after the data moved along, so that kbuffer reads
+ * what is left and nothing past it.  NULL if out of memory.
+ */
+static const unsigned char *cut_page(struct cursor *c, const unsigned char *page, uint64_t flags,
+				     size_t good, size_t avail)
+{
+	int ls = c->f->info.long_size;
+	size_t hdr = 8 + (size_t)ls, commit = flags & COMMIT_MASK;
+
+	if (!c->cut && !(c->cut = malloc(c->b->info.page_size)))
+		return NULL;
+	memcpy(c->cut, page, hdr + good);
+	memset(c->cut + hdr + good, 0, avail - hdr - good);
+	put_word(c, c->cut + 8, (flags & ~(uint64_t)COMMIT_MASK) | good, ls);
+	if ((flags & MISSING_STORED) && hdr + commit + (size_t)ls <= avail)
+		memcpy(c->cut + hdr + good, page + hdr + commit, (size_t)ls);
+	return c->cut;
+}
+
 static int next_page(struct cursor *c)
 {
 	size_t ps = c->b->info.page_size, hdr = 8 + (size_t)c->f->info.long_size;
 	uint64_t flags, commit;
-	unsigned char *page;
-	size_t avail;
+	const unsigned char *page;
+	size_t avail, good;
 	int ret;
 
 	for (;;) {
@@ -273,9 +333,16 @@ static int next_page(struct cursor *c)
 		c->page_missed = !(flags & MISSING_EVENTS) ? 0 :
 			(flags & MISSING_STORED) && commit + hdr + (size_t)c->f->info.long_size <= avail ?
 			(long long)file_num(c->f, page + hdr + commit, c->f->info.long_size) : -1;
+		good = events_extent(c, page + hdr, commit);
+		if (good < commit) {
+			damage(c, c->buf_off + c->page_pos, commit - good, "event length runs past the page");
+			if (!(page = cut_page(c, page, flags, good, avail)))
+				return TDAT_ENOMEM;
+		}
 		c->page_start = true;
 		c->page_len = avail;
-		kbuffer_load_subbuffer(c->kbuf, page);
+		c->page = page;
+		kbuffer_load_subbuffer(c->kbuf, (void *)page);
 		return 0;
 	}
 }
@@ -283,7 +350,7 @@ static int next_page(struct cursor *c)
 int cursor_peek(struct cursor *c)
 {
 	unsigned long long ts;
-	unsigned char *data, *page;
+	const unsigned char *data, *page;
 	size_t hdr = 8 + (size_t)c->f->info.long_size;
 	int ret;
 
@@ -308,7 +375,7 @@ int cursor_peek(struct cursor *c)
 				return ret;
 			continue;
 		}
-		page = c->buf + c->page_pos;
+		page = c->page;
 		c->ev.size = (unsigned)kbuffer_event_size(c->kbuf);
 		if (data < page + hdr || (size_t)(data - page) + c->ev.size > hdr + kbuffer_subbuffer_size(c->kbuf)) {
 			damage(c, c->buf_off + c->page_pos, c->b->info.page_size,
@@ -329,52 +396,17 @@ int cursor_peek(struct cursor *c)
 	}
 }
 
-/*
- * Do the events of a page's @len data bytes lie inside them?  Walks the
- * event headers as the ring buffer lays them out, without decoding.
- */
-static bool events_fit(const struct cursor *c, const unsigned char *d, size_t len)
-{
-	size_t pos = 0, size;
-
-	while (pos + 4 <= len) {
-		uint32_t w = (uint32_t)file_num(c->f, d + pos, 4);
-		unsigned type_len = c->f->info.big_endian ? w >> 27 : w & 0x1f;
-
-		/* as kbuffer reads them: a data length or padding in the next word */
-		if (type_len == 0 || type_len == 29) {
-			if (pos + 8 > len)
-				return false;
-			size = (size_t)file_num(c->f, d + pos + 4, 4);
-			if (type_len == 0 && size < 4)
-				return false;
-			size = 4 + (type_len ? size : (size + 3) & ~(size_t)3);
-		} else {
-			size = type_len <= 28 ? 4 + 4 * (size_t)type_len : 8;
-		}
-		if (size > len - pos)
-			return false;
-		pos += size;
-	}
-	return pos == len || len - pos < 4;
-}
-
 int cursor_next_page(struct cursor *c, const unsigned char **page, size_t *len)
 {
-	size_t hdr = 8 + (size_t)c->f->info.long_size;
 	int ret;
 
-	for (;;) {
-		if (c->done)
-			return TDAT_END;
-		if ((ret = next_page(c)))
-			return ret;
-		*page = c->buf + c->page_pos;
-		*len = c->page_len;
-		if (events_fit(c, *page + hdr, file_num(c->f, *page + 8, c->f->info.long_size) & COMMIT_MASK))
-			return 0;
-		damage(c, c->buf_off + c->page_pos, c->b->info.page_size, "event length runs past the page");
-	}
+	if (c->done)
+		return TDAT_END;
+	if ((ret = next_page(c)))
+		return ret;
+	*page = c->page;	/* cut to its whole events if it was damaged */
+	*len = c->page_len;
+	return 0;
 }
 
 int cursor_init(struct cursor *c, struct tdat_file *f, int input, int buffer, int cpu_index)
@@ -539,6 +571,8 @@ void cursor_release(struct cursor *c)
 	kbuffer_free(c->kbuf);
 	free(c->buf);
 	free(c->zbuf);
+	free(c->cut);
+	c->cut = NULL;
 	c->zbuf = NULL;
 	c->kbuf = NULL;
 	c->buf = NULL;

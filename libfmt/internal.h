@@ -470,6 +470,8 @@ struct cursor {
 	uint64_t consumed;	/* stored bytes read so far */
 	uint64_t ubytes;	/* bytes after decompression */
 	size_t page_len;	/* bytes of the loaded page in buf (less at the end) */
+	const unsigned char *page;	/* the loaded page: in buf, or cut in cut */
+	unsigned char *cut;	/* a damaged page cut to its whole events */
 };
 
 int cursor_init(struct cursor *c, struct tdat_file *f, int input, int buffer, int cpu_index);

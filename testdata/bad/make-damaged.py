@@ -33,7 +33,7 @@ OUT = ARGS[0] if ARGS else os.path.join(HERE, "gen")
 BIG = 70000
 BIG_KEPT = {"chunks-bomb.dat", "chunks-count-huge.dat", "chunks-cut-in-chunk.dat",
             "v6-commit-2.dat", "v6-event-length-huge.dat", "v6-cut-mid-page.dat",
-            "v6-ftrace-count-huge.dat", "v6-event-padding.dat", "v7none-commit-1.dat", "v7none-event-flips.dat"}
+            "v6-ftrace-count-huge.dat", "v6-event-padding.dat", "v6-padding-backwards.dat", "v7none-commit-1.dat", "v7none-event-flips.dat"}
 rng = random.Random(6)
 cases = []
 
@@ -211,6 +211,15 @@ def main():
         d = good(src)
         put(d, base + 4096 + 16, "<I", 29)           # padding with no length
         emit(f"{tag}-event-padding.dat", src, d, "first event of page 1 turned into padding")
+        d = good(src)
+        # second event of page 4 turned into padding of length -8: kbuffer walked
+        # backwards from it forever (found by fuzz-pages)
+        first = base + 4 * 4096 + 16
+        tl = struct.unpack_from("<I", d, first)[0] & 0x1f
+        second = first + (4 + 4 * tl if 1 <= tl <= 28 else 8 + struct.unpack_from("<I", d, first + 4)[0])
+        put(d, second, "<I", 29)
+        put(d, second + 4, "<I", 0xfffffff8)
+        emit(f"{tag}-padding-backwards.dat", src, d, "second event of page 4: padding of length -8")
         d = good(src)
         for i in range(4):
             flip(d, base + 3 * 4096 + 16 + rng.randrange(200), rng.randrange(8))
