@@ -185,9 +185,10 @@ static bool array_ops_known(const char *start)
  * tep_guard_format() - whether an event format is safe to hand to libtraceevent
  * @buf: the format's text, NUL-terminated
  *
- * A format the kernel wrote has a name, a numeric ID, field lines whose
- * names are identifiers and whose offsets and sizes are numbers, and REC->
- * references to its own fields.  A damaged file (a compressed section with
+ * A format the kernel wrote is printable ASCII, with a name, a numeric ID,
+ * field lines whose names are identifiers and whose offsets and sizes are
+ * numbers, REC-> references to its own fields, and only operators
+ * libtraceevent knows after an array index.  A damaged file (a compressed section with
  * flipped bits decompresses into anything) can hold formats that crash
  * libtraceevent's parser; those fail this check.
  *
@@ -198,6 +199,10 @@ bool tep_guard_format(const char *buf)
 	struct fieldset fs;
 	const char *p, *end = fields_end(buf);
 
+	/* libtraceevent's tokenizer gives no token (NULL) for other bytes */
+	for (const unsigned char *u = (const unsigned char *)buf; *u; u++)
+		if ((*u < 0x20 && *u != '\t' && *u != '\n') || *u > 0x7e)
+			return false;
 	if (strncmp(buf, "name: ", 6) || !(p = strstr(buf, "\nID: ")))
 		return false;
 	for (p += 5; *p != '\n'; p++)
@@ -217,8 +222,8 @@ bool tep_guard_format(const char *buf)
  * an unterminated string, or an operator with nothing after it, or a byte
  * its tokenizer has no class for (anything but printable ASCII, even inside
  * a string), two operators in a row, a string after an operator that
- * strings do not take, or a value with no comparison in an && / || clause
- * (all found by fuzz-filter).  Refuse those here;
+ * strings do not take, a value with no comparison in an && / || clause, or
+ * a comparison with a bare name (all found by fuzz-filter).  Refuse those here;
  * libtraceevent reports the other mistakes itself.
  */
 /* Length of the filter operator at @p (the longest that matches). */
@@ -312,6 +317,10 @@ const char *tep_guard_filter(const char *expr)
 				return "a value with no comparison";
 			operand = compared = cmp_seen = true;	/* the group is one condition */
 		} else {
+			/* "a == 0 || b == c": a use after free */
+			if (want_operand && op && is_comparison(op, op_n) &&
+			    (*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+				return "a comparison with a name (compare with a number or a quoted string)";
 			want_operand = false;
 			operand = true;
 		}

@@ -226,6 +226,11 @@ t_assert "filter 'a && b < \"x\"': a usage error, no crash" \
 run_lim "$T_TMP/run" tdat-convert -F 'sched_switch:prev_pid==0 && prev_pid' testdata/two-buffers.dat
 t_assert "filter 'a == 0 && b': a usage error, no crash" \
 	eval '((RC == 2)) && grep -q "a value with no comparison" "$T_TMP/run.stderr"'
+for expr in 'prev_pid==0 || next_pid==prev_pid' 'prev_pid==0 && next_comm==sh'; do
+	run_lim "$T_TMP/run" tdat-convert -F "sched_switch:$expr" testdata/two-buffers.dat
+	t_assert "filter '$expr': a usage error, no crash" \
+		eval '((RC == 2)) && grep -q "a comparison with a name" "$T_TMP/run.stderr"'
+done
 for expr in 'prev_pid==0 || next_pid==0 |p' 'prev_pid==0 && next_pid==0 + 1' 'next_pid==0 || prev_pid==0 ^ 4'; do
 	run_lim "$T_TMP/run" tdat-convert -F "sched_switch:$expr" testdata/two-buffers.dat
 	t_assert "filter '$expr': a usage error, no crash" \

@@ -116,6 +116,9 @@ int main(void)
 	ok(tep_guard_format(COMMON "print fmt: \"%s\", ({ static const char *s[] = { \"a\" }; s[REC->r], 1 })\n"),
 	   "'=' after an empty '[]' (a declaration, as kvmmmu formats have) passes");
 	ok(!tep_guard_format("name: t\nID: x2\nformat:\n"), "a non-numeric ID is refused");
+	ok(!tep_guard_format(COMMON "\tfield:char c[\x17 x];\toffset:4;\tsize:4;\n\nprint fmt: \"\"\n"),
+	   "a control byte is refused (a NULL token in libtraceevent; fuzz-open)");
+	ok(!tep_guard_format(COMMON "print fmt: \"\xc3\xa9\"\n"), "a byte past ASCII is refused");
 	ok(!tep_guard_format("ID: 2\nname: t\n"), "no name first is refused");
 	ok(!tep_guard_format(COMMON "\tfield:int 2x;\toffset:4;\tsize:4;\n\nprint fmt: \"\"\n"),
 	   "a field name that is not an identifier is refused");
@@ -127,6 +130,10 @@ int main(void)
 	ok(tep_guard_filter("sched_switch:prev_comm==\"a") != NULL, "an unterminated string");
 	ok(tep_guard_filter("sched_switch:prev_pid==0,next_pid==1") != NULL, "a ',' after the ':'");
 	ok(tep_guard_filter("sched_switch:prev_comm==\"a\tb\"") != NULL, "a tab");
+	ok(tep_guard_filter("sched_switch:prev_pid==0 || next_pid==prev_pid") != NULL,
+	   "a comparison with a name (a use after free in libtraceevent; fuzz-filter)");
+	ok(tep_guard_filter("sched_switch:prev_pid==0 && next_comm != x") != NULL, "the same with !=");
+	ok(tep_guard_filter("sched_switch:prev_pid==0x1f || next_pid > -1") == NULL, "hex and negative numbers pass");
 	ok(tep_guard_filter("sched_switch:prev_pid==0 && (next_pid>1 || next_comm~\"k*\")") == NULL,
 	   "an ordinary filter passes");
 	ok(tep_guard_filter("sched_switch,sched_wakeup") == NULL, "event names only pass");
