@@ -440,7 +440,8 @@ int cursor_init(struct cursor *c, struct tdat_file *f, int input, int buffer, in
 			c->done = true;
 			return 0;
 		}
-		c->chunks_left = (uint32_t)file_num(f, cnt, 4);
+		/* a salvaged CPU (dat-salvage.c) knows its whole chunks better than the file */
+		c->chunks_left = c->ci->nchunks ? c->ci->nchunks : (uint32_t)file_num(f, cnt, 4);
 		/*
 		 * trace-cmd (at least up to 3.1.6) records the size of compressed
 		 * CPU data without its 4-byte chunk count (kernel bugzilla 217367):

@@ -335,14 +335,33 @@ static void top_first(struct tdat_file *f)
 	}
 }
 
+/*
+ * Whether the options section at @off (the DONE option of the one before
+ * points there) lies past the end of the file or runs past it: the file was
+ * cut after the data that section was to describe.
+ */
+static bool section_cut(struct tdat_file *f, uint64_t off, char *why, size_t len)
+{
+	unsigned char b[8];
+	uint64_t size;
+
+	if (off <= f->src.size && f->src.size - off >= 16 &&
+	    !src_pread(&f->src, b, 8, off + 8, f->errmsg) &&
+	    (size = file_num(f, b, 8)) <= f->src.size - off - 16)
+		return false;
+	snprintf(why, len, "truncated: the file ends at offset %llu, before the options section "
+		 "at offset %llu is complete", (unsigned long long)f->src.size, (unsigned long long)off);
+	return true;
+}
+
 static int open_v7(struct tdat_file *f, struct rd *r)
 {
 	static const char *names[NSECTIONS] = { "header info", "ftrace formats", "event formats",
 						"kallsyms", "printk formats", "cmdlines" };
 	struct opts_state st = { 0 };
-	uint64_t off, next;
+	uint64_t off, next, last_end = 0;
 	unsigned flags;
-	char msg[80];
+	char msg[80], why[160] = "";
 	int ret, n = 0;
 
 	if ((ret = rd_str(r, &f->zname, 64, "compression name")) ||
@@ -362,8 +381,11 @@ static int open_v7(struct tdat_file *f, struct rd *r)
 	for (; off; off = next) {
 		if (++n > MAX_OPTION_SECTIONS)
 			return rd_fail(r, "options sections form a loop");
+		if (n > 1 && section_cut(f, off, why, sizeof(why)))
+			break;	/* cut inside the data: v7_salvage() below */
 		if ((ret = rd_section(r, off, OPT_DONE, &flags)) || (ret = opts_read(r, &st, &next)))
 			return ret;
+		last_end = off + 16 + r->sec_size;
 	}
 	rd_drop_mem(r);
 	for (int i = 0; i < NSECTIONS; i++) {
@@ -385,7 +407,12 @@ static int open_v7(struct tdat_file *f, struct rd *r)
 	}
 	rd_drop_mem(r);
 	top_first(f);
-	return v7_buffer_sections(f, r);
+	if ((ret = v7_buffer_sections(f, r)) || !why[0])
+		return ret;
+	if ((ret = v7_salvage(f, last_end, why)))
+		return ret;
+	top_first(f);
+	return 0;
 }
 
 /* ---- entry points ---- */

@@ -434,6 +434,8 @@ int opts_read(struct rd *r, struct opts_state *st, uint64_t *next);
 /* Take the clock from trace_clock text ("... [local] ..."). */
 void opts_set_clock(struct tdat_file *f, const char *text);
 int file_add_buffer(struct tdat_file *f, struct tdat_buffer **out);
+/* dat-salvage.c: a v7 file cut inside its data; see there. */
+int v7_salvage(struct tdat_file *f, uint64_t from, const char *why);
 
 /* ---- dat-cpu.c: a cursor over one CPU of one buffer ---- */
 

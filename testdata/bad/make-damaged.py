@@ -191,6 +191,13 @@ def main():
     emit("chunks-frame-flips.dat", "chunks.dat", d, "three bit flips inside the zstd frame of chunk 7")
     cut = ch[9][0] + 8 + ch[9][1] // 2
     emit("chunks-cut-in-chunk.dat", "chunks.dat", c[:cut], "truncated inside chunk 9 of CPU 0")
+    # cut inside the data of the second buffer: the first keeps its table, the
+    # second's CPU 0 is found by scanning (dat-salvage.c), its CPU 1 is lost
+    tb, _ = layout("two-buffers.dat")
+    cut = tb["buffer[foo]_cpu1_data"][0] + 100
+    emit("two-buffers-cut-foo-cpu1.dat", "two-buffers.dat", good("two-buffers.dat")[:cut],
+         "truncated inside CPU 1 of buffer foo (its table and name, in the options after it, are lost) "
+         "[buffer foo is read as salvaged]")
 
     # ---- v7 uncompressed (v7-none.dat) and v6 pages ---------------------------------
     for src, key in (("v7-none.dat", "buffer[]_cpu0_data"), ("v6.dat", "cpu0_data")):

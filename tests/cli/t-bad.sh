@@ -18,7 +18,7 @@ for f in testdata/bad/*.dat; do
 		t_exit "$f -f $fmt fails cleanly" 1 -- tdat-convert -f $fmt -o "$T_TMP/out/x.$fmt" "$f"
 		t_stderr_match "$f -f $fmt: the message names the file" "^tdat-convert: $f: "
 		# damaged event data: the recovered events are written (checked below)
-		if [[ $f == */truncated-v6-data.dat || $f == */bad-format-v6.dat ]]; then
+		if [[ $f == */truncated-v[67]-data.dat || $f == */bad-format-v6.dat ]]; then
 			rm -f "$T_TMP"/out/x.*
 		else
 			t_empty_dir "$f -f $fmt: no output file" "$T_TMP/out"
@@ -34,6 +34,18 @@ t_stderr_match "the message says how much was skipped" "bytes skipped"
 t_assert "events before the damage were recovered" test "$(wc -l <"$T_TMP/trunc.txt")" -gt 100
 t_assert "and every recovered line is a line of the undamaged file" \
 	test -z "$(comm -23 <(sort "$T_TMP/trunc.txt") <(sort tests/expected/v6.text.out))"
+rm -f "$T_TMP/trunc.txt"
+# v7 cut inside the data: the table of CPU data (in the options after it) is
+# lost; the data is found by scanning, and trace-cmd prints nothing at all
+t_exit "truncated v7 data" 1 -- tdat-convert -o "$T_TMP/trunc.txt" testdata/bad/truncated-v7-data.dat
+t_stderr_match "the message says the file is cut and what was recovered" \
+	"truncated-v7-data.dat: truncated: the file ends at offset 65102.*recovered by scanning from offset [0-9]+: the data of 1 CPU"
+t_stderr_match "and what was lost" "the data of 1 of the file's 2 CPUs is lost"
+t_stderr_match "and the partial chunk" "data cut at offset [0-9]+: the last [0-9]+ bytes are a partial chunk, lost"
+t_assert "CPU 0's events were recovered, all of them" \
+	test "$(grep -c '\[000\]' "$T_TMP/trunc.txt")" = "$(grep -c '\[000\]' tests/expected/clock-mono.text.out)"
+t_assert "and every recovered line is a line of the undamaged file" \
+	test -z "$(comm -23 <(sort "$T_TMP/trunc.txt") <(sort tests/expected/clock-mono.text.out))"
 rm -f "$T_TMP/trunc.txt"
 t_empty_dir "no partial outputs are left behind" "$T_TMP/out"
 
