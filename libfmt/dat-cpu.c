@@ -258,7 +258,7 @@ static size_t events_extent(const struct cursor *c, const unsigned char *d, size
 			return pos;
 		pos += size;
 	}
-	return len;	/* fewer than 4 bytes left: no event there */
+	return pos;	/* kbuffer would read a header from 1-3 bytes left over too */
 }
 
 /* Store @v in the file's byte order, @len bytes. */
