@@ -136,7 +136,10 @@ static int fill_compressed(struct cursor *c)
 
 	while (c->chunks_left) {
 		off = c->next_off;
-		if (c->end_off - off < 8 || src_pread(&f->src, hdr, 8, off, f->errmsg)) {
+		ret = c->end_off - off < 8 ? TDAT_EFORMAT : src_pread(&f->src, hdr, 8, off, f->errmsg);
+		if (ret == TDAT_EIO)
+			return ret;	/* a failing read is not damage: stop, as fill_plain() */
+		if (ret) {
 			damage(c, off, c->end_off - off, "truncated chunk header");
 			break;
 		}
@@ -165,6 +168,8 @@ static int fill_compressed(struct cursor *c)
 		if (grow(c, usize))
 			return TDAT_ENOMEM;
 		ret = src_pread(&f->src, c->zbuf, zsize, off + 8, f->errmsg);
+		if (ret == TDAT_EIO)
+			return ret;
 		if (!ret)
 			ret = f->codec->decompress(f->codec_ctx, c->zbuf, zsize, c->buf, usize);
 		if (ret) {

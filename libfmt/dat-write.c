@@ -200,13 +200,20 @@ static int copy_raw(struct dw *d, int i)
 	uint64_t len = o->meta->raw_len[i];
 	struct mbuf *b = &d->sec[i];
 	unsigned char *p = realloc(b->p, len ? len : 1);
+	char why[TDAT_MSG_LEN];
+	int ret;
 
 	if (!p)
 		return TDAT_ENOMEM;
 	b->p = p;
 	b->cap = len;
 	b->len = len;
-	return src_pread(o->raw_src, p, len, o->meta->raw_off[i], o->st.err);
+	ret = src_pread(o->raw_src, p, len, o->meta->raw_off[i], o->st.err);
+	if (ret) {	/* the message is about the output: say which input failed */
+		snprintf(why, sizeof(why), "%s", o->st.err);
+		tdat_msg(o->st.err, "copying metadata from %s: %s", o->raw_path, why);
+	}
+	return ret;
 }
 
 /* v7: compress each metadata section whole, as trace-cmd does. */

@@ -610,6 +610,7 @@ struct dat_out {
 	struct stage st;
 	uint64_t meta_size;	/* dat_out_estimate()'s cache */
 	struct tdat_src *raw_src;	/* where meta->raw_off points, NULL: compress all */
+	const char *raw_path;		/* its name, for a read error */
 	const char *raw_zname;		/* and how those sections are compressed */
 };
 

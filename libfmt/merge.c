@@ -137,6 +137,23 @@ static void sift_down(struct tdat_merge *m, int i)
 	}
 }
 
+/*
+ * Keep why @ret stopped the merge: when cursor @c failed, name its input
+ * and, for a read error, the file's detail (the offset and errno text).
+ */
+static int merge_fail(struct tdat_merge *m, const struct cursor *c, int ret)
+{
+	if (ret == TDAT_ENOMEM)
+		tdat_msg(m->errmsg, "out of memory");
+	else if (c && ret == TDAT_EIO && *c->f->errmsg)
+		tdat_msg(m->errmsg, "%s: %s", c->f->info.path, c->f->errmsg);
+	else if (c)
+		tdat_msg(m->errmsg, "%s: %s", c->f->info.path, tdat_strerror(ret));
+	else
+		tdat_msg(m->errmsg, "%s", tdat_strerror(ret));
+	return ret;
+}
+
 static int start(struct tdat_merge *m)
 {
 	int ret;
@@ -145,11 +162,11 @@ static int start(struct tdat_merge *m)
 	rank_cursors(m);
 	m->heap = malloc(sizeof(*m->heap) * (size_t)(m->ncursors ? m->ncursors : 1));
 	if (!m->heap)
-		return TDAT_ENOMEM;
+		return merge_fail(m, NULL, TDAT_ENOMEM);
 	for (int i = 0; i < m->ncursors; i++) {
 		ret = cursor_peek(&m->cursors[i]);
 		if (ret < 0)
-			return ret;
+			return merge_fail(m, &m->cursors[i], ret);
 		if (ret == 0)
 			m->heap[m->nheap++] = i;
 	}
@@ -163,14 +180,14 @@ int tdat_merge_next(struct tdat_merge *m, const struct tdat_event **ev)
 	int ret;
 
 	if (!m->started && (ret = start(m)))
-		goto fail;
+		return ret;
 	if (m->last >= 0) {
 		struct cursor *c = &m->cursors[m->last];
 
 		cursor_advance(c);
 		ret = cursor_peek(c);
 		if (ret < 0)
-			goto fail;
+			return merge_fail(m, c, ret);
 		if (ret == TDAT_END)
 			m->heap[0] = m->heap[--m->nheap];
 		if (m->nheap)
@@ -182,9 +199,6 @@ int tdat_merge_next(struct tdat_merge *m, const struct tdat_event **ev)
 	m->last = m->heap[0];
 	*ev = &m->cursors[m->last].ev;
 	return 0;
-fail:
-	tdat_msg(m->errmsg, "%s", ret == TDAT_ENOMEM ? "out of memory" : tdat_strerror(ret));
-	return ret;
 }
 
 int tdat_merge_seek(struct tdat_merge *m, uint64_t ts)
@@ -259,12 +273,15 @@ int merge_copy_pages(struct tdat_merge *m,
 	m->started = true;
 	for (int i = 0; i < m->ncursors && !ret; i++) {
 		struct cursor *c = &m->cursors[i];
+		bool fn_failed = false;	/* then the detail is @fn's own */
 
 		while ((ret = cursor_next_page(c, &page, &len)) == 0)
-			if ((ret = fn(arg, c, page, len)))
+			if ((fn_failed = (ret = fn(arg, c, page, len)) != 0))
 				break;
 		if (ret == TDAT_END)
 			ret = 0;
+		else if (ret < 0 && !fn_failed)
+			merge_fail(m, c, ret);
 	}
 	return ret;
 }

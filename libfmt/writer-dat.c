@@ -282,6 +282,7 @@ static int dat_setup(struct tdat_writer *w, struct dat *d, struct tdat_merge *m)
 	d->o.corrected_ts |= merged;
 	if (!merged) {		/* its compressed sections can be copied as they are */
 		d->o.raw_src = &f0->src;
+		d->o.raw_path = f0->info.path;
 		d->o.raw_zname = f0->info.compression;
 	}
 	for (int i = 0; i < d->nfiles; i++) {

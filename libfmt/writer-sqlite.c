@@ -174,11 +174,28 @@ struct sq {
 	int err;		/* a failure of open or put: close only reports it */
 };
 
+/*
+ * "@what: sqlite's message" into @buf, with the system's reason when a file
+ * operation failed ("disk I/O error" alone does not tell EIO from others).
+ * sqlite3_system_errno() is often 0 by then; the file keeps its last errno.
+ */
+static void db_reason(struct sq *q, const char *what, char *buf, size_t size)
+{
+	int code = sqlite3_errcode(q->db) & 0xff, e = sqlite3_system_errno(q->db);
+
+	if (!e && code == SQLITE_IOERR)
+		sqlite3_file_control(q->db, "main", SQLITE_FCNTL_LAST_ERRNO, &e);
+	if (e && (code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN))
+		snprintf(buf, size, "%s: %s: %s", what, sqlite3_errmsg(q->db), strerror(e));
+	else
+		snprintf(buf, size, "%s: %s", what, sqlite3_errmsg(q->db));
+}
+
 static int db_fail(struct sq *q, const char *what)
 {
 	int code = sqlite3_errcode(q->db);
 
-	tdat_msg(q->w->errmsg, "%s: %s", what, sqlite3_errmsg(q->db));
+	db_reason(q, what, q->w->errmsg, TDAT_MSG_LEN);
 	return code == SQLITE_NOMEM ? TDAT_ENOMEM : TDAT_EIO;
 }
 
@@ -347,7 +364,7 @@ static void insert_chunk(struct sq *q, struct chunk *c)
 	for (; !rc && r < c->nrows; r++)
 		rc = insert(t->one, t->bound_one, c, &c->vals[r * n], n);
 	if (rc && !q->wk.err) {
-		snprintf(q->wk.msg, sizeof(q->wk.msg), "%s: %s", t->name, sqlite3_errmsg(q->db));
+		db_reason(q, t->name, q->wk.msg, sizeof(q->wk.msg));
 		q->wk.err = rc == SQLITE_NOMEM ? TDAT_ENOMEM : TDAT_EIO;
 	}
 }

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # t-outsafe.sh: output safety.  A full disk (/dev/full, a tiny tmpfs when we
-# may mount one), a reader that goes away (| head), Ctrl-C and SIGTERM in the
-# middle of a conversion, and -o naming an input each end with a clear
-# message (quietly for a closed pipe), the right status and no partial or
-# temporary file.
+# may mount one), a failing disk (EIO reading the input or writing the
+# output, injected by tests/eio.so), a reader that goes away (| head),
+# Ctrl-C and SIGTERM in the middle of a conversion, and -o naming an input
+# each end with a clear message (quietly for a closed pipe), the right
+# status and no partial or temporary file.
 #
 # Chosen behaviour for a closed pipe: SIGPIPE is left at its default, so
 # `tdat-convert big | head -1` dies by SIGPIPE (status 141) and prints
@@ -62,6 +63,78 @@ if [[ $(id -u) == 0 ]] && mount -t tmpfs -o size=64k tdat-tiny "$MNT" 2>/dev/nul
 	trap _t_at_exit EXIT
 else
 	skip "tiny tmpfs: ENOSPC" "not root, or mount refused"
+fi
+
+# ---- a failing disk (EIO) ----
+# tests/eio.so (tests/eio.c), preloaded, makes reads of a bad spot of the
+# input, or writes to the output past some bytes, fail with EIO.  Both end
+# like a full disk: status 1, `prog: FILE: ...: Input/output error` naming
+# the file that failed, and nothing left behind.  A read error is not
+# damage: nothing is recovered around it.  In a sanitizer build the ASan
+# runtime must come before it in LD_PRELOAD.
+EIO_SO=${EIO_SO:-$BIN/../tests/eio.so}
+asan=$(ldd "$BIN/tdat-convert" 2>/dev/null | awk '/libasan/ { print $3 }')
+EIO=(env LD_PRELOAD="${asan:+$asan:}$EIO_SO")
+if [[ -f $EIO_SO ]]; then
+	# v7-zstd.dat: metadata from 0 (event formats at 2063), CPU 0's one zstd
+	# chunk at 1024004 (8284 bytes), CPU 1's at 1036292, options at the end
+	for spot in 1030000-1030001:"CPU data" 3000-3001:metadata; do
+		for fmt in text dat sqlite; do
+			rm -rf "$OUT" && mkdir -p "$OUT"
+			t_exit "EIO reading ${spot#*:} (-f $fmt) fails" 1 -- "${EIO[@]}" \
+				TDAT_EIO_READ=/v7-zstd.dat:${spot%%:*} tdat-convert -f $fmt -o "$OUT/o.$fmt" testdata/v7-zstd.dat
+			t_stderr_match "EIO reading ${spot#*:} (-f $fmt): the message names the input and the reason" \
+				"^tdat-convert: testdata/v7-zstd.dat: read error at offset [0-9]+: Input/output error$"
+			t_empty_dir "EIO reading ${spot#*:} (-f $fmt): nothing left behind" "$OUT"
+		done
+	done
+	rm -rf "$OUT" && mkdir -p "$OUT"
+	# uncompressed pages (v6.dat: CPU 0 at 229376, 45056 bytes)
+	t_exit "EIO reading v6 pages fails" 1 -- "${EIO[@]}" \
+		TDAT_EIO_READ=/v6.dat:240000-240001 tdat-convert -f csv -o "$OUT/o.csv" testdata/v6.dat
+	t_stderr_match "EIO reading v6 pages: the message names the input and the reason" \
+		"^tdat-convert: testdata/v6.dat: read error at offset [0-9]+: Input/output error$"
+	t_empty_dir "EIO reading v6 pages: nothing left behind" "$OUT"
+	# A spot that reads once, then fails: -f dat copies the compressed
+	# metadata as it is, reading it a second time while writing (offset 53:
+	# read at open by the 4 KiB windows at 10 and 37, then by the copy).
+	rm -rf "$OUT" && mkdir -p "$OUT"
+	t_exit "EIO copying the metadata (-f dat) fails" 1 -- "${EIO[@]}" TDAT_EIO_READ_SKIP=2 \
+		TDAT_EIO_READ=/v7-zstd.dat:53-54 tdat-convert -f dat -o "$OUT/o.dat" testdata/v7-zstd.dat
+	t_stderr_match "EIO copying the metadata: the message names the input too" \
+		"^tdat-convert: $OUT/o.dat: copying metadata from testdata/v7-zstd.dat: read error at offset 53: Input/output error$"
+	t_empty_dir "EIO copying the metadata: nothing left behind" "$OUT"
+	rm -rf "$OUT" && mkdir -p "$OUT"
+	t_exit "EIO reading for tdat-split fails" 1 -- "${EIO[@]}" \
+		TDAT_EIO_READ=/v7-zstd.dat:1040000-1040001 tdat-split --per-cpu -o "$OUT/p" testdata/v7-zstd.dat
+	t_stderr_match "EIO reading for tdat-split: the message names the input and the reason" \
+		"^tdat-split: testdata/v7-zstd.dat: read error at offset [0-9]+: Input/output error$"
+	t_empty_dir "EIO reading for tdat-split: no piece left behind" "$OUT"
+
+	# writes: the output (through its temporary name) fails after 4096 bytes
+	for fmt in text csv json dat sqlite; do
+		rm -rf "$OUT" && mkdir -p "$OUT"
+		t_exit "EIO writing -f $fmt fails" 1 -- "${EIO[@]}" \
+			TDAT_EIO_WRITE="$OUT/o.$fmt:4096" tdat-convert -f $fmt -o "$OUT/o.$fmt" testdata/v7-zstd.dat
+		t_stderr_match "EIO writing -f $fmt: the message names the output and the reason" \
+			"^tdat-convert: $OUT/o.$fmt: .*Input/output error$"
+		t_empty_dir "EIO writing -f $fmt: no output and no temporary file" "$OUT"
+	done
+	rm -rf "$OUT" && mkdir -p "$OUT"
+	t_exit "EIO writing --split-by-event fails" 1 -- "${EIO[@]}" \
+		TDAT_EIO_WRITE="$OUT/d:4096" tdat-convert -f csv --split-by-event -o "$OUT/d" testdata/v7-zstd.dat
+	t_stderr_match "EIO writing --split-by-event: the message names the file and the reason" \
+		"^tdat-convert: $OUT/d: [a-z_]+\.[a-z_]+\.csv: Input/output error$"
+	t_empty_dir "EIO writing --split-by-event: no directory left behind" "$OUT"
+	rm -rf "$OUT" && mkdir -p "$OUT"
+	# the second piece fails: the first, finished, is removed too
+	t_exit "EIO writing tdat-split's second piece fails" 1 -- "${EIO[@]}" \
+		TDAT_EIO_WRITE="$OUT/p.0002.dat:4096" tdat-split --events 5000 -o "$OUT/p" testdata/chunks.dat
+	t_stderr_match "EIO writing a piece: the message names it and the reason" \
+		"^tdat-split: $OUT/p.0002.dat: write error: Input/output error$"
+	t_empty_dir "EIO writing a piece: no piece left behind" "$OUT"
+else
+	skip "EIO" "$EIO_SO not built (make check builds it)"
 fi
 
 # ---- a reader that goes away ----
