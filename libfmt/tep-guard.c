@@ -7,6 +7,7 @@
  * testdata/bad/.  Everything else libtraceevent reports itself.
  */
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -145,6 +146,32 @@ static bool known_op(const char *p, size_t n)
 	return false;
 }
 
+/*
+ * A divisor libtraceevent may fold at parse time, "a / b" with both
+ * constants: it divides then, and a zero (or a name, which reads as 0)
+ * raises SIGFPE.  Safe divisors: a field (REC->x), sizeof(...), a non-zero
+ * number, or a group that holds a field.
+ */
+static bool divisor_safe(const char *q)
+{
+	unsigned long long v;
+	char *end;
+
+	q += strspn(q, " \t\n\r\f\v");
+	if (!strncmp(q, "REC", 3) || !strncmp(q, "sizeof", 6))
+		return true;
+	if (*q >= '0' && *q <= '9') {
+		v = strtoull(q, &end, 0);
+		return v != 0;
+	}
+	if (*q == '(') {
+		const char *close = strchr(q, ')'), *rec = strstr(q, "REC");
+
+		return rec && (!close || rec < close);
+	}
+	return false;
+}
+
 /* Whether the ']' at @p closes "[]" (a declaration such as "x[] = {...}", which is safe). */
 static bool empty_index(const char *start, const char *p)
 {
@@ -154,11 +181,12 @@ static bool empty_index(const char *start, const char *p)
 }
 
 /*
- * After an array index (REC->args[0]), libtraceevent 1.7 follows an
- * operator it has no priority for ('#', '=', '->', ...) into a NULL
- * argument.  Check the print format's text, strings aside.
+ * The print format's text, strings aside: after an array index
+ * (REC->args[0]), libtraceevent 1.7 follows an operator it has no priority
+ * for ('#', '=', '->', ...) into a NULL argument; and every divisor must be
+ * safe to fold (divisor_safe()).
  */
-static bool array_ops_known(const char *start)
+static bool print_args_safe(const char *start)
 {
 	for (const char *p = start; *p; p++) {
 		if (*p == '"' || *p == '\'') {
@@ -169,6 +197,8 @@ static bool array_ops_known(const char *start)
 			if (!*q)
 				return true;	/* libtraceevent fails on the unterminated string */
 			p = q;
+		} else if ((*p == '/' || *p == '%') && !divisor_safe(p + 1)) {
+			return false;
 		} else if (*p == ']' && !empty_index(start, p)) {
 			const char *q = p + 1 + strspn(p + 1, " \t\n\r\f\v");
 			unsigned char c = (unsigned char)*q;
@@ -212,7 +242,7 @@ bool tep_guard_format(const char *buf)
 	for (p = buf; (p = strstr(p, "field:")); )
 		if (!(p = field_line(p, end, &fs)))
 			return false;
-	return rec_refs_known(buf, &fs) && array_ops_known(end);
+	return rec_refs_known(buf, &fs) && print_args_safe(end);
 }
 
 /* ---- filter expressions ---- */
@@ -222,8 +252,9 @@ bool tep_guard_format(const char *buf)
  * an unterminated string, or an operator with nothing after it, or a byte
  * its tokenizer has no class for (anything but printable ASCII, even inside
  * a string), two operators in a row, a string after an operator that
- * strings do not take, a value with no comparison in an && / || clause, or
- * a comparison with a bare name (all found by fuzz-filter).  Refuse those here;
+ * strings do not take, a value with no comparison in an && / || clause, a
+ * comparison with a bare name, or anything but && / || after a group (all
+ * found by fuzz-filter).  Refuse those here;
  * libtraceevent reports the other mistakes itself.
  */
 /* Length of the filter operator at @p (the longest that matches). */
@@ -311,11 +342,19 @@ const char *tep_guard_filter(const char *expr)
 			p += n - 1;
 			want_operand = true;
 		} else if (*p == ')') {
+			const char *q = p + 1 + strspn(p + 1, " \t");
+
 			if (want_operand)
 				return "an operator or '(' with nothing after it";
 			if (operand && !compared)
 				return "a value with no comparison";
+			/* "(a == 1)(b == 2)", "(a == 1)$": a use after free */
+			if (*q && *q != ')' && strncmp(q, "&&", 2) && strncmp(q, "||", 2))
+				return "something other than &&, || or ')' after ')'";
 			operand = compared = cmp_seen = true;	/* the group is one condition */
+		} else if (!(*p == '_' || *p == '.' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			     (*p >= '0' && *p <= '9'))) {
+			return "a character that has no meaning in a filter";
 		} else {
 			/* "a == 0 || b == c": a use after free */
 			if (want_operand && op && is_comparison(op, op_n) &&

@@ -113,6 +113,12 @@ int main(void)
 	ok(!tep_guard_format(COMMON "print fmt: \"%d\", REC->name[1] = 2\n"), "'=' after an index is refused");
 	ok(!tep_guard_format(COMMON "print fmt: \"%d\", REC->name[1]->x\n"), "'->' after an index is refused");
 	ok(tep_guard_format(COMMON "print fmt: \"%d\", REC->name[1] ? 1 : 2\n"), "'?' and ':' after an index pass");
+	ok(tep_guard_format(COMMON "print fmt: \"%d %d %d %d\", REC->r / 250, REC->r % sizeof(u32), "
+			    "REC->r / 1000L, 8 / (REC->r + 1)\n"), "divisions by a number, sizeof or a field group pass");
+	ok(!tep_guard_format(COMMON "print fmt: \"\",E%l"),
+	   "a constant division by a name (0) is refused (SIGFPE in libtraceevent; fuzz-open)");
+	ok(!tep_guard_format(COMMON "print fmt: \"%d\", 5 / 0\n"), "a division by 0 is refused");
+	ok(!tep_guard_format(COMMON "print fmt: \"%d\", 5 % (1 - 1)\n"), "a constant group as divisor is refused");
 	ok(tep_guard_format(COMMON "print fmt: \"%s\", ({ static const char *s[] = { \"a\" }; s[REC->r], 1 })\n"),
 	   "'=' after an empty '[]' (a declaration, as kvmmmu formats have) passes");
 	ok(!tep_guard_format("name: t\nID: x2\nformat:\n"), "a non-numeric ID is refused");
@@ -134,6 +140,12 @@ int main(void)
 	   "a comparison with a name (a use after free in libtraceevent; fuzz-filter)");
 	ok(tep_guard_filter("sched_switch:prev_pid==0 && next_comm != x") != NULL, "the same with !=");
 	ok(tep_guard_filter("sched_switch:prev_pid==0x1f || next_pid > -1") == NULL, "hex and negative numbers pass");
+	ok(tep_guard_filter("sched_switch:(prev_pid!=5)$000") != NULL,
+	   "'$' after a group (a use after free in libtraceevent; fuzz-filter)");
+	ok(tep_guard_filter("sched_switch:(prev_pid==1)(next_pid==2)") != NULL, "'(' after a group");
+	ok(tep_guard_filter("sched_switch:prev_pid==1 @") != NULL, "a character with no meaning");
+	ok(tep_guard_filter("sched_switch:((prev_pid==1) && (next_pid==2)) || prev_comm==\"a$b\"") == NULL,
+	   "nested groups, and any character inside a string, pass");
 	ok(tep_guard_filter("sched_switch:prev_pid==0 && (next_pid>1 || next_comm~\"k*\")") == NULL,
 	   "an ordinary filter passes");
 	ok(tep_guard_filter("sched_switch,sched_wakeup") == NULL, "event names only pass");
