@@ -477,6 +477,9 @@ struct cursor {
 };
 
 int cursor_init(struct cursor *c, struct tdat_file *f, int input, int buffer, int cpu_index);
+/* Note a damaged region of cursor @c in a list (merge.c; the last entry sums past a limit). */
+void damage_push(struct tdat_damage **list, int *n, const struct cursor *c, uint64_t off,
+		 uint64_t bytes, const char *reason);
 /* Peek the next event: 0 with c->ev set, TDAT_END, or a negative error. */
 int cursor_peek(struct cursor *c);
 static inline void cursor_advance(struct cursor *c) { c->have = false; }

@@ -36,27 +36,34 @@ struct tdat_merge *tdat_merge_new(void)
 	return m;
 }
 
-static void on_damage(void *owner, const struct cursor *c, uint64_t off, uint64_t bytes,
-		      const char *reason)
+void damage_push(struct tdat_damage **list, int *n, const struct cursor *c, uint64_t off,
+		 uint64_t bytes, const char *reason)
 {
-	struct tdat_merge *m = owner;
 	struct tdat_damage *d;
 
-	if (m->ndamage >= MAX_DAMAGE) {
-		m->damage[MAX_DAMAGE - 1].bytes += bytes;
+	if (*n >= MAX_DAMAGE) {
+		(*list)[MAX_DAMAGE - 1].bytes += bytes;
 		return;
 	}
-	d = realloc(m->damage, sizeof(*d) * (size_t)(m->ndamage + 1));
+	d = realloc(*list, sizeof(*d) * (size_t)(*n + 1));
 	if (!d)
 		return;
-	m->damage = d;
-	d += m->ndamage++;
+	*list = d;
+	d += (*n)++;
 	d->input = c->input;
 	d->buffer = c->buffer;
 	d->cpu = c->ci->cpu;
 	d->offset = off;
 	d->bytes = bytes;
 	d->reason = reason;
+}
+
+static void on_damage(void *owner, const struct cursor *c, uint64_t off, uint64_t bytes,
+		      const char *reason)
+{
+	struct tdat_merge *m = owner;
+
+	damage_push(&m->damage, &m->ndamage, c, off, bytes, reason);
 }
 
 int tdat_merge_add(struct tdat_merge *m, struct tdat_file *f)

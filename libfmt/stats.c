@@ -26,7 +26,7 @@ static void count_damage(void *owner, const struct cursor *c, uint64_t off, uint
 	struct collect *k = owner;
 
 	k->cur->damaged += bytes;
-	k->s->ndamage++;
+	damage_push(&k->s->damage, &k->s->ndamage, c, off, bytes, reason);
 }
 
 static int read_cpu(struct tdat_file *f, struct collect *k, int b, int i)
@@ -160,5 +160,6 @@ void tdat_stats_free(struct tdat_stats *s)
 		return;
 	free(s->cpus);
 	free(s->events);
+	free(s->damage);
 	free(s);
 }

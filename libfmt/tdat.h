@@ -425,7 +425,8 @@ struct tdat_stats {
 	uint64_t total, lost;
 	uint64_t first_ts, last_ts;	/* overall span */
 	uint64_t common_start, common_end; /* window where every CPU has data */
-	int ndamage;
+	int ndamage;			/* damaged regions, as tdat_merge_damage() */
+	struct tdat_damage *damage;
 };
 
 /**

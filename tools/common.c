@@ -400,26 +400,45 @@ struct tdat_file *open_input(const char *path, const struct tdat_open_opts *opts
 	return f;
 }
 
+/* One damaged region of @f: what, where, and how much was skipped. */
+static uint64_t warn_region(struct tdat_file *f, const struct tdat_damage *d)
+{
+	const struct tdat_buffer_info *b = tdat_file_buffer(f, d->buffer);
+
+	warnx_("%s: %s (offset %llu, cpu %d%s%s%s): %llu bytes skipped",
+	       tdat_file_info(f)->path, d->reason, (unsigned long long)d->offset,
+	       d->cpu, b->name[0] ? ", buffer \"" : "", b->name, b->name[0] ? "\"" : "",
+	       (unsigned long long)d->bytes);
+	return d->bytes;
+}
+
+static void warn_total(int n, uint64_t bytes)
+{
+	if (n)
+		warnx_("damaged input: %d region%s, %llu bytes skipped; the events around them were recovered",
+		       n, n == 1 ? "" : "s", (unsigned long long)bytes);
+}
+
 int report_damage(struct tdat_merge *m)
 {
 	int n;
 	const struct tdat_damage *d = tdat_merge_damage(m, &n);
 	uint64_t bytes = 0;
 
-	for (int i = 0; i < n; i++) {
-		struct tdat_file *f = tdat_merge_file(m, d[i].input);
-		const struct tdat_buffer_info *b = tdat_file_buffer(f, d[i].buffer);
-
-		bytes += d[i].bytes;
-		warnx_("%s: %s (offset %llu, cpu %d%s%s%s): %llu bytes skipped",
-		       tdat_file_info(f)->path, d[i].reason, (unsigned long long)d[i].offset,
-		       d[i].cpu, b->name[0] ? ", buffer \"" : "", b->name, b->name[0] ? "\"" : "",
-		       (unsigned long long)d[i].bytes);
-	}
-	if (n)
-		warnx_("damaged input: %d region%s, %llu bytes skipped; the events around them were recovered",
-		       n, n == 1 ? "" : "s", (unsigned long long)bytes);
+	for (int i = 0; i < n; i++)
+		bytes += warn_region(tdat_merge_file(m, d[i].input), &d[i]);
+	warn_total(n, bytes);
 	return n + inputs_damaged;
+}
+
+int report_stats_damage(struct tdat_file *f, const struct tdat_stats *s)
+{
+	uint64_t bytes = 0;
+
+	for (int i = 0; i < s->ndamage; i++)
+		bytes += warn_region(f, &s->damage[i]);
+	warn_total(s->ndamage, bytes);
+	return s->ndamage;
 }
 
 void check_pipe(int err)

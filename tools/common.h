@@ -54,6 +54,8 @@ struct tdat_file *open_input(const char *path, const struct tdat_open_opts *opts
 
 /* Report damage met by a merge; non-zero if there was any, or an input was damaged. */
 int report_damage(struct tdat_merge *m);
+/* The same for what tdat_stats_collect() met in @f; returns the number of regions. */
+int report_stats_damage(struct tdat_file *f, const struct tdat_stats *s);
 
 /*
  * --lenient (every tool): damage in an input that was read is still reported

@@ -225,7 +225,7 @@ static int info_one(const char *path, const struct tdat_open_opts *oo, bool json
 		return EXIT_FAIL;
 	ret = tdat_stats_collect(f, &s);
 	if (ret) {
-		warnx_("%s: %s", path, tdat_strerror(ret));
+		warnx_("%s: %s", path, *tdat_file_errmsg(f) ? tdat_file_errmsg(f) : tdat_strerror(ret));
 		tdat_file_free(f);
 		return EXIT_FAIL;
 	}
@@ -235,12 +235,7 @@ static int info_one(const char *path, const struct tdat_open_opts *oo, bool json
 		json_report(f, s);
 	else
 		text_report(f, s);
-	for (int i = 0; i < s->ncpus; i++)
-		if (s->cpus[i].damaged) {
-			warnx_("%s: cpu %d: %" PRIu64 " damaged bytes skipped", path, s->cpus[i].cpu,
-			       s->cpus[i].damaged);
-			damaged = 1;
-		}
+	damaged = report_stats_damage(f, s) > 0;
 	tdat_stats_free(s);
 	damaged |= tdat_file_nwarnings(f) > 0;
 	tdat_file_free(f);

@@ -206,7 +206,10 @@ t_assert "--lenient: and writes what was recovered" test -s "$T_TMP/out/x.txt"
 rm -f "$T_TMP"/out/*
 run_lim "$T_TMP/run" tdat-info --lenient "$GEN/v6-commit-2.dat"
 t_assert "tdat-info --lenient: exit 0, damage reported" \
-	eval '((RC == 0)) && grep -q "damaged bytes skipped" "$T_TMP/run.stderr"'
+	eval '((RC == 0)) && grep -q "bytes skipped" "$T_TMP/run.stderr"'
+t_assert "tdat-info names the damage, its offset and CPU, as tdat-convert does" grep -Eq \
+	"^tdat-info: $GEN/v6-commit-2.dat: page commit size larger than the page \(offset [0-9]+, cpu 0\): 4096 bytes skipped$" \
+	"$T_TMP/run.stderr"
 run_lim "$T_TMP/run" tdat-filter --lenient -o "$T_TMP/out/x.dat" "$GEN/v6-commit-2.dat"
 t_assert "tdat-filter --lenient: exit 0, damage reported" \
 	eval '((RC == 0)) && grep -q "bytes skipped" "$T_TMP/run.stderr"'
