@@ -62,6 +62,23 @@ static bool is_field(const struct fieldset *fs, const char *p, size_t n)
 }
 
 /*
+ * Whether every '[' of a field declaration closes before its ';'.
+ * libtraceevent reads an unclosed one on, to the next ']' anywhere, and
+ * the fields it swallows are missing from the event it builds.
+ */
+static bool brackets_closed(const char *p, const char *semi)
+{
+	int depth = 0;
+
+	for (; p < semi; p++) {
+		depth += (*p == '[') - (*p == ']');
+		if (depth < 0 || depth > 1)
+			return false;
+	}
+	return depth == 0;
+}
+
+/*
  * One "field:TYPE NAME;\toffset:N;\tsize:N;..." line at @p: its name an
  * identifier, every value after a ':' a number.  The name is added to @fs
  * when the line comes before @end.  Returns the line's end, or NULL.
@@ -71,7 +88,7 @@ static const char *field_line(const char *p, const char *end, struct fieldset *f
 	const char *semi = strchr(p, ';'), *e = strchr(p, '\n'), *name;
 	size_t n;
 
-	if (!e || !semi || semi > e)
+	if (!e || !semi || semi > e || !brackets_closed(p, semi))
 		return NULL;
 	for (name = semi; name > p && name[-1] != ' ' && name[-1] != '*'; name--)
 		;

@@ -122,6 +122,12 @@ int main(void)
 	ok(tep_guard_format(COMMON "print fmt: \"%s\", ({ static const char *s[] = { \"a\" }; s[REC->r], 1 })\n"),
 	   "'=' after an empty '[]' (a declaration, as kvmmmu formats have) passes");
 	ok(!tep_guard_format("name: t\nID: x2\nformat:\n"), "a non-numeric ID is refused");
+	ok(!tep_guard_format(COMMON "\tfield:char c[16_;\toffset:4;\tsize:4;\n\tfield:int d;\toffset:8;\tsize:4;\n\n"
+			     "print fmt: \"%d\", REC->d\n"),
+	   "an unclosed '[' is refused (libtraceevent swallows the next fields; fuzz-open)");
+	ok(tep_guard_format("name: t\nID: 2\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\n\n"
+			    "\tfield:__data_loc char[] s;\toffset:4;\tsize:4;\n\tfield:u8 a[2];\toffset:8;\tsize:2;\n\n"
+			    "print fmt: \"%s %d\", __get_str(s), REC->a[0]\n"), "'char[] name' and 'a[2]' pass");
 	ok(!tep_guard_format(COMMON "\tfield:char c[\x17 x];\toffset:4;\tsize:4;\n\nprint fmt: \"\"\n"),
 	   "a control byte is refused (a NULL token in libtraceevent; fuzz-open)");
 	ok(!tep_guard_format(COMMON "print fmt: \"\xc3\xa9\"\n"), "a byte past ASCII is refused");
