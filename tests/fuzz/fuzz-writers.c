@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz-writers.c - fuzz target for the whole pipeline: the input's first
- * byte picks a writer (text, csv, json, sqlite, dat) and its flags, or the
- * statistics of tdat-info; the rest is a trace.dat, opened from memory,
- * merged and written to /dev/null (sqlite: a temporary file, removed).
+ * byte picks a writer (text, csv, json, sqlite, dat, perfetto) and its
+ * flags, or the statistics of tdat-info; the rest is a trace.dat, opened
+ * from memory, merged and written to /dev/null (sqlite: a temporary file;
+ * csv split by event: a temporary directory; both removed).
  * What a tool does with a damaged file, without the tool.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -15,11 +18,11 @@
 #include "fuzz.h"
 
 static const char *const formats[FUZZ_NWRITERS] = {
-	"text", "csv", "json", "sqlite", "dat", NULL /* tdat_stats_collect */
+	"text", "csv", "json", "sqlite", "dat", NULL /* tdat_stats_collect */, "perfetto"
 };
 
 static int null_fd = -1;
-static char db_path[64];
+static char db_path[64], dir_path[64];
 
 static void setup(void)
 {
@@ -30,26 +33,51 @@ static void setup(void)
 		fuzz_die("cannot open /dev/null");
 	snprintf(db_path, sizeof(db_path), "%.30s/tdat-fuzz-%ld.db", dir && *dir ? dir : "/tmp",
 		 (long)getpid());
+	snprintf(dir_path, sizeof(dir_path), "%.30s/tdat-fuzz-%ld.d", dir && *dir ? dir : "/tmp",
+		 (long)getpid());
+}
+
+/* The split CSV directory, emptied (and made if missing). */
+static void empty_dir(bool remove)
+{
+	DIR *d = opendir(dir_path);
+	struct dirent *e;
+	char p[512];
+
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.' && snprintf(p, sizeof(p), "%s/%s", dir_path, e->d_name) < (int)sizeof(p))
+			unlink(p);
+	if (d)
+		closedir(d);
+	if (remove)
+		rmdir(dir_path);
+	else if (!d && mkdir(dir_path, 0700))
+		fuzz_die("cannot make the csv directory");
 }
 
 static void write_all(struct tdat_merge *m, const char *format, unsigned flags)
 {
 	struct tdat_writer *w = tdat_writer_new(format);
 	const struct tdat_event *ev;
-	bool db = tdat_format_output(format, flags) == TDAT_OUT_FILE;
+	int kind = tdat_format_output(format, flags);
+	bool db = kind == TDAT_OUT_FILE, dir = kind == TDAT_OUT_DIR;
 	int ret;
 
 	if (!w)
 		return;
 	if (db)
 		unlink(db_path);
-	ret = tdat_writer_open(w, db ? -1 : null_fd, db ? db_path : NULL, m, flags);
+	if (dir)
+		empty_dir(false);
+	ret = tdat_writer_open(w, db || dir ? -1 : null_fd, db ? db_path : dir ? dir_path : NULL, m, flags);
 	while (!ret && (ret = tdat_merge_next(m, &ev)) == 0)
 		ret = tdat_writer_put(w, ev);
 	tdat_writer_close(w);
 	tdat_writer_free(w);
 	if (db)
 		unlink(db_path);
+	if (dir)
+		empty_dir(true);
 }
 
 FUZZ_TARGET(fuzz_writers)
@@ -64,12 +92,14 @@ FUZZ_TARGET(fuzz_writers)
 		return 0;
 	if (null_fd < 0)
 		setup();
-	sel = data[0] % FUZZ_NWRITERS;
+	sel = (data[0] & 0x3f) % FUZZ_NWRITERS;	/* the low bits pick, the high bits are flags */
 	/* the high bits choose flags that change what is written */
 	if (data[0] & 0x40)
 		flags |= TDAT_W_NSEC;
 	if (sel == 4 && (data[0] & 0x80))
 		flags |= (data[0] & 0x40) ? TDAT_W_V6 : TDAT_W_ZNONE;
+	if (sel == 1 && (data[0] & 0x80))
+		flags |= TDAT_W_SPLIT;	/* one typed file per event type */
 	fuzz_mem_fill(&mem, 0, data + 1, size - 1);
 	f = tdat_file_new();
 	if (!f || tdat_file_open(f, mem.path, &oo)) {

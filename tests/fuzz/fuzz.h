@@ -26,7 +26,7 @@ int fuzz_writers(const uint8_t *data, size_t size);
 int fuzz_filter(const uint8_t *data, size_t size);
 
 /* Writers of fuzz_writers, chosen by the input's first byte (replay runs each). */
-#define FUZZ_NWRITERS 6
+#define FUZZ_NWRITERS 7
 
 #ifdef FUZZ_REPLAY
 #define FUZZ_TARGET(name) int name(const uint8_t *data, size_t size)

@@ -17,15 +17,20 @@
 
 #include "fuzz.h"
 
+/* writers' flag bits: csv split by event, dat v7 uncompressed, dat v6, text -t */
+static const uint8_t writer_flags[] = { 0x81, 0x84, 0xc4, 0x40 };
+
 static const struct {
 	const char *name;
 	int (*fn)(const uint8_t *data, size_t size);
-	int selectors;		/* variants run for a real capture */
+	int selectors;		/* variants run for a real capture: 0..selectors-1 */
+	const uint8_t *more;	/* and these */
+	int nmore;
 } targets[] = {
-	{ "open", fuzz_open, 0 },
-	{ "pages", fuzz_pages, 3 },
-	{ "writers", fuzz_writers, FUZZ_NWRITERS },
-	{ "filter", fuzz_filter, 0 },
+	{ "open", fuzz_open, 0, NULL, 0 },
+	{ "pages", fuzz_pages, 3, NULL, 0 },
+	{ "writers", fuzz_writers, FUZZ_NWRITERS, writer_flags, sizeof(writer_flags) },
+	{ "filter", fuzz_filter, 0, NULL, 0 },
 };
 
 static const unsigned char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
@@ -40,8 +45,8 @@ static void run(int t, const uint8_t *data, size_t len)
 	if (!(buf = malloc(len + 1)))
 		fuzz_die("out of memory");
 	memcpy(buf + 1, data, len);
-	for (int k = 0; k < targets[t].selectors; k++) {
-		buf[0] = (uint8_t)k;
+	for (int k = 0; k < targets[t].selectors + targets[t].nmore; k++) {
+		buf[0] = k < targets[t].selectors ? (uint8_t)k : targets[t].more[k - targets[t].selectors];
 		targets[t].fn(buf, len + 1);
 	}
 	free(buf);
