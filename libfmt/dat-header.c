@@ -46,15 +46,33 @@ static int read_formats(struct rd *r, const char *system, struct tdat_blob **arr
 	if (count > rd_left(r) / 8)
 		return rd_fail(r, "event format count larger than the file");
 	for (uint64_t i = 0; i < count; i++) {
+		unsigned long long at;
+		size_t keep;
+
 		if ((ret = rd_sized(r, 8, &buf, &n, "event format")))
 			return ret;
-		/* A format libtraceevent cannot parse only loses that event's pretty print. */
-		if (tep_guard_format(buf))
+		at = (unsigned long long)(r->mem ? r->sec_off : r->off - n);
+		switch (tep_guard_format(buf, &keep)) {
+		case TEP_GUARD_OK:
 			tep_parse_event(r->f->tep, buf, (unsigned long)n, system);
-		else
+			break;
+		case TEP_GUARD_FIELDS:
+			/* what libtraceevent would not survive is in the print format: drop it */
+			buf[keep] = '\0';
+			n = keep;
+			tep_parse_event(r->f->tep, buf, (unsigned long)n, system);
+			r->f->meta_changed = true;
+			file_warn(r->f, "damaged print format in event format %llu of system \"%.64s\" (at offset "
+				  "%llu): its events are shown with their fields only", (unsigned long long)i,
+				  system, at);
+			break;
+		default:
+			r->f->meta_changed = true;
 			file_warn(r->f, "damaged event format %llu of system \"%.64s\" skipped (at offset %llu): "
-				  "its events cannot be decoded", (unsigned long long)i, system,
-				  (unsigned long long)(r->mem ? r->sec_off : r->off - n));
+				  "its events cannot be decoded", (unsigned long long)i, system, at);
+			free(buf);	/* not passed on to a writer either: it would crash trace-cmd */
+			continue;
+		}
 		if (meta_push(arr, nfmts, buf, n)) {
 			free(buf);
 			return TDAT_ENOMEM;
@@ -397,10 +415,12 @@ static int open_v7(struct tdat_file *f, struct rd *r)
 			}
 			continue;
 		}
+		f->meta_changed = false;
 		if ((ret = rd_section(r, st.sections[i], OPT_HEADER_INFO + (unsigned)i, &flags)) ||
 		    (ret = read_section_body(r, OPT_HEADER_INFO + i)))
 			return ret;
-		if (flags & SEC_FL_COMPRESS) {
+		/* stored bytes are copied as they are only if they were kept whole */
+		if ((flags & SEC_FL_COMPRESS) && !f->meta_changed) {
 			f->meta.raw_off[i] = st.sections[i] + 16;
 			f->meta.raw_len[i] = r->sec_zlen;	/* not the section size, which may lie */
 		}

@@ -45,7 +45,12 @@ static inline void **idtab_slot(struct idtab *t, unsigned id)
 void idtab_release(struct idtab *t, void (*release)(void *));
 
 /* ---- tep-guard.c: what libtraceevent 1.7 crashes on, refused first ---- */
-bool tep_guard_format(const char *buf);
+enum tep_guard {
+	TEP_GUARD_OK,		/* parse it */
+	TEP_GUARD_FIELDS,	/* parse only its first *keep bytes: the print format is unsafe */
+	TEP_GUARD_BAD,		/* do not parse it at all */
+};
+enum tep_guard tep_guard_format(const char *buf, size_t *keep);
 const char *tep_guard_filter(const char *expr);
 
 /* ---- io.c: a seekable input read with pread ---- */
@@ -155,6 +160,7 @@ struct tdat_file {
 
 	struct tdat_buffer *buffers;
 	int nbuffers;
+	bool meta_changed;	/* a format of the section being read was dropped or cut */
 
 	/* timestamp corrections */
 	uint32_t tsc_mult, tsc_shift;

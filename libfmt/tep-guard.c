@@ -79,16 +79,16 @@ static bool brackets_closed(const char *p, const char *semi)
 }
 
 /*
- * One "field:TYPE NAME;\toffset:N;\tsize:N;..." line at @p: its name an
- * identifier, every value after a ':' a number.  The name is added to @fs
- * when the line comes before @end.  Returns the line's end, or NULL.
+ * One "field:TYPE NAME;\toffset:N;\tsize:N;..." line at @p, ending before
+ * @end: its name an identifier (added to @fs), every value after a ':' a
+ * number.  Returns the line's end, or NULL.
  */
 static const char *field_line(const char *p, const char *end, struct fieldset *fs)
 {
 	const char *semi = strchr(p, ';'), *e = strchr(p, '\n'), *name;
 	size_t n;
 
-	if (!e || !semi || semi > e || !brackets_closed(p, semi))
+	if (!e || e > end || !semi || semi > e || !brackets_closed(p, semi))
 		return NULL;
 	for (name = semi; name > p && name[-1] != ' ' && name[-1] != '*'; name--)
 		;
@@ -98,12 +98,10 @@ static const char *field_line(const char *p, const char *end, struct fieldset *f
 	for (const char *q = semi; q < e; q++)
 		if (*q == ':' && !(q[1] >= '0' && q[1] <= '9') && q[1] != '-')
 			return NULL;
-	if (p < end) {
-		if (fs->n == MAX_FIELDS)
-			return NULL;
-		fs->name[fs->n] = name;
-		fs->len[fs->n++] = n;
-	}
+	if (fs->n == MAX_FIELDS)
+		return NULL;
+	fs->name[fs->n] = name;
+	fs->len[fs->n++] = n;
 	return e;
 }
 
@@ -197,69 +195,138 @@ static bool empty_index(const char *start, const char *p)
 	return p > start && p[-1] == '[';
 }
 
+/* The end of the quoted string that starts at @p, NULL if it never ends. */
+static const char *string_end(const char *p)
+{
+	const char *q = p + 1;
+
+	while (*q && *q != *p)
+		q += q[0] == '\\' && q[1] ? 2 : 1;
+	return *q ? q : NULL;
+}
+
+/* Where the item at @p ends; REC->NAME is one item. */
+static const char *item_end(const char *p)
+{
+	const char *q = p + strspn(p, IDENT_CHARS), *r = q + strspn(q, " \t\n\r\f\v");
+
+	if (q - p == 3 && !strncmp(p, "REC", 3) && !strncmp(r, "->", 2)) {
+		r += 2;
+		r += strspn(r, " \t\n\r\f\v");
+		q = r + strspn(r, IDENT_CHARS);
+	}
+	return q;
+}
+
+static bool is_op_char(char c)
+{
+	return c > 0x20 && c < 0x7f && !strchr(IDENT_CHARS "\"'(),", c);
+}
+
 /*
- * The print format's text, strings aside: after an array index
- * (REC->args[0]), libtraceevent 1.7 follows an operator it has no priority
- * for ('#', '=', '->', ...) into a NULL argument; and every divisor must be
- * safe to fold (divisor_safe()).
+ * The print format's arguments, token by token, strings aside.  libtraceevent
+ * 1.7 follows an operator it has no priority for ('#', '=', '->', '[', ...)
+ * into a NULL argument after an array index (REC->args[0] # 1) and after an
+ * operand of a ternary's false branch (a ? b : c # 1); and it folds constant
+ * divisions at parse time (divisor_safe()).
  */
 static bool print_args_safe(const char *start)
 {
-	for (const char *p = start; *p; p++) {
-		if (*p == '"' || *p == '\'') {
-			const char *q = p + 1;
+	int depth = 0, colon_depth = -1;	/* inside a ternary's false branch */
+	bool check_next = false;		/* an operand there just ended */
 
-			while (*q && *q != *p)
-				q += q[0] == '\\' && q[1] ? 2 : 1;
-			if (!*q)
+	for (const char *p = start; *p; p++) {
+		if (strchr(" \t\n\r\f\v", *p))
+			continue;
+		if (check_next && is_op_char(*p) && *p != '/' && *p != '%' && !known_op(p, op_token(p)))
+			return false;
+		check_next = false;
+		if (*p == '"' || *p == '\'') {
+			if (!(p = string_end(p)))
 				return true;	/* libtraceevent fails on the unterminated string */
-			p = q;
+			check_next = depth == colon_depth;
+		} else if (strchr(IDENT_CHARS, *p)) {
+			p = item_end(p) - 1;
+			check_next = depth == colon_depth;
+		} else if (*p == '(') {
+			depth++;
+		} else if (*p == ')') {
+			if (--depth < colon_depth)
+				colon_depth = -1;
+			check_next = depth == colon_depth;
+		} else if (*p == ',') {
+			if (depth <= colon_depth)
+				colon_depth = -1;
+		} else if (*p == ':') {
+			colon_depth = depth;
 		} else if ((*p == '/' || *p == '%') && !divisor_safe(p + 1)) {
 			return false;
 		} else if (*p == ']' && !empty_index(start, p)) {
 			const char *q = p + 1 + strspn(p + 1, " \t\n\r\f\v");
-			unsigned char c = (unsigned char)*q;
 
-			if (c > 0x20 && c < 0x7f && !strchr(IDENT_CHARS "\"'(),", c) &&
-			    !known_op(q, op_token(q)))
+			if (is_op_char(*q) && !known_op(q, op_token(q)))
 				return false;
 		}
 	}
 	return true;
 }
 
-/**
- * tep_guard_format() - whether an event format is safe to hand to libtraceevent
- * @buf: the format's text, NUL-terminated
- *
- * A format the kernel wrote is printable ASCII, with a name, a numeric ID,
- * field lines whose names are identifiers and whose offsets and sizes are
- * numbers, REC-> references to its own fields, and only operators
- * libtraceevent knows after an array index.  A damaged file (a compressed section with
- * flipped bits decompresses into anything) can hold formats that crash
- * libtraceevent's parser; those fail this check.
- *
- * Return: true if @buf looks like a kernel-written format.
- */
-bool tep_guard_format(const char *buf)
+/* Whether [p, end) is printable ASCII (tabs and newlines too): libtraceevent's
+ * tokenizer gives no token (NULL) for other bytes. */
+static bool printable(const char *p, const char *end)
 {
-	struct fieldset fs;
-	const char *p, *end = fields_end(buf);
-
-	/* libtraceevent's tokenizer gives no token (NULL) for other bytes */
-	for (const unsigned char *u = (const unsigned char *)buf; *u; u++)
+	for (const unsigned char *u = (const unsigned char *)p; u < (const unsigned char *)end; u++)
 		if ((*u < 0x20 && *u != '\t' && *u != '\n') || *u > 0x7e)
 			return false;
+	return true;
+}
+
+/* "name: NAME\nID: N\n" first. */
+static bool header_ok(const char *buf)
+{
+	const char *p;
+
 	if (strncmp(buf, "name: ", 6) || !(p = strstr(buf, "\nID: ")))
 		return false;
 	for (p += 5; *p != '\n'; p++)
 		if (*p < '0' || *p > '9')
 			return false;
+	return true;
+}
+
+/**
+ * tep_guard_format() - how much of an event format is safe to hand to libtraceevent
+ * @buf: the format's text, NUL-terminated
+ * @keep: set to the length of its part before the print format
+ *
+ * A format the kernel wrote is printable ASCII, with a name, a numeric ID,
+ * field lines whose names are identifiers and whose offsets and sizes are
+ * numbers; its print format refers to its own fields (REC->NAME), follows
+ * an array index or a ternary's false branch only with operators
+ * libtraceevent knows, and divides only by what cannot be 0.  A damaged file
+ * (a compressed section with flipped bits decompresses into anything) can
+ * hold formats that crash libtraceevent's parser.
+ *
+ * Return: TEP_GUARD_OK; TEP_GUARD_FIELDS when only the print format fails
+ * (parse the first @keep bytes: the event keeps its fields, libtraceevent
+ * prints it as it does any format it cannot read); TEP_GUARD_BAD when the
+ * rest fails too.
+ */
+enum tep_guard tep_guard_format(const char *buf, size_t *keep)
+{
+	struct fieldset fs;
+	const char *p, *end = fields_end(buf);
+
+	*keep = (size_t)(end - buf);
+	if (!printable(buf, end) || !header_ok(buf))
+		return TEP_GUARD_BAD;
 	fs.n = 0;
-	for (p = buf; (p = strstr(p, "field:")); )
+	for (p = buf; (p = strstr(p, "field:")) && p < end; )
 		if (!(p = field_line(p, end, &fs)))
-			return false;
-	return rec_refs_known(buf, &fs) && print_args_safe(end);
+			return TEP_GUARD_BAD;
+	if (!printable(end, end + strlen(end)) || !rec_refs_known(end, &fs) || !print_args_safe(end))
+		return TEP_GUARD_FIELDS;
+	return TEP_GUARD_OK;
 }
 
 /* ---- filter expressions ---- */

@@ -17,6 +17,26 @@
 	"\tfield:int r;\toffset:4;\tsize:4;\tsigned:1;\n" \
 	"\tfield:char name[16];\toffset:8;\tsize:16;\tsigned:0;\n\n"
 
+static enum tep_guard guard(const char *buf)
+{
+	size_t keep;
+
+	return tep_guard_format(buf, &keep);
+}
+
+static bool ok_fmt(const char *buf)
+{
+	return guard(buf) == TEP_GUARD_OK;
+}
+
+/* How much of @buf is kept: BAD, FIELDS (and the kept text ends before "print") or OK. */
+static bool fields_only(const char *buf)
+{
+	size_t keep;
+
+	return tep_guard_format(buf, &keep) == TEP_GUARD_FIELDS && !strncmp(buf + keep, "print fmt:", 10);
+}
+
 /* Every format @f holds passes; returns how many were checked. */
 static int check_file_formats(const char *name)
 {
@@ -31,10 +51,10 @@ static int check_file_formats(const char *name)
 		return 0;
 	}
 	for (int i = 0; i < f->meta.nftrace; i++, n++)
-		bad += !tep_guard_format(f->meta.ftrace[i].data);
+		bad += guard(f->meta.ftrace[i].data) != TEP_GUARD_OK;
 	for (int s = 0; s < f->meta.nsystems; s++)
 		for (int i = 0; i < f->meta.systems[s].nfmts; i++, n++)
-			bad += !tep_guard_format(f->meta.systems[s].fmts[i].data);
+			bad += guard(f->meta.systems[s].fmts[i].data) != TEP_GUARD_OK;
 	is_int(bad, 0, "%s: all %d formats pass", name, n);
 	tdat_file_free(f);
 	return n;
@@ -71,7 +91,7 @@ static void check_live_formats(void)
 			fclose(fp);
 			buf[len] = 0;
 			n++;
-			if (!tep_guard_format(buf) && bad++ < 5)
+			if (guard(buf) != TEP_GUARD_OK && bad++ < 5)
 				diag("refused: %s", fpath);
 		}
 		closedir(sd);
@@ -89,52 +109,64 @@ int main(void)
 		check_file_formats(files[i]);
 	check_live_formats();
 
-	ok(tep_guard_format(COMMON "print fmt: \"%d %s\", REC->r, REC->name\n"), "fields referenced");
-	ok(tep_guard_format(COMMON "print fmt: \"%s\", __print_flags(REC->r, \"|\", {1, \"a\"})\n"),
+	ok(ok_fmt(COMMON "print fmt: \"%d %s\", REC->r, REC->name\n"), "fields referenced");
+	ok(ok_fmt(COMMON "print fmt: \"%s\", __print_flags(REC->r, \"|\", {1, \"a\"})\n"),
 	   "__print_flags of a field");
-	ok(tep_guard_format(COMMON "print fmt: \"%d\", REC->common_type\n"), "a common field");
-	ok(tep_guard_format(COMMON "print fmt: \"%d\", (REC)->r\n"), "(REC)->field");
-	ok(!tep_guard_format(COMMON "print fmt: \"%s\", __print_flags(REC->p, \"|\", {1, \"a\"})\n"),
+	ok(ok_fmt(COMMON "print fmt: \"%d\", REC->common_type\n"), "a common field");
+	ok(ok_fmt(COMMON "print fmt: \"%d\", (REC)->r\n"), "(REC)->field");
+	ok(!ok_fmt(COMMON "print fmt: \"%s\", __print_flags(REC->p, \"|\", {1, \"a\"})\n"),
 	   "__print_flags of a missing field is refused (NULL pointer in libtraceevent)");
-	ok(!tep_guard_format(COMMON "print fmt: \"%s\", __print_symbolic(REC -> p, {1, \"a\"})\n"),
+	ok(!ok_fmt(COMMON "print fmt: \"%s\", __print_symbolic(REC -> p, {1, \"a\"})\n"),
 	   "__print_symbolic of a missing field, with spaces, is refused");
-	ok(!tep_guard_format(COMMON "print fmt: \"\",o,__print_flags(REC->p"),
+	ok(!ok_fmt(COMMON "print fmt: \"\",o,__print_flags(REC->p"),
 	   "the fuzz finding's shape (print fmt cut short) is refused");
-	ok(!tep_guard_format(COMMON "print fmt: \"%d\", REC->p\n"), "any missing field is refused");
-	ok(!tep_guard_format(COMMON "print fmt: \"%d\", REC->p,\n\tfield:int p;\toffset:4;\tsize:4;\n"),
+	ok(!ok_fmt(COMMON "print fmt: \"%d\", REC->p\n"), "any missing field is refused");
+	ok(fields_only(COMMON "print fmt: \"%d\", REC->p\n"),
+	   "a damaged print format costs only the print format: the fields are kept");
+	ok(fields_only(COMMON "print fmt: \"%d\", REC->r ? 2 : x # 1\n"), "so does an unknown operator there");
+	ok(fields_only(COMMON "print fmt: \"\xc3\"\n"), "and a byte past ASCII there");
+	ok(guard(COMMON "\tfield:int 2x;\toffset:4;\tsize:4;\n\nprint fmt: \"\"\n") == TEP_GUARD_BAD,
+	   "a damaged field line costs the whole format");
+	ok(!ok_fmt(COMMON "print fmt: \"%d\", REC->p,\n\tfield:int p;\toffset:4;\tsize:4;\n"),
 	   "a field line after \"print\" does not count");
-	ok(!tep_guard_format(COMMON "print fmt: \"%d\", REC->\n"), "REC-> with no name is refused");
-	ok(tep_guard_format(COMMON "print fmt: \"%d %d [%d]=\", REC->name[0] + 1, REC->name[1], REC->r\n"),
+	ok(!ok_fmt(COMMON "print fmt: \"%d\", REC->\n"), "REC-> with no name is refused");
+	ok(ok_fmt(COMMON "print fmt: \"%d %d [%d]=\", REC->name[0] + 1, REC->name[1], REC->r\n"),
 	   "array indexes followed by known operators and ']' in a string pass");
-	ok(tep_guard_format(COMMON "print fmt: \"%d\", REC->name[0] >>= 1 ? 1 : REC->name[1]&&1\n") == false,
+	ok(ok_fmt(COMMON "print fmt: \"%d\", REC->name[0] >>= 1 ? 1 : REC->name[1]&&1\n") == false,
 	   "'>>=' after an index is refused");
-	ok(!tep_guard_format(COMMON "print fmt: \"%d %d\", REC->name[2]# REC->r\n"),
+	ok(!ok_fmt(COMMON "print fmt: \"%d %d\", REC->name[2]# REC->r\n"),
 	   "an unknown operator after an index is refused (NULL pointer in libtraceevent; fuzz-open)");
-	ok(!tep_guard_format(COMMON "print fmt: \"%d\", REC->name[1] = 2\n"), "'=' after an index is refused");
-	ok(!tep_guard_format(COMMON "print fmt: \"%d\", REC->name[1]->x\n"), "'->' after an index is refused");
-	ok(tep_guard_format(COMMON "print fmt: \"%d\", REC->name[1] ? 1 : 2\n"), "'?' and ':' after an index pass");
-	ok(tep_guard_format(COMMON "print fmt: \"%d %d %d %d\", REC->r / 250, REC->r % sizeof(u32), "
+	ok(!ok_fmt(COMMON "print fmt: \"%d\", REC->name[1] = 2\n"), "'=' after an index is refused");
+	ok(!ok_fmt(COMMON "print fmt: \"%d\", REC->name[1]->x\n"), "'->' after an index is refused");
+	ok(ok_fmt(COMMON "print fmt: \"%d\", REC->name[1] ? 1 : 2\n"), "'?' and ':' after an index pass");
+	ok(ok_fmt(COMMON "print fmt: \"%d %d %d %d\", REC->r / 250, REC->r % sizeof(u32), "
 			    "REC->r / 1000L, 8 / (REC->r + 1)\n"), "divisions by a number, sizeof or a field group pass");
-	ok(!tep_guard_format(COMMON "print fmt: \"\",E%l"),
+	ok(!ok_fmt(COMMON "print fmt: \"\",E%l"),
 	   "a constant division by a name (0) is refused (SIGFPE in libtraceevent; fuzz-open)");
-	ok(!tep_guard_format(COMMON "print fmt: \"%d\", 5 / 0\n"), "a division by 0 is refused");
-	ok(!tep_guard_format(COMMON "print fmt: \"%d\", 5 % (1 - 1)\n"), "a constant group as divisor is refused");
-	ok(tep_guard_format(COMMON "print fmt: \"%s\", ({ static const char *s[] = { \"a\" }; s[REC->r], 1 })\n"),
+	ok(!ok_fmt(COMMON "print fmt: \"%d\", 5 / 0\n"), "a division by 0 is refused");
+	ok(ok_fmt(COMMON "print fmt: \"%s %d\", REC->r ? \" a\" : \"\", REC->r ? 1 : REC->r + 2\n"),
+	   "ternaries whose false branch ends with ',', the end or a known operator pass");
+	ok(!ok_fmt(COMMON "print fmt: \"%d\", REC->r ? 2 : x # 1\n"),
+	   "an unknown operator after a ternary's false branch is refused (NULL pointer; fuzz-open)");
+	ok(!ok_fmt(COMMON "print fmt: \"%d\", REC->r ? 2 : x[1]\n"), "so is '[' there");
+	ok(!ok_fmt(COMMON "print fmt: \"%d\", REC->r ? 2 : (x) = 1\n"), "and '=' after a group there");
+	ok(!ok_fmt(COMMON "print fmt: \"%d\", 5 % (1 - 1)\n"), "a constant group as divisor is refused");
+	ok(ok_fmt(COMMON "print fmt: \"%s\", ({ static const char *s[] = { \"a\" }; s[REC->r], 1 })\n"),
 	   "'=' after an empty '[]' (a declaration, as kvmmmu formats have) passes");
-	ok(!tep_guard_format("name: t\nID: x2\nformat:\n"), "a non-numeric ID is refused");
-	ok(!tep_guard_format(COMMON "\tfield:char c[16_;\toffset:4;\tsize:4;\n\tfield:int d;\toffset:8;\tsize:4;\n\n"
+	ok(!ok_fmt("name: t\nID: x2\nformat:\n"), "a non-numeric ID is refused");
+	ok(!ok_fmt(COMMON "\tfield:char c[16_;\toffset:4;\tsize:4;\n\tfield:int d;\toffset:8;\tsize:4;\n\n"
 			     "print fmt: \"%d\", REC->d\n"),
 	   "an unclosed '[' is refused (libtraceevent swallows the next fields; fuzz-open)");
-	ok(tep_guard_format("name: t\nID: 2\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\n\n"
+	ok(ok_fmt("name: t\nID: 2\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\n\n"
 			    "\tfield:__data_loc char[] s;\toffset:4;\tsize:4;\n\tfield:u8 a[2];\toffset:8;\tsize:2;\n\n"
 			    "print fmt: \"%s %d\", __get_str(s), REC->a[0]\n"), "'char[] name' and 'a[2]' pass");
-	ok(!tep_guard_format(COMMON "\tfield:char c[\x17 x];\toffset:4;\tsize:4;\n\nprint fmt: \"\"\n"),
+	ok(!ok_fmt(COMMON "\tfield:char c[\x17 x];\toffset:4;\tsize:4;\n\nprint fmt: \"\"\n"),
 	   "a control byte is refused (a NULL token in libtraceevent; fuzz-open)");
-	ok(!tep_guard_format(COMMON "print fmt: \"\xc3\xa9\"\n"), "a byte past ASCII is refused");
-	ok(!tep_guard_format("ID: 2\nname: t\n"), "no name first is refused");
-	ok(!tep_guard_format(COMMON "\tfield:int 2x;\toffset:4;\tsize:4;\n\nprint fmt: \"\"\n"),
+	ok(!ok_fmt(COMMON "print fmt: \"\xc3\xa9\"\n"), "a byte past ASCII is refused");
+	ok(!ok_fmt("ID: 2\nname: t\n"), "no name first is refused");
+	ok(!ok_fmt(COMMON "\tfield:int 2x;\toffset:4;\tsize:4;\n\nprint fmt: \"\"\n"),
 	   "a field name that is not an identifier is refused");
-	ok(!tep_guard_format(COMMON "\tfield:int x;\toffset:four;\tsize:4;\n\nprint fmt: \"\"\n"),
+	ok(!ok_fmt(COMMON "\tfield:int x;\toffset:four;\tsize:4;\n\nprint fmt: \"\"\n"),
 	   "an offset that is not a number is refused");
 
 	ok(tep_guard_filter("sched_switch:prev_pid==0 && next_pid") != NULL, "a value with no comparison");
