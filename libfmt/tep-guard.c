@@ -9,11 +9,11 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <traceevent/event-parse.h>
 
 #include "internal.h"
 
 #define IDENT_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
-#define MAX_FIELDS 256		/* more than any kernel event has */
 
 /* ---- event formats ---- */
 
@@ -47,20 +47,6 @@ static const char *fields_end(const char *buf)
 	return buf + strlen(buf);
 }
 
-struct fieldset {
-	const char *name[MAX_FIELDS];
-	size_t len[MAX_FIELDS];
-	int n;
-};
-
-static bool is_field(const struct fieldset *fs, const char *p, size_t n)
-{
-	for (int i = 0; i < fs->n; i++)
-		if (fs->len[i] == n && !memcmp(fs->name[i], p, n))
-			return true;
-	return false;
-}
-
 /*
  * Whether every '[' of a field declaration closes before its ';'.
  * libtraceevent reads an unclosed one on, to the next ']' anywhere, and
@@ -80,10 +66,10 @@ static bool brackets_closed(const char *p, const char *semi)
 
 /*
  * One "field:TYPE NAME;\toffset:N;\tsize:N;..." line at @p, ending before
- * @end: its name an identifier (added to @fs), every value after a ':' a
- * number.  Returns the line's end, or NULL.
+ * @end: its name an identifier, every value after a ':' a number.  Returns
+ * the line's end, or NULL.
  */
-static const char *field_line(const char *p, const char *end, struct fieldset *fs)
+static const char *field_line(const char *p, const char *end)
 {
 	const char *semi = strchr(p, ';'), *e = strchr(p, '\n'), *name;
 	size_t n;
@@ -98,11 +84,21 @@ static const char *field_line(const char *p, const char *end, struct fieldset *f
 	for (const char *q = semi; q < e; q++)
 		if (*q == ':' && !(q[1] >= '0' && q[1] <= '9') && q[1] != '-')
 			return NULL;
-	if (fs->n == MAX_FIELDS)
-		return NULL;
-	fs->name[fs->n] = name;
-	fs->len[fs->n++] = n;
 	return e;
+}
+
+/*
+ * The fields libtraceevent itself reads from the first @keep bytes of @buf
+ * (the part before the print format): the tokenizer can swallow lines that
+ * look like fields, so the names are taken from its own parse, in a handle
+ * of their own.  NULL if it cannot be made.
+ */
+static struct tep_event *parsed_fields(struct tep_handle *t, const char *buf, size_t keep)
+{
+	struct tep_event *ev = NULL;
+
+	tep_parse_format(t, &ev, buf, keep, "guard");	/* fails at the missing print format */
+	return ev;
 }
 
 /*
@@ -111,8 +107,10 @@ static const char *field_line(const char *p, const char *end, struct fieldset *f
  * __print_symbolic without checking it, and remembers that it saw those in
  * a global, so a missing field crashes even in a later event's format.
  */
-static bool rec_refs_known(const char *buf, const struct fieldset *fs)
+static bool rec_refs_known(const char *buf, struct tep_event *ev)
 {
+	char name[128];
+
 	for (const char *p = buf; (p = strstr(p, "REC")); p += 3) {
 		const char *q = p + 3;
 		size_t n;
@@ -125,7 +123,11 @@ static bool rec_refs_known(const char *buf, const struct fieldset *fs)
 		q += 2;
 		q += strspn(q, " \t\n\r\f\v");
 		n = strspn(q, IDENT_CHARS);
-		if (!ident(q, n) || !is_field(fs, q, n))
+		if (!ident(q, n) || n >= sizeof(name))
+			return false;
+		memcpy(name, q, n);
+		name[n] = '\0';
+		if (!ev || !tep_find_any_field(ev, name))
 			return false;
 	}
 	return true;
@@ -314,18 +316,28 @@ static bool header_ok(const char *buf)
  */
 enum tep_guard tep_guard_format(const char *buf, size_t *keep)
 {
-	struct fieldset fs;
 	const char *p, *end = fields_end(buf);
 
 	*keep = (size_t)(end - buf);
 	if (!printable(buf, end) || !header_ok(buf))
 		return TEP_GUARD_BAD;
-	fs.n = 0;
-	for (p = buf; (p = strstr(p, "field:")) && p < end; )
-		if (!(p = field_line(p, end, &fs)))
+	/* a quote starts a string token that runs on over the next fields */
+	for (p = buf; p < end; p++)
+		if (*p == '"' || *p == '\'')
 			return TEP_GUARD_BAD;
-	if (!printable(end, end + strlen(end)) || !rec_refs_known(end, &fs) || !print_args_safe(end))
+	for (p = buf; (p = strstr(p, "field:")) && p < end; )
+		if (!(p = field_line(p, end)))
+			return TEP_GUARD_BAD;
+	if (!printable(end, end + strlen(end)) || !print_args_safe(end))
 		return TEP_GUARD_FIELDS;
+	if (strstr(end, "REC")) {
+		struct tep_handle *t = tep_alloc();
+		bool known = t && rec_refs_known(end, parsed_fields(t, buf, *keep));
+
+		tep_free(t);
+		if (!known)
+			return TEP_GUARD_FIELDS;
+	}
 	return TEP_GUARD_OK;
 }
 

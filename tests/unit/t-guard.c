@@ -157,6 +157,9 @@ int main(void)
 	ok(!ok_fmt(COMMON "\tfield:char c[16_;\toffset:4;\tsize:4;\n\tfield:int d;\toffset:8;\tsize:4;\n\n"
 			     "print fmt: \"%d\", REC->d\n"),
 	   "an unclosed '[' is refused (libtraceevent swallows the next fields; fuzz-open)");
+	ok(guard(COMMON "\tfield:char c['6];\toffset:4;\tsize:4;\n\tfield:int d;\toffset:8;\tsize:4;\n\n"
+		       "print fmt: \"%d\", REC->d\n") == TEP_GUARD_BAD,
+	   "a quote among the fields is refused (a string token swallows the next fields; fuzz-writers)");
 	ok(ok_fmt("name: t\nID: 2\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\n\n"
 			    "\tfield:__data_loc char[] s;\toffset:4;\tsize:4;\n\tfield:u8 a[2];\toffset:8;\tsize:2;\n\n"
 			    "print fmt: \"%s %d\", __get_str(s), REC->a[0]\n"), "'char[] name' and 'a[2]' pass");
