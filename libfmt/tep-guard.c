@@ -236,20 +236,24 @@ static bool print_args_safe(const char *start)
 {
 	int depth = 0, colon_depth = -1;	/* inside a ternary's false branch */
 	bool check_next = false;		/* an operand there just ended */
+	bool after_item = false;		/* and it was a name or a number */
 
 	for (const char *p = start; *p; p++) {
 		if (strchr(" \t\n\r\f\v", *p))
 			continue;
+		/* after an operand there, no operator it does not know; after a name, no name */
 		if (check_next && is_op_char(*p) && *p != '/' && *p != '%' && !known_op(p, op_token(p)))
 			return false;
-		check_next = false;
+		if (after_item && strchr(IDENT_CHARS, *p))
+			return false;	/* "a ? b : char REC->c" */
+		check_next = after_item = false;
 		if (*p == '"' || *p == '\'') {
 			if (!(p = string_end(p)))
 				return true;	/* libtraceevent fails on the unterminated string */
 			check_next = depth == colon_depth;
 		} else if (strchr(IDENT_CHARS, *p)) {
 			p = item_end(p) - 1;
-			check_next = depth == colon_depth;
+			check_next = after_item = depth == colon_depth;
 		} else if (*p == '(') {
 			depth++;
 		} else if (*p == ')') {
@@ -370,6 +374,13 @@ static bool is_comparison(const char *p, size_t n)
 	return n == 2 ? strchr("=!<>", p[0]) && strchr("=~", p[1]) : p[0] == '<' || p[0] == '>';
 }
 
+/* Whether @p (after spaces) is a number libtraceevent reads (strtoull base 0) as non-zero. */
+static bool nonzero_number(const char *p)
+{
+	p += strspn(p, " \t");
+	return *p >= '0' && *p <= '9' && strtoull(p, NULL, 0) != 0;
+}
+
 /**
  * tep_guard_filter() - why a -F filter is not safe to hand to libtraceevent
  * @expr: the filter, "EVENTS" or "EVENTS:CONDITION"
@@ -419,6 +430,9 @@ const char *tep_guard_filter(const char *expr)
 			size_t n = op_len(p);
 			bool logic = n == 2 && (*p == '&' || *p == '|') && p[1] == *p;
 
+			/* "a % 099" (octal: 0): a division by 0 for every event */
+			if ((*p == '/' || *p == '%') && !nonzero_number(p + 1))
+				return "a division by something other than a number that is not 0";
 			/* "a == == b", "a && && b": a double free or a NULL pointer */
 			if (want_operand && !(n == 1 && (*p == '-' || *p == '!')))
 				return "two operators in a row";

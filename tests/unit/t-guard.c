@@ -150,6 +150,7 @@ int main(void)
 	   "an unknown operator after a ternary's false branch is refused (NULL pointer; fuzz-open)");
 	ok(!ok_fmt(COMMON "print fmt: \"%d\", REC->r ? 2 : x[1]\n"), "so is '[' there");
 	ok(!ok_fmt(COMMON "print fmt: \"%d\", REC->r ? 2 : (x) = 1\n"), "and '=' after a group there");
+	ok(!ok_fmt(COMMON "print fmt: \"%d\", REC->r ? 2 : char REC->r\n"), "and two items in a row there (fuzz-open)");
 	ok(!ok_fmt(COMMON "print fmt: \"%d\", 5 % (1 - 1)\n"), "a constant group as divisor is refused");
 	ok(ok_fmt(COMMON "print fmt: \"%s\", ({ static const char *s[] = { \"a\" }; s[REC->r], 1 })\n"),
 	   "'=' after an empty '[]' (a declaration, as kvmmmu formats have) passes");
@@ -185,6 +186,10 @@ int main(void)
 	   "'$' after a group (a use after free in libtraceevent; fuzz-filter)");
 	ok(tep_guard_filter("sched_switch:(prev_pid==1)(next_pid==2)") != NULL, "'(' after a group");
 	ok(tep_guard_filter("sched_switch:prev_pid==1 @") != NULL, "a character with no meaning");
+	ok(tep_guard_filter("sched:prev_pid%099") != NULL, "a modulo by 099 (octal, read as 0: SIGFPE at match; fuzz-filter)");
+	ok(tep_guard_filter("sched_switch:prev_pid / next_pid == 1") != NULL, "a division by a field");
+	ok(tep_guard_filter("sched_switch:prev_pid % 4 == 1 && next_pid / 0x10 > 2") == NULL,
+	   "divisions by non-zero numbers pass");
 	ok(tep_guard_filter("sched_switch:((prev_pid==1) && (next_pid==2)) || prev_comm==\"a$b\"") == NULL,
 	   "nested groups, and any character inside a string, pass");
 	ok(tep_guard_filter("sched_switch:prev_pid==0 && (next_pid>1 || next_comm~\"k*\")") == NULL,
