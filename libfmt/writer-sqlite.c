@@ -528,8 +528,8 @@ static char *arena(struct sq_table *t, size_t n)
 {
 	struct chunk *c = t->cur;
 
-	if (c->alen + n > c->acap) {
-		size_t cap = (c->alen + n) * 2;
+	if (c->alen + n > c->acap || !c->arena) {	/* an empty first value needs an arena too */
+		size_t cap = (c->alen + n) * 2 + 64;
 		char *p = realloc(c->arena, cap);
 
 		if (!p)

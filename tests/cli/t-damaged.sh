@@ -198,6 +198,13 @@ STDIN=/dev/zero run_lim "$T_TMP/run" tdat-convert -
 t_assert "/dev/zero on standard input is refused at once" \
 	eval '((RC == 1)) && grep -q "bad magic" "$T_TMP/run.stderr"'
 
+# -f sqlite on a damaged file whose first text value in a row chunk is empty
+# (found by fuzz-writers): the database is written, no "out of memory"
+run_lim "$T_TMP/run" tdat-convert -f sqlite -o "$T_TMP/out/x.db" testdata/bad/fuzz/writers-sqlite-empty-text.dat
+t_assert "sqlite: an empty first text value is stored (status $RC)" \
+	eval '((RC == 1)) && test -s "$T_TMP/out/x.db" && ! grep -q "out of memory" "$T_TMP/run.stderr"'
+rm -f "$T_TMP"/out/*
+
 # --lenient: the same message, exit 0.
 run_lim "$T_TMP/run" tdat-convert --lenient -o "$T_TMP/out/x.txt" "$GEN/v6-commit-2.dat"
 t_assert "--lenient: a partly read file exits 0" test "$RC" = 0
