@@ -234,12 +234,6 @@ static bool tail_not_zero(const unsigned char *page, size_t from, size_t to)
 }
 
 /* Load the next page into kbuf; TDAT_END when this CPU has no more. */
-/*
- * How many of a page's @len data bytes hold whole events, walking the event
- * headers as kbuffer does (without decoding): @len when every event lies
- * inside them, else where the first one that does not starts.  kbuffer
- * itself would follow such a length anywhere, backwards too (forever).
- */
 /* A 32-bit word of the file's byte order (inline: this runs for every event). */
 static inline uint32_t word32(bool big, const unsigned char *p)
 {
@@ -247,6 +241,12 @@ static inline uint32_t word32(bool big, const unsigned char *p)
 		     (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
 }
 
+/*
+ * How many of a page's @len data bytes hold whole events, walking the event
+ * headers as kbuffer does (without decoding): @len when every event lies
+ * inside them, else where the first one that does not starts.  kbuffer
+ * itself would follow such a length anywhere, backwards too (forever).
+ */
 static size_t events_extent(const struct cursor *c, const unsigned char *d, size_t len)
 {
 	bool big = c->f->info.big_endian;

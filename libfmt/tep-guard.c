@@ -408,18 +408,12 @@ const char *tep_guard_filter(const char *expr)
 		if (*p == ' ' || *p == '\t')
 			continue;
 		if (*p == '"' || *p == '\'') {
-			const char *q = p + 1;
-
 			/* "a && b < \"x\"": a double free */
 			if (op && !(op_n == 2 && strchr("=!", op[0]) && strchr("=~", op[1])) &&
 			    !(op_n == 1 && op[0] == '~'))
 				return "a string after an operator other than ==, !=, =~ or !~";
-
-			while (*q && *q != *p)
-				q += q[0] == '\\' && q[1] ? 2 : 1;
-			if (!*q)
+			if (!(p = string_end(p)))
 				return "unterminated string";
-			p = q;
 			want_operand = false;
 			operand = true;
 		} else if (*p == '(') {
