@@ -149,7 +149,15 @@ unchanged "start/stop/extract/reset"
 tdat-capture record -q -e sched:sched_switch -o "$O/int.dat" 2>"$O/int.err" &
 pid=$!
 inst=$TFS/instances/tdat-capture-$pid
-for _ in $(seq 100); do [[ $(cat "$inst/tracing_on" 2>/dev/null) == 1 ]] && break; sleep 0.1; done
+# A new instance traces at once until record turns it off, sets it up,
+# clears it and turns it on: only the event enabled (read first) and then
+# tracing on means recording has begun.
+recording() {
+	[[ $(cat "$1/events/sched/sched_switch/enable" 2>/dev/null) == 1 &&
+	   $(cat "$1/tracing_on" 2>/dev/null) == 1 ]]
+}
+for _ in $(seq 200); do recording "$inst" && break; sleep 0.1; done
+t_assert "record began within 20 s" recording "$inst"
 echo "before-sigint" >"$inst/trace_marker" 2>/dev/null
 sleep 0.3
 kill -INT "$pid"
