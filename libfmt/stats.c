@@ -12,13 +12,31 @@
 
 #include "internal.h"
 
-#define MAX_TYPES 65536
-
 struct collect {
 	struct tdat_stats *s;
 	struct tdat_cpu_stats *cur;
-	uint64_t *counts;	/* per common_type */
+	uint64_t *counts;	/* per common_type, up to the highest seen */
+	unsigned ncounts;
 };
+
+/* One more event of type @id; the table grows to the highest id seen. */
+static int count_type(struct collect *k, unsigned id)
+{
+	if (id >= k->ncounts) {
+		unsigned n = k->ncounts ? k->ncounts : 256;
+		uint64_t *p;
+
+		while (n <= id)
+			n *= 2;
+		if (!(p = realloc(k->counts, n * sizeof(*p))))
+			return TDAT_ENOMEM;
+		memset(p + k->ncounts, 0, (n - k->ncounts) * sizeof(*p));
+		k->counts = p;
+		k->ncounts = n;
+	}
+	k->counts[id]++;
+	return 0;
+}
 
 static void count_damage(void *owner, const struct cursor *c, uint64_t off, uint64_t bytes,
 			 const char *reason)
@@ -48,8 +66,8 @@ static int read_cpu(struct tdat_file *f, struct collect *k, int b, int i)
 			cs->lost += (uint64_t)c.ev.missed;
 		else if (c.ev.missed < 0)
 			cs->lost_pages++;
-		if (c.ev.size >= 2)
-			k->counts[file_num(f, c.ev.data, 2)]++;
+		if (c.ev.size >= 2 && (ret = count_type(k, (unsigned)file_num(f, c.ev.data, 2))))
+			goto out;
 		cursor_advance(&c);
 	}
 	cs->usize = c.ubytes;
@@ -75,18 +93,18 @@ static int event_counts(struct tdat_file *f, struct collect *k)
 	struct tdat_stats *s = k->s;
 	int n = 0;
 
-	for (int id = 0; id < MAX_TYPES; id++)
+	for (unsigned id = 0; id < k->ncounts; id++)
 		n += k->counts[id] != 0;
 	s->events = calloc(n ? (size_t)n : 1, sizeof(*s->events));
 	if (!s->events)
 		return TDAT_ENOMEM;
-	for (int id = 0; id < MAX_TYPES; id++) {
+	for (unsigned id = 0; id < k->ncounts; id++) {
 		struct tdat_event_count *ec;
 		struct tep_event *e;
 
 		if (!k->counts[id])
 			continue;
-		e = tep_find_event(f->tep, id);
+		e = tep_find_event(f->tep, (int)id);
 		ec = &s->events[s->nevents++];
 		ec->system = e ? e->system : "?";
 		ec->name = e ? e->name : "(unknown type)";
@@ -129,8 +147,7 @@ int tdat_stats_collect(struct tdat_file *f, struct tdat_stats **out)
 	for (int b = 0; b < f->nbuffers; b++)
 		n += f->buffers[b].info.latency ? 0 : f->buffers[b].info.ncpus;
 	k.s = calloc(1, sizeof(*k.s));
-	k.counts = calloc(MAX_TYPES, sizeof(*k.counts));
-	if (!k.s || !k.counts || !(k.s->cpus = calloc(n ? (size_t)n : 1, sizeof(*k.s->cpus))))
+	if (!k.s || !(k.s->cpus = calloc(n ? (size_t)n : 1, sizeof(*k.s->cpus))))
 		goto fail;
 	for (int b = 0; b < f->nbuffers; b++) {
 		for (int i = 0; !f->buffers[b].info.latency && i < f->buffers[b].info.ncpus; i++) {

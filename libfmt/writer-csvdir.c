@@ -140,7 +140,7 @@ static int dfile_open(struct tdat_writer *w, struct csvdir *d, struct dfile *f)
 		ret = fail_io(w, f, errno);
 		goto out;
 	}
-	if (!spare.buf && sink_init(&spare, -1)) {
+	if (!spare.buf && sink_init(&spare, fd)) {	/* a file sink's buffer */
 		close(fd);
 		tdat_msg(w->errmsg, "out of memory");
 		ret = TDAT_ENOMEM;

@@ -15,7 +15,8 @@
 
 #include "internal.h"
 
-#define SINK_CAP (256 * 1024)
+#define SINK_CAP (256 * 1024)	/* a file sink's buffer */
+#define SINK_MEM_CAP 4096	/* a memory sink's first buffer: it grows */
 
 static const struct tdat_writer_ops *const writers[] = {
 	&tdat_writer_text_ops,
@@ -36,7 +37,7 @@ int sink_init(struct tdat_sink *s, int fd)
 	s->len = 0;
 	s->err = 0;
 	s->gz = NULL;
-	s->cap = SINK_CAP;
+	s->cap = fd >= 0 ? SINK_CAP : SINK_MEM_CAP;
 	s->buf = malloc(s->cap);
 	return s->buf ? 0 : TDAT_ENOMEM;
 }
