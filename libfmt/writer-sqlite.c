@@ -13,14 +13,10 @@
  * slices and process counters.  close() writes threads, processes, stats
  * and bounds, creates the views and indexes and commits.
  *
- * Rows are collected per table in chunks that a worker thread inserts,
- * BATCH rows per execution of a multi-row prepared INSERT, all in one
- * transaction, with the journal and syncing off (the file is a temporary
- * one the tool renames on success): decoding and SQLite run side by side.
- * Parameters that did not change since the last execution are not bound
- * again.  The calling thread touches the connection only after drain().
+ * Rows go through sqlite-rows.c (batched, inserted by a worker thread),
+ * all in one transaction, with the journal and syncing off (the file is a
+ * temporary one the tool renames on success).
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -28,68 +24,9 @@
 #include <traceevent/event-parse.h>
 
 #include "internal.h"
+#include "sqlite-rows.h"
 
-#define BATCH 64		/* rows per INSERT statement */
-#define CHUNK_ROWS 512		/* rows per hand-over to the worker */
-#define QUEUE_MAX 16		/* chunks in flight */
-#define MAX_VARS 32000		/* under SQLite's default 32766 parameters */
 #define UNION_GROUP 200		/* terms per compound SELECT (the limit is 500) */
-
-/* ---- batched rows ---- */
-
-enum { V_NULL, V_INT, V_REAL, V_TEXT, V_STATIC };
-
-struct sq_val {
-	int type;
-	unsigned len;
-	union {
-		int64_t i;
-		double d;
-		size_t off;		/* V_TEXT: offset in the table's arena */
-		const char *p;		/* V_STATIC: lives until close */
-	} u;
-};
-
-/* Rows of one table on their way to SQLite. */
-struct chunk {
-	struct sq_table *t;
-	int nrows, cap;
-	size_t vcap;			/* values of room */
-	struct sq_val *vals;		/* nrows * t->ncols */
-	char *arena;			/* the V_TEXT bytes */
-	size_t alen, acap;
-	struct chunk *next;
-};
-
-/*
- * The thread that feeds SQLite: chunks queue up FIFO; while it works the
- * other thread touches the database only after drain().
- */
-struct worker {
-	pthread_t thread;
-	bool running, quit, busy;
-	pthread_mutex_t lock;
-	pthread_cond_t work, done;
-	struct chunk *head, *tail, *free;
-	int queued;
-	int err;			/* first failure, sticky */
-	char msg[TDAT_MSG_LEN];
-};
-
-struct sq_table {
-	char *name;
-	int ncols, batch;
-	char **cols;			/* column names */
-	char **keys;			/* event tables: args key of each column, NULL if fixed */
-	const char **vtypes;		/* its args value_type */
-	sqlite3_stmt *one, *many;	/* used by the worker only */
-	struct sq_val *bound_one, *bound_many;	/* what their parameters hold */
-	struct chunk *cur;		/* rows being filled */
-	int chunk_rows;			/* rows of the next chunk: grows to CHUNK_ROWS */
-	/* event tables */
-	char *sys, *ev;
-	struct sq_table *next;
-};
 
 /* Common columns of every event table. */
 static const char *const fixed_cols[] = { "id", "ts", "cpu", "utid", "common_flags", "buffer", "input" };
@@ -153,7 +90,7 @@ struct sq_cpu {
 };
 
 struct sq {
-	sqlite3 *db;
+	struct sqdb d;		/* the connection and its worker */
 	struct tdat_writer *w;
 	struct procmodel *pm;
 	struct sched_sm *sm;
@@ -170,435 +107,8 @@ struct sq {
 	int npc;
 	int64_t next_id, next_track, next_counter, next_slice, next_stat;
 	uint64_t first_ts, last_ts;
-	struct worker wk;
 	int err;		/* a failure of open or put: close only reports it */
 };
-
-/*
- * "@what: sqlite's message" into @buf, with the system's reason when a file
- * operation failed ("disk I/O error" alone does not tell EIO from others).
- * sqlite3_system_errno() is often 0 by then; the file keeps its last errno.
- */
-static void db_reason(struct sq *q, const char *what, char *buf, size_t size)
-{
-	int code = sqlite3_errcode(q->db) & 0xff, e = sqlite3_system_errno(q->db);
-
-	if (!e && code == SQLITE_IOERR)
-		sqlite3_file_control(q->db, "main", SQLITE_FCNTL_LAST_ERRNO, &e);
-	if (e && (code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN))
-		snprintf(buf, size, "%s: %s: %s", what, sqlite3_errmsg(q->db), strerror(e));
-	else
-		snprintf(buf, size, "%s: %s", what, sqlite3_errmsg(q->db));
-}
-
-static int db_fail(struct sq *q, const char *what)
-{
-	int code = sqlite3_errcode(q->db);
-
-	db_reason(q, what, q->w->errmsg, TDAT_MSG_LEN);
-	return code == SQLITE_NOMEM ? TDAT_ENOMEM : TDAT_EIO;
-}
-
-static int exec(struct sq *q, const char *sql)
-{
-	return sqlite3_exec(q->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : db_fail(q, "sqlite");
-}
-
-static sqlite3_stmt *prepare_insert(struct sq *q, struct sq_table *t, int rows)
-{
-	sqlite3_str *s = sqlite3_str_new(q->db);
-	sqlite3_stmt *st = NULL;
-	char *sql;
-
-	sqlite3_str_appendf(s, "INSERT INTO \"%w\" VALUES", t->name);
-	for (int r = 0; r < rows; r++) {
-		sqlite3_str_appendall(s, r ? ",(" : "(");
-		for (int c = 0; c < t->ncols; c++)
-			sqlite3_str_appendall(s, c ? ",?" : "?");
-		sqlite3_str_appendchar(s, 1, ')');
-	}
-	sql = sqlite3_str_finish(s);
-	if (!sql || sqlite3_prepare_v3(q->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL))
-		st = NULL;
-	sqlite3_free(sql);
-	return st;
-}
-
-/* Make @c hold rows of @t. */
-static int chunk_for(struct chunk *c, struct sq_table *t)
-{
-	size_t need = (size_t)t->chunk_rows * (size_t)t->ncols;
-	struct sq_val *v;
-
-	if (c->vcap < need) {
-		if (!(v = realloc(c->vals, sizeof(*v) * need)))
-			return TDAT_ENOMEM;
-		c->vals = v;
-		c->vcap = need;
-	}
-	c->t = t;
-	c->cap = t->chunk_rows;
-	c->nrows = 0;
-	c->alen = 0;
-	return 0;
-}
-
-static void chunk_free(struct chunk *c)
-{
-	if (c) {
-		free(c->vals);
-		free(c->arena);
-		free(c);
-	}
-}
-
-static int table_prepare(struct sq *q, struct sq_table *t)
-{
-	sqlite3_finalize(t->one);
-	sqlite3_finalize(t->many);
-	t->batch = MAX_VARS / t->ncols < BATCH ? MAX_VARS / t->ncols : BATCH;
-	t->many = NULL;
-	if (!(t->one = prepare_insert(q, t, 1)) || !(t->many = prepare_insert(q, t, t->batch)))
-		return db_fail(q, t->name);
-	free(t->bound_one);
-	free(t->bound_many);
-	/* all parameters start NULL: type V_NULL */
-	t->bound_one = calloc((size_t)t->ncols, sizeof(*t->bound_one));
-	t->bound_many = calloc((size_t)(t->ncols * t->batch), sizeof(*t->bound_many));
-	if (!t->bound_one || !t->bound_many)
-		return TDAT_ENOMEM;
-	if (t->chunk_rows < t->batch)
-		t->chunk_rows = t->batch;
-	if (!t->cur && !(t->cur = calloc(1, sizeof(*t->cur))))
-		return TDAT_ENOMEM;
-	return chunk_for(t->cur, t);
-}
-
-/*
- * Text is stored as valid UTF-8 (kernel strings are bytes): a sequence that
- * is not UTF-8 becomes U+FFFD, as in the JSON export, so every SQLite client
- * can read every row.
- */
-static void bind_text(sqlite3_stmt *st, int i, const char *p, unsigned len)
-{
-	const unsigned char *u = (const unsigned char *)p;
-	unsigned k = 0;
-	size_t l;
-	char *clean, *o;
-
-	/* the common case: valid text, bound as it is */
-	while (k < len) {
-		l = u[k] < 0x80 ? 1 : utf8_len(u + k, len - k);
-		if (!l)
-			break;
-		k += (unsigned)l;
-	}
-	if (k >= len || !(clean = malloc((size_t)len * 3 + 1))) {
-		sqlite3_bind_text(st, i, p, (int)len, SQLITE_STATIC);
-		return;
-	}
-	memcpy(clean, p, k);
-	o = clean + k;
-	while (k < len) {
-		l = utf8_len(u + k, len - k);
-		if (l) {
-			memcpy(o, u + k, l);
-			o += l;
-			k += (unsigned)l;
-		} else {
-			memcpy(o, "\xef\xbf\xbd", 3);
-			o += 3;
-			k++;
-		}
-	}
-	sqlite3_bind_text(st, i, clean, (int)(o - clean), SQLITE_TRANSIENT);
-	free(clean);
-}
-
-static void bind(sqlite3_stmt *st, int i, const struct chunk *c, const struct sq_val *v)
-{
-	switch (v->type) {
-	case V_INT: sqlite3_bind_int64(st, i, v->u.i); break;
-	case V_REAL: sqlite3_bind_double(st, i, v->u.d); break;
-	case V_TEXT: bind_text(st, i, c->arena + v->u.off, v->len); break;
-	case V_STATIC: bind_text(st, i, v->u.p, v->len); break;
-	default: sqlite3_bind_null(st, i); break;
-	}
-}
-
-/* Is @a what @b bound? (Text in a chunk's arena is bound anew each time.) */
-static inline bool same(const struct sq_val *a, const struct sq_val *b)
-{
-	return a->type == b->type && a->type != V_TEXT && a->u.i == b->u.i && a->len == b->len;
-}
-
-/*
- * Insert @n values from @v with @st; 0 or the SQLite error.  Parameters
- * keep their values across executions, so what did not change (buffer,
- * input, often cpu and flags) is not bound again.
- */
-static int insert(sqlite3_stmt *st, struct sq_val *bound, const struct chunk *c,
-		  const struct sq_val *v, int n)
-{
-	int rc;
-
-	for (int i = 0; i < n; i++) {
-		if (same(&v[i], &bound[i]))
-			continue;
-		bind(st, i + 1, c, &v[i]);
-		bound[i] = v[i];
-	}
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : rc;
-}
-
-/* The worker's job: every row of @c, BATCH rows per statement. */
-static void insert_chunk(struct sq *q, struct chunk *c)
-{
-	struct sq_table *t = c->t;
-	int n = t->ncols, r = 0, rc = 0;
-
-	for (; !rc && c->nrows - r >= t->batch; r += t->batch)
-		rc = insert(t->many, t->bound_many, c, &c->vals[r * n], t->batch * n);
-	for (; !rc && r < c->nrows; r++)
-		rc = insert(t->one, t->bound_one, c, &c->vals[r * n], n);
-	if (rc && !q->wk.err) {
-		db_reason(q, t->name, q->wk.msg, sizeof(q->wk.msg));
-		q->wk.err = rc == SQLITE_NOMEM ? TDAT_ENOMEM : TDAT_EIO;
-	}
-}
-
-static void *worker_main(void *arg)
-{
-	struct sq *q = arg;
-	struct worker *wk = &q->wk;
-	struct chunk *c;
-
-	pthread_mutex_lock(&wk->lock);
-	for (;;) {
-		while (!wk->head && !wk->quit)
-			pthread_cond_wait(&wk->work, &wk->lock);
-		if (!(c = wk->head))
-			break;
-		if (!(wk->head = c->next))
-			wk->tail = NULL;
-		wk->busy = true;
-		pthread_mutex_unlock(&wk->lock);
-		if (!wk->err)
-			insert_chunk(q, c);
-		pthread_mutex_lock(&wk->lock);
-		c->next = wk->free;
-		wk->free = c;
-		wk->queued--;
-		wk->busy = false;
-		pthread_cond_broadcast(&wk->done);
-	}
-	pthread_mutex_unlock(&wk->lock);
-	return NULL;
-}
-
-static int worker_err(struct sq *q)
-{
-	if (q->wk.err)
-		tdat_msg(q->w->errmsg, "%s", q->wk.msg);
-	return q->wk.err;
-}
-
-/* Hand @t's rows to the worker (or insert them here if there is none). */
-static int submit(struct sq *q, struct sq_table *t)
-{
-	struct worker *wk = &q->wk;
-	struct chunk *c = t->cur, *fresh = NULL;
-	int err;
-
-	if (!c || !c->nrows)
-		return 0;
-	if (!wk->running) {
-		insert_chunk(q, c);
-		c->nrows = 0;
-		c->alen = 0;
-		return worker_err(q);
-	}
-	pthread_mutex_lock(&wk->lock);
-	while (wk->queued >= QUEUE_MAX)
-		pthread_cond_wait(&wk->done, &wk->lock);
-	c->next = NULL;
-	if (wk->tail)
-		wk->tail->next = c;
-	else
-		wk->head = c;
-	wk->tail = c;
-	wk->queued++;
-	pthread_cond_signal(&wk->work);
-	if ((fresh = wk->free))
-		wk->free = fresh->next;
-	err = wk->err;
-	pthread_mutex_unlock(&wk->lock);
-	t->cur = fresh ? fresh : calloc(1, sizeof(*fresh));
-	if (t->chunk_rows < CHUNK_ROWS)
-		t->chunk_rows *= 2;
-	if (!t->cur || chunk_for(t->cur, t))
-		return TDAT_ENOMEM;
-	return err ? worker_err(q) : 0;
-}
-
-/* Wait until the worker has inserted everything handed to it. */
-static int drain(struct sq *q)
-{
-	struct worker *wk = &q->wk;
-
-	if (!wk->running)
-		return worker_err(q);
-	pthread_mutex_lock(&wk->lock);
-	while (wk->head || wk->busy)
-		pthread_cond_wait(&wk->done, &wk->lock);
-	pthread_mutex_unlock(&wk->lock);
-	return worker_err(q);
-}
-
-static void worker_start(struct sq *q)
-{
-	struct worker *wk = &q->wk;
-
-	pthread_mutex_init(&wk->lock, NULL);
-	pthread_cond_init(&wk->work, NULL);
-	pthread_cond_init(&wk->done, NULL);
-	/* without a thread, rows are inserted by the caller */
-	wk->running = pthread_create(&wk->thread, NULL, worker_main, q) == 0;
-}
-
-static void worker_stop(struct sq *q)
-{
-	struct worker *wk = &q->wk;
-	struct chunk *c;
-
-	if (wk->running) {
-		pthread_mutex_lock(&wk->lock);
-		wk->quit = true;
-		pthread_cond_signal(&wk->work);
-		pthread_mutex_unlock(&wk->lock);
-		pthread_join(wk->thread, NULL);
-		wk->running = false;
-	}
-	while ((c = wk->free)) {
-		wk->free = c->next;
-		chunk_free(c);
-	}
-}
-
-/* The values of a new row (all NULL); commit it with row_end(). */
-static struct sq_val *row_begin(struct sq_table *t)
-{
-	struct sq_val *v = &t->cur->vals[t->cur->nrows * t->ncols];
-
-	memset(v, 0, sizeof(*v) * (size_t)t->ncols);
-	return v;
-}
-
-static int row_end(struct sq *q, struct sq_table *t)
-{
-	return ++t->cur->nrows == t->cur->cap ? submit(q, t) : 0;
-}
-
-static inline void v_int(struct sq_val *v, int64_t i)
-{
-	v->type = V_INT;
-	v->u.i = i;
-}
-
-/* An int, or NULL when negative (unknown). */
-static inline void v_id(struct sq_val *v, int64_t i)
-{
-	if (i >= 0)
-		v_int(v, i);
-}
-
-static inline void v_static(struct sq_val *v, const char *s)
-{
-	if (!s)
-		return;
-	v->type = V_STATIC;
-	v->u.p = s;
-	v->len = (unsigned)strlen(s);
-}
-
-/* Room for @n more bytes in the arena of @t's rows. */
-static char *arena(struct sq_table *t, size_t n)
-{
-	struct chunk *c = t->cur;
-
-	if (c->alen + n > c->acap || !c->arena) {	/* an empty first value needs an arena too */
-		size_t cap = (c->alen + n) * 2 + 64;
-		char *p = realloc(c->arena, cap);
-
-		if (!p)
-			return NULL;
-		c->arena = p;
-		c->acap = cap;
-	}
-	return c->arena + c->alen;
-}
-
-static int v_text(struct sq_table *t, struct sq_val *v, const void *p, size_t n)
-{
-	char *d = arena(t, n);
-
-	if (!d)
-		return TDAT_ENOMEM;
-	memcpy(d, p, n);
-	v->type = V_TEXT;
-	v->u.off = t->cur->alen;
-	v->len = (unsigned)n;
-	t->cur->alen += n;
-	return 0;
-}
-
-static void finalize(struct sq_table *t)
-{
-	sqlite3_finalize(t->one);
-	sqlite3_finalize(t->many);
-	t->one = t->many = NULL;
-}
-
-static void table_free(struct sq_table *t)
-{
-	if (!t)
-		return;
-	finalize(t);
-	for (int i = 0; i < t->ncols; i++) {
-		free(t->cols[i]);
-		free(t->keys ? t->keys[i] : NULL);
-	}
-	free(t->cols);
-	free(t->keys);
-	free(t->vtypes);
-	free(t->bound_one);
-	free(t->bound_many);
-	chunk_free(t->cur);
-	free(t->name);
-	free(t->sys);
-	free(t->ev);
-	free(t);
-}
-
-/* A fixed table: created by @create, rows of @ncols values. */
-static struct sq_table *fixed_table(struct sq *q, const char *name, int ncols)
-{
-	struct sq_table *t = calloc(1, sizeof(*t));
-
-	if (!t || !(t->name = strdup(name))) {
-		free(t);
-		return NULL;
-	}
-	t->ncols = ncols;
-	t->cols = calloc((size_t)ncols, sizeof(*t->cols));
-	if (!t->cols || table_prepare(q, t)) {
-		table_free(t);
-		return NULL;
-	}
-	return t;
-}
 
 /* ---- event tables ---- */
 
@@ -722,7 +232,7 @@ static int add_col(struct sq_table *t, const char *want, const char *key, const 
 
 static int add_cols_sql(struct sq *q, struct sq_table *t, int from)
 {
-	sqlite3_str *s = sqlite3_str_new(q->db);
+	sqlite3_str *s = sqlite3_str_new(q->d.db);
 	char *sql;
 	int ret;
 
@@ -740,9 +250,9 @@ static int add_cols_sql(struct sq *q, struct sq_table *t, int from)
 		sqlite3_str_appendf(s, "ALTER TABLE \"%w\" ADD COLUMN \"%w\";", t->name, t->cols[i]);
 	if (!(sql = sqlite3_str_finish(s)))
 		return TDAT_ENOMEM;
-	ret = exec(q, sql);
+	ret = sqdb_exec(&q->d, sql);
 	sqlite3_free(sql);
-	return ret ? ret : table_prepare(q, t);
+	return ret ? ret : sqdb_table_prepare(&q->d, t);
 }
 
 static struct sq_table *event_table(struct sq *q, const struct ttype *tt)
@@ -792,7 +302,7 @@ static int map_fields(struct sq *q, struct sq_table *t, const struct ttype *tt, 
 	if (exists && !missing)
 		goto map;
 	/* the worker must be idle, and rows of the old shape in, before the schema changes */
-	if ((exists && (ret = submit(q, t))) || (ret = drain(q)))
+	if ((exists && (ret = sqdb_submit(&q->d, t))) || (ret = sqdb_drain(&q->d)))
 		return ret;
 	for (int i = 0; i < tt->nfields; i++)
 		if (find_key(t, tt->fields[i].name) < 0 &&
@@ -872,7 +382,7 @@ static int put_array(struct sq_table *t, struct sq_val *v, const struct tdat_eve
 
 	if (elem != 1 && elem != 2 && elem != 4 && elem != 8)
 		elem = 1;
-	if (!(d = arena(t, (size_t)len / elem * 22 + 2)))
+	if (!(d = row_arena(t, (size_t)len / elem * 22 + 2)))
 		return TDAT_ENOMEM;
 	o = d;
 	*o++ = '[';
@@ -981,7 +491,7 @@ static int64_t new_track(struct sq *q, struct sq_table *sub, const char *name, c
 	v_int(&v[0], id);
 	v_static(&v[1], name);
 	v_static(&v[2], type);
-	if (row_end(q, q->fx[FX_TRACK]))
+	if (row_end(&q->d, q->fx[FX_TRACK]))
 		return -1;
 	v = row_begin(sub);
 	v_int(&v[0], id);
@@ -990,7 +500,7 @@ static int64_t new_track(struct sq *q, struct sq_table *sub, const char *name, c
 	v_id(&v[3], a);
 	if (sub->ncols > 4)
 		v_id(&v[4], b);
-	return row_end(q, sub) ? -1 : id;
+	return row_end(&q->d, sub) ? -1 : id;
 }
 
 static int counter(struct sq *q, uint64_t ts, int64_t track, double value)
@@ -1002,7 +512,7 @@ static int counter(struct sq *q, uint64_t ts, int64_t track, double value)
 	v_int(&v[2], track);
 	v[3].type = V_REAL;
 	v[3].u.d = value;
-	return row_end(q, q->fx[FX_COUNTER]);
+	return row_end(&q->d, q->fx[FX_COUNTER]);
 }
 
 static int on_cpu_counter(struct sq *q, struct sq_input *in, const struct sq_type *ty,
@@ -1054,7 +564,7 @@ static int slice_row(struct sq *q, const struct sq_thread *th, const struct sq_s
 		return TDAT_ENOMEM;
 	v_int(&v[6], depth);
 	v_id(&v[7], depth ? th->st[depth - 1].id : -1);
-	return row_end(q, q->fx[FX_SLICE]);
+	return row_end(&q->d, q->fx[FX_SLICE]);
 }
 
 static int begin_slice(struct sq *q, struct sq_thread *th, const struct atrace *a, uint64_t ts)
@@ -1206,7 +716,7 @@ static int put(struct sq *q, const struct tdat_event *ev)
 	for (int i = 0; i < tt->nfields; i++)
 		if ((ret = put_field(t, &v[ty->colmap[i]], ev, &tt->fields[i])))
 			return ret;
-	if ((ret = row_end(q, t)))
+	if ((ret = row_end(&q->d, t)))
 		return ret;
 	return ty->role ? derive(q, in, ty, ev, utid) : 0;
 }
@@ -1235,7 +745,7 @@ static int on_slice(void *ctx, const struct sched_slice_row *r)
 	v_static(&v[5], r->end_state);
 	v_int(&v[6], r->priority);
 	v_int(&v[7], r->ucpu);
-	return row_end(q, q->fx[FX_SCHED]);
+	return row_end(&q->d, q->fx[FX_SCHED]);
 }
 
 static int on_state(void *ctx, const struct sched_state_row *r)
@@ -1253,7 +763,7 @@ static int on_state(void *ctx, const struct sched_state_row *r)
 	v_static(&v[7], r->blocked_function);
 	v_id(&v[8], r->waker_utid);
 	v_id(&v[9], r->ucpu);
-	return row_end(q, q->fx[FX_STATE]);
+	return row_end(&q->d, q->fx[FX_STATE]);
 }
 
 /* ---- the fixed tables ---- */
@@ -1312,7 +822,7 @@ static int meta(struct sq *q, const char *name, int64_t i, const char *s)
 		v_int(&v[2], i);
 	else if (v_text(q->fx[FX_META], &v[3], s, strlen(s)))
 		return TDAT_ENOMEM;
-	return row_end(q, q->fx[FX_META]);
+	return row_end(&q->d, q->fx[FX_META]);
 }
 
 /* Header facts of each input (Perfetto's keys where it has one). */
@@ -1380,7 +890,7 @@ static int cpus(struct sq *q)
 			v_int(&v[1], u);
 			v_int(&v[2], c);
 			v_int(&v[3], i);
-			if (row_end(q, q->fx[FX_CPU]))
+			if (row_end(&q->d, q->fx[FX_CPU]))
 				return TDAT_EIO;
 		}
 	}
@@ -1396,10 +906,10 @@ static int open_db(struct sq *q, struct tdat_writer *w)
 		tdat_msg(w->errmsg, "a database cannot be gzipped");
 		return TDAT_EINVAL;
 	}
-	/* NOMUTEX: only one thread at a time uses the connection (see drain()) */
-	if (sqlite3_open_v2(w->path, &q->db,
+	/* NOMUTEX: only one thread at a time uses the connection (see sqdb_drain()) */
+	if (sqlite3_open_v2(w->path, &q->d.db,
 			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL))
-		return q->db ? db_fail(q, "cannot open") : TDAT_ENOMEM;
+		return q->d.db ? sqdb_fail(&q->d, "cannot open") : TDAT_ENOMEM;
 	ops.ctx = q;
 	q->ninputs = tdat_merge_nfiles(w->merge);
 	q->in = calloc((size_t)q->ninputs + 1, sizeof(*q->in));
@@ -1413,16 +923,16 @@ static int open_db(struct sq *q, struct tdat_writer *w)
 		sched_states_init(&q->in[i].states, NULL);
 	}
 	/* big pages: a quarter of the writes of the default 4 KiB */
-	if ((ret = exec(q, "PRAGMA page_size=32768; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+	if ((ret = sqdb_exec(&q->d, "PRAGMA page_size=32768; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
 			" PRAGMA locking_mode=EXCLUSIVE; PRAGMA temp_store=MEMORY; BEGIN;")) ||
-	    (ret = exec(q, schema)))
+	    (ret = sqdb_exec(&q->d, schema)))
 		return ret;
 	for (int i = 0; i < NFX; i++)
-		if (!(q->fx[i] = fixed_table(q, fixed[i].name, fixed[i].ncols)))
-			return db_fail(q, fixed[i].name);
+		if (!(q->fx[i] = sqdb_fixed_table(&q->d, fixed[i].name, fixed[i].ncols)))
+			return sqdb_fail(&q->d, fixed[i].name);
 	if ((ret = metadata(q)) || (ret = cpus(q)))
 		return ret;
-	worker_start(q);
+	sqdb_start(&q->d);
 	return 0;
 }
 
@@ -1434,6 +944,7 @@ static int sqlite_open(struct tdat_writer *w)
 		return TDAT_ENOMEM;
 	w->priv = q;
 	q->w = w;
+	q->d.errmsg = w->errmsg;
 	q->err = open_db(q, w);
 	if (q->err && !*w->errmsg)
 		tdat_msg(w->errmsg, "%s", tdat_strerror(q->err));
@@ -1463,7 +974,7 @@ static int threads(struct sq *q)
 			v_int(&v[6], t->is_main);
 		v_int(&v[7], t->is_idle);
 		v_int(&v[8], t->input);
-		if ((ret = row_end(q, q->fx[FX_THREAD])))
+		if ((ret = row_end(&q->d, q->fx[FX_THREAD])))
 			return ret;
 	}
 	for (int i = 0; (p = pm_process(q->pm, i)); i++) {
@@ -1478,7 +989,7 @@ static int threads(struct sq *q)
 		v_id(&v[5], p->parent_upid);
 		v_static(&v[6], p->cmdline);
 		v_int(&v[7], p->input);
-		if ((ret = row_end(q, q->fx[FX_PROCESS])))
+		if ((ret = row_end(&q->d, q->fx[FX_PROCESS])))
 			return ret;
 	}
 	return 0;
@@ -1496,7 +1007,7 @@ static int stat_row(struct sq *q, const char *name, int idx, const char *severit
 	v_static(&v[4], "trace");
 	v_int(&v[5], value);
 	v_static(&v[6], desc);
-	return row_end(q, q->fx[FX_STATS]);
+	return row_end(&q->d, q->fx[FX_STATS]);
 }
 
 static int stats(struct sq *q)
@@ -1636,7 +1147,7 @@ static void args_view(struct sq *q, sqlite3_str *s, struct sq_table **tl)
 static int event_views(struct sq *q)
 {
 	struct sq_table **tl = table_list(q);
-	sqlite3_str *s = sqlite3_str_new(q->db);
+	sqlite3_str *s = sqlite3_str_new(q->d.db);
 	char *sql;
 	int ret;
 
@@ -1649,7 +1160,7 @@ static int event_views(struct sq *q)
 	free(tl);
 	if (!(sql = sqlite3_str_finish(s)))
 		return TDAT_ENOMEM;
-	ret = exec(q, sql);
+	ret = sqdb_exec(&q->d, sql);
 	sqlite3_free(sql);
 	return ret;
 }
@@ -1659,10 +1170,10 @@ static int flush_all(struct sq *q)
 	int ret = 0;
 
 	for (struct sq_table *t = q->tables; t && !ret; t = t->next)
-		ret = submit(q, t);
+		ret = sqdb_submit(&q->d, t);
 	for (int i = 0; i < NFX && !ret; i++)
-		ret = submit(q, q->fx[i]);
-	return ret ? ret : drain(q);
+		ret = sqdb_submit(&q->d, q->fx[i]);
+	return ret ? ret : sqdb_drain(&q->d);
 }
 
 static int sqlite_close(struct tdat_writer *w)
@@ -1683,15 +1194,15 @@ static int sqlite_close(struct tdat_writer *w)
 		v_int(&v[0], (int64_t)q->first_ts);
 		v_int(&v[1], (int64_t)q->last_ts);
 	}
-	if ((ret = row_end(q, q->fx[FX_BOUNDS])) || (ret = flush_all(q)) ||
-	    (ret = event_views(q)) || (ret = exec(q, views)) || (ret = exec(q, "COMMIT")))
+	if ((ret = row_end(&q->d, q->fx[FX_BOUNDS])) || (ret = flush_all(q)) ||
+	    (ret = event_views(q)) || (ret = sqdb_exec(&q->d, views)) || (ret = sqdb_exec(&q->d, "COMMIT")))
 		return ret;
-	worker_stop(q);
+	sqdb_stop(&q->d);
 	for (struct sq_table *t = q->tables; t; t = t->next)
-		finalize(t);
+		table_finalize(t);
 	for (int i = 0; i < NFX; i++)
-		finalize(q->fx[i]);
-	return sqlite3_close(q->db) == SQLITE_OK ? (q->db = NULL, 0) : db_fail(q, "close");
+		table_finalize(q->fx[i]);
+	return sqlite3_close(q->d.db) == SQLITE_OK ? (q->d.db = NULL, 0) : sqdb_fail(&q->d, "close");
 }
 
 static void sqlite_free(struct tdat_writer *w)
@@ -1700,7 +1211,7 @@ static void sqlite_free(struct tdat_writer *w)
 
 	if (!q)
 		return;
-	worker_stop(q);		/* before the statements it uses go */
+	sqdb_stop(&q->d);		/* before the statements it uses go */
 	for (int i = 0; q->in && i < q->ninputs; i++) {
 		idtab_release(&q->in[i].types, free_type);
 	}
@@ -1719,7 +1230,7 @@ static void sqlite_free(struct tdat_writer *w)
 	}
 	for (int i = 0; i < q->npc; i++)
 		free(q->pc[i].name);
-	sqlite3_close(q->db);	/* after the statements; rolls back if not committed */
+	sqlite3_close(q->d.db);	/* after the statements; rolls back if not committed */
 	free(q->pc);
 	free(q->th);
 	free(q->cpus);
