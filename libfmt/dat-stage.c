@@ -112,15 +112,8 @@ static int add_run(struct dstream *s, unsigned char *mem, uint64_t off, size_t l
 {
 	struct stage_run *r;
 
-	if (s->nruns == s->runs_cap) {
-		int cap = s->runs_cap ? s->runs_cap * 2 : 16;
-
-		r = realloc(s->runs, sizeof(*r) * (size_t)cap);
-		if (!r)
-			return TDAT_ENOMEM;
-		s->runs = r;
-		s->runs_cap = cap;
-	}
+	if (array_room((void **)&s->runs, s->nruns, &s->runs_cap, sizeof(*r), 16))
+		return TDAT_ENOMEM;
 	s->runs[s->nruns++] = (struct stage_run){ mem, off, len };
 	return 0;
 }

@@ -96,15 +96,8 @@ static int new_thread(struct procmodel *pm, int input, int64_t tid)
 {
 	struct pm_thread *t;
 
-	if (pm->nthreads == pm->tcap) {
-		int cap = pm->tcap ? pm->tcap * 2 : 256;
-
-		t = realloc(pm->threads, sizeof(*t) * (size_t)cap);
-		if (!t)
-			return TDAT_ENOMEM;
-		pm->threads = t;
-		pm->tcap = cap;
-	}
+	if (array_room((void **)&pm->threads, pm->nthreads, &pm->tcap, sizeof(*t), 256))
+		return TDAT_ENOMEM;
 	t = &pm->threads[pm->nthreads];
 	memset(t, 0, sizeof(*t));
 	t->utid = pm->nthreads;
@@ -122,15 +115,8 @@ static int new_process(struct procmodel *pm, int input, int64_t pid)
 {
 	struct pm_process *p;
 
-	if (pm->nprocs == pm->pcap) {
-		int cap = pm->pcap ? pm->pcap * 2 : 128;
-
-		p = realloc(pm->procs, sizeof(*p) * (size_t)cap);
-		if (!p)
-			return TDAT_ENOMEM;
-		pm->procs = p;
-		pm->pcap = cap;
-	}
+	if (array_room((void **)&pm->procs, pm->nprocs, &pm->pcap, sizeof(*p), 128))
+		return TDAT_ENOMEM;
 	p = &pm->procs[pm->nprocs];
 	memset(p, 0, sizeof(*p));
 	p->upid = pm->nprocs;

@@ -73,20 +73,13 @@ void sched_free(struct sched_sm *s)
 
 const char *sched_intern(struct sched_sm *s, const char *str)
 {
-	char **n;
-
 	if (!str)
 		return NULL;
 	for (int i = 0; i < s->nstrs; i++)
 		if (!strcmp(s->strs[i], str))
 			return s->strs[i];
-	if (s->nstrs == s->scap) {
-		n = realloc(s->strs, sizeof(*n) * (size_t)(s->scap ? s->scap * 2 : 16));
-		if (!n)
-			return NULL;
-		s->strs = n;
-		s->scap = s->scap ? s->scap * 2 : 16;
-	}
+	if (array_room((void **)&s->strs, s->nstrs, &s->scap, sizeof(*s->strs), 16))
+		return NULL;
 	if (!(s->strs[s->nstrs] = strdup(str)))
 		return NULL;
 	return s->strs[s->nstrs++];

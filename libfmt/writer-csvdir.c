@@ -353,15 +353,8 @@ static struct dfile *find_file(struct csvdir *d, const struct ttype *tt)
 			goto out;
 	}
 	f = NULL;
-	if (d->nfiles == d->files_cap) {
-		int cap = d->files_cap ? d->files_cap * 2 : 64;
-		struct dfile **n = realloc(d->files, sizeof(*n) * (size_t)cap);
-
-		if (!n)
-			goto out;
-		d->files = n;
-		d->files_cap = cap;
-	}
+	if (array_room((void **)&d->files, d->nfiles, &d->files_cap, sizeof(*d->files), 64))
+		goto out;
 	f = dfile_new(d, tt, sig);
 	sig = NULL;
 	if (f)

@@ -1098,14 +1098,8 @@ static int slice_begin(struct json *j, struct tdat_sink *sk, const struct where 
 	/* a second begin of the same: its end was lost */
 	if (i >= 0)
 		close_from(j, sk, wh, i, ev->ts);
-	if (tr->n == tr->cap) {
-		int cap = tr->cap ? tr->cap * 2 : 4;
-
-		if (!(o = realloc(tr->st, sizeof(*o) * (size_t)cap)))
-			return TDAT_ENOMEM;
-		tr->st = o;
-		tr->cap = cap;
-	}
+	if (array_room((void **)&tr->st, tr->n, &tr->cap, sizeof(*tr->st), 4))
+		return TDAT_ENOMEM;
 	o = &tr->st[tr->n++];
 	o->ts = ev->ts;
 	o->key = key;

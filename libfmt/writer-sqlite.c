@@ -572,14 +572,8 @@ static int begin_slice(struct sq *q, struct sq_thread *th, const struct atrace *
 	struct sq_slice *s;
 	int ret;
 
-	if (th->n == th->cap) {
-		int cap = th->cap ? th->cap * 2 : 8;
-
-		if (!(s = realloc(th->st, sizeof(*s) * (size_t)cap)))
-			return TDAT_ENOMEM;
-		th->st = s;
-		th->cap = cap;
-	}
+	if (array_room((void **)&th->st, th->n, &th->cap, sizeof(*th->st), 8))
+		return TDAT_ENOMEM;
 	s = &th->st[th->n];
 	if (!(s->name = strndup(a->name, a->name_len)))
 		return TDAT_ENOMEM;
