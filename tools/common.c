@@ -115,11 +115,12 @@ static void block_signals(bool block)
 	sigprocmask(block ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
 }
 
-void tool_init(const char *argv0)
+void tool_init(char **argv)
 {
-	const char *s = strrchr(argv0, '/');
+	const char *s = strrchr(argv[0], '/');
 
-	progname = s ? s + 1 : argv0;
+	progname = s ? s + 1 : argv[0];
+	argv[0] = (char *)progname;	/* getopt's messages: "tdat-convert: ...", not the path */
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);

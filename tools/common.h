@@ -18,7 +18,7 @@ extern const char *progname;
 /* An input opened with warnings (damaged formats): the tool must fail. */
 extern bool inputs_damaged;
 
-void tool_init(const char *argv0);
+void tool_init(char **argv);
 void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warn_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));	/* adds strerror(errno) */
 void die_(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));

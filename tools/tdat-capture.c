@@ -509,7 +509,7 @@ int main(int argc, char **argv)
 	static const char *const cmds[] = { "record", "start", "stop", "extract", "reset", "list", "stat" };
 	bool known = false;
 
-	tool_init(argv[0]);
+	tool_init(argv);
 	if (argc < 2)
 		usage_error("a subcommand is needed: record, start, stop, extract, reset, list or stat");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))

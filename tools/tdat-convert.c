@@ -312,7 +312,7 @@ int main(int argc, char **argv)
 	struct tdat_merge *m;
 	int n, ret = EXIT_FAIL;
 
-	tool_init(argv[0]);
+	tool_init(argv);
 	parse_args(&o, argc, argv);
 	argc -= optind;
 	argv += optind;

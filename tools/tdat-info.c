@@ -256,7 +256,7 @@ int main(int argc, char **argv)
 	bool json = false;
 	int c, ret = EXIT_OK;
 
-	tool_init(argv[0]);
+	tool_init(argv);
 	while ((c = getopt_long(argc, argv, "jhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = true; break;

@@ -335,7 +335,7 @@ int main(int argc, char **argv)
 	struct tdat_file *in = NULL;
 	int ret = EXIT_FAIL;
 
-	tool_init(argv[0]);
+	tool_init(argv);
 	parse_args(&sp, argc, argv);
 	if (!(sp.m = tdat_merge_new()))
 		die_(EXIT_FAIL, "out of memory");

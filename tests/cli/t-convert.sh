@@ -91,6 +91,8 @@ t_stdout_match "--help prints the usage" '^Usage: tdat-convert'
 t_exit "--version" 0 -- tdat-convert --version
 t_exit "a bad option is a usage error" 2 -- tdat-convert --bogus $TD/v6.dat
 t_stderr_match "naming the option" "bogus"
+t_exit "a bad option, the tool run by its path" 2 -- "$BIN/tdat-convert" --bogus $TD/v6.dat
+t_stderr_match "the message starts with the tool's name, not its path" "^tdat-convert: .*bogus"
 t_exit "no input is a usage error" 2 -- tdat-convert
 t_exit "an unknown format is a usage error" 2 -- tdat-convert -f xml $TD/v6.dat
 t_stderr_match "naming the format" "unknown format 'xml'"
