@@ -493,6 +493,18 @@ bool parse_time(const char *s, int64_t *ns, bool *relative)
 	return true;
 }
 
+/* The selection options that take a list or glob, by name (an empty one is a mistake). */
+static const char *list_option(int c)
+{
+	switch (c) {
+	case 'e': return "--event";
+	case OPT_SEL_CPU: return "--cpu";
+	case OPT_SEL_PID: return "--pid";
+	case OPT_SEL_COMM: return "--comm";
+	}
+	return NULL;
+}
+
 bool select_option(struct tdat_select **s, int c, const char *arg)
 {
 	static bool negative;
@@ -504,6 +516,9 @@ bool select_option(struct tdat_select **s, int c, const char *arg)
 
 	if (!ours)
 		return false;
+	/* an unset shell variable: neither everything nor nothing is what was meant */
+	if (arg && !*arg && list_option(c))
+		usage_error("%s needs a value, not an empty string", list_option(c));
 	if (!*s && !(*s = tdat_select_new()))
 		die_(EXIT_FAIL, "out of memory");
 	switch (c) {

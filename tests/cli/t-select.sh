@@ -84,4 +84,10 @@ t_stderr_match "naming the filter" "filter 'sched_switch:prev_pid >'"
 t_exit "a bad CPU list" 2 -- tdat-convert --cpu 1-x v6.dat
 t_exit "a bad time" 2 -- tdat-convert --start yesterday v6.dat
 t_stderr_match "naming the time" "invalid time 'yesterday'"
+# an empty value (an unset shell variable) selected everything for --cpu and
+# --pid and nothing for --comm and -e: each is now refused
+for o in --cpu --pid --comm --event; do
+	t_exit "an empty $o is a usage error" 2 -- tdat-convert $o '' v6.dat
+	t_stderr_match "and says so" "^tdat-convert: $o needs a value, not an empty string"
+done
 done_testing
