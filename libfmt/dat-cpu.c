@@ -256,12 +256,17 @@ static size_t events_extent(const struct cursor *c, const unsigned char *d, size
 		uint32_t w = word32(big, d + pos);
 		unsigned type_len = big ? w >> 27 : w & 0x1f;
 
-		/* as kbuffer reads them: a data length or padding in the next word */
+		/*
+		 * As kbuffer reads them: a data length or padding in the next
+		 * word, which the event must hold (a padding's counts from that
+		 * word; one under 4 is no kernel's): else kbuffer would read it
+		 * from past a cut, where the lost-events count goes.
+		 */
 		if (type_len == 0 || type_len == 29) {
 			if (pos + 8 > len)
 				return pos;
 			size = word32(big, d + pos + 4);
-			if (type_len == 0 && size < 4)
+			if (size < 4)
 				return pos;
 			size = 4 + (type_len ? size : (size + 3) & ~(size_t)3);
 		} else {

@@ -33,7 +33,8 @@ OUT = ARGS[0] if ARGS else os.path.join(HERE, "gen")
 BIG = 70000
 BIG_KEPT = {"chunks-bomb.dat", "chunks-count-huge.dat", "chunks-cut-in-chunk.dat",
             "v6-commit-2.dat", "v6-event-length-huge.dat", "v6-cut-mid-page.dat",
-            "v6-ftrace-count-huge.dat", "v6-event-padding.dat", "v6-padding-backwards.dat", "v7none-commit-1.dat", "v7none-event-flips.dat"}
+            "v6-ftrace-count-huge.dat", "v6-event-padding.dat", "v6-padding-backwards.dat", "v6-padding-short.dat",
+            "v7none-commit-1.dat", "v7none-event-flips.dat"}
 rng = random.Random(6)
 cases = []
 
@@ -227,6 +228,18 @@ def main():
         put(d, second, "<I", 29)
         put(d, second + 4, "<I", 0xfffffff8)
         emit(f"{tag}-padding-backwards.dat", src, d, "second event of page 4: padding of length -8")
+        d = good(src)
+        # page 5: a padding of length 0 (whose length word is then read as the
+        # next event, one running past the page), lost events stored after a
+        # commit of 64: -4.  Cut before the bad event, kbuffer read the padding's
+        # length from the lost-events count moved there and looped (fuzz-pages)
+        page = base + 5 * 4096
+        put(d, page + 8, "<Q", (3 << 30) | 64)
+        put(d, page + 16, "<I", 29)
+        put(d, page + 20, "<I", 0)
+        put(d, page + 24, "<I", 0x00fffff0)
+        put(d, page + 16 + 64, "<Q", 0xfffffffffffffffc)
+        emit(f"{tag}-padding-short.dat", src, d, "page 5: a padding of length 0 before an event running past the page, lost-events count -4")
         d = good(src)
         for i in range(4):
             flip(d, base + 3 * 4096 + 16 + rng.randrange(200), rng.randrange(8))
