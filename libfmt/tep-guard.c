@@ -353,7 +353,8 @@ enum tep_guard tep_guard_format(const char *buf, size_t *keep)
  * its tokenizer has no class for (anything but printable ASCII, even inside
  * a string), two operators in a row, a string after an operator that
  * strings do not take, a value with no comparison in an && / || clause, a
- * comparison with a bare name, or anything but && / || after a group (all
+ * comparison with a bare name, anything but && / || after a group, or
+ * arithmetic in a comparison that follows && or || unless parenthesized (all
  * found by fuzz-filter).  Refuse those here;
  * libtraceevent reports the other mistakes itself.
  */
@@ -395,6 +396,7 @@ const char *tep_guard_filter(const char *expr)
 	bool want_operand = true;
 	bool operand = false, compared = false;	/* in the current && / || clause */
 	bool cmp_seen = false;		/* a comparison operator in the clause */
+	bool after_logic = false;	/* the clause follows && or || (not a '(') */
 
 	for (const unsigned char *c = (const unsigned char *)expr; *c; c++)
 		if (*c < 0x20 || *c > 0x7e)	/* a tab too: a NULL pointer in a string */
@@ -419,7 +421,7 @@ const char *tep_guard_filter(const char *expr)
 		} else if (*p == '(') {
 			op = NULL;
 			want_operand = true;
-			operand = compared = cmp_seen = false;
+			operand = compared = cmp_seen = after_logic = false;
 		} else if (strchr("=!<>&|^+-*/%~", *p)) {
 			size_t n = op_len(p);
 			bool logic = n == 2 && (*p == '&' || *p == '|') && p[1] == *p;
@@ -436,11 +438,20 @@ const char *tep_guard_filter(const char *expr)
 			/* "a == 0 || b == 0 | c": a double free (never valid anyway) */
 			if (!logic && !want_operand && cmp_seen)
 				return "an operator after a whole comparison";
+			/*
+			 * "a == 0 || b - c == 0", "a == 0 || b > -1": a double free;
+			 * "a == 0 || (b - c == 0)" is fine
+			 */
+			if (after_logic && n == 1 && strchr("+-*/%&|^", *p) && (!want_operand || *p == '-'))
+				return "arithmetic or a negative number in a comparison after && or || "
+				       "(put that comparison in parentheses)";
 			cmp_seen = !logic && (cmp_seen || is_comparison(p, n));
-			if (logic)
+			if (logic) {
 				operand = compared = false;
-			else if (!want_operand)
+				after_logic = true;
+			} else if (!want_operand) {
 				compared = true;
+			}
 			op = p;
 			op_n = n;
 			p += n - 1;

@@ -181,14 +181,24 @@ int main(void)
 	ok(tep_guard_filter("sched_switch:prev_pid==0 || next_pid==prev_pid") != NULL,
 	   "a comparison with a name (a use after free in libtraceevent; fuzz-filter)");
 	ok(tep_guard_filter("sched_switch:prev_pid==0 && next_comm != x") != NULL, "the same with !=");
-	ok(tep_guard_filter("sched_switch:prev_pid==0x1f || next_pid > -1") == NULL, "hex and negative numbers pass");
+	ok(tep_guard_filter("sched_switch:prev_pid==0x1f || (next_pid > -1)") == NULL, "hex and negative numbers pass");
+	ok(tep_guard_filter("sched_switch:next_pid > -1 || prev_pid==0") == NULL, "a negative number in the first clause passes");
+	ok(tep_guard_filter("sched_switch:prev_pid==0x1f || next_pid > -1") != NULL,
+	   "a negative number in a clause after || (a double free in libtraceevent)");
+	ok(tep_guard_filter("sched_switch:prev_pid==0 || prev_prio-next_prio==0") != NULL,
+	   "arithmetic in a clause after || (a double free in libtraceevent; fuzz-filter)");
+	ok(tep_guard_filter("sched_switch:prev_pid==1 && prev_prio/2>0") != NULL, "the same after &&");
+	ok(tep_guard_filter("sched_switch:(prev_pid==0 || next_pid-1==0)") != NULL, "the same inside a group");
+	ok(tep_guard_filter("sched_switch:prev_pid==0 || (prev_prio-next_prio==0)") == NULL,
+	   "that comparison in parentheses passes");
+	ok(tep_guard_filter("sched_switch:prev_pid==0 || next_comm ~ \"k*\"") == NULL, "a match after || passes");
 	ok(tep_guard_filter("sched_switch:(prev_pid!=5)$000") != NULL,
 	   "'$' after a group (a use after free in libtraceevent; fuzz-filter)");
 	ok(tep_guard_filter("sched_switch:(prev_pid==1)(next_pid==2)") != NULL, "'(' after a group");
 	ok(tep_guard_filter("sched_switch:prev_pid==1 @") != NULL, "a character with no meaning");
 	ok(tep_guard_filter("sched:prev_pid%099") != NULL, "a modulo by 099 (octal, read as 0: SIGFPE at match; fuzz-filter)");
 	ok(tep_guard_filter("sched_switch:prev_pid / next_pid == 1") != NULL, "a division by a field");
-	ok(tep_guard_filter("sched_switch:prev_pid % 4 == 1 && next_pid / 0x10 > 2") == NULL,
+	ok(tep_guard_filter("sched_switch:prev_pid % 4 == 1 && (next_pid / 0x10 > 2)") == NULL,
 	   "divisions by non-zero numbers pass");
 	ok(tep_guard_filter("sched_switch:((prev_pid==1) && (next_pid==2)) || prev_comm==\"a$b\"") == NULL,
 	   "nested groups, and any character inside a string, pass");
