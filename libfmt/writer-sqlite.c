@@ -87,6 +87,7 @@ static const struct {
 struct sq_cpu {
 	int64_t events, lost, lost_unknown;
 	int64_t freq_track, idle_track;
+	bool present;			/* counted in the header or a buffer of its input */
 };
 
 struct sq {
@@ -854,19 +855,43 @@ static int metadata(struct sq *q)
 	return ret;
 }
 
-/* ucpu: the CPUs of input 0, then those of input 1, ...; one cpu row each. */
+/* The CPU numbers of input @i: up to the header's count or the highest listed (< MAX_CPUS). */
+static int input_cpus(struct tdat_file *f)
+{
+	int n = tdat_file_info(f)->cpus;
+
+	for (int b = 0; b < f->nbuffers; b++)
+		for (int c = 0; c < f->buffers[b].info.ncpus; c++)
+			if (f->buffers[b].info.cpus[c].cpu >= n && f->buffers[b].info.cpus[c].cpu < MAX_CPUS)
+				n = f->buffers[b].info.cpus[c].cpu + 1;
+	return n;
+}
+
+/* Which of input @i's CPU numbers exist: the header's count, and those its buffers list. */
+static void mark_present(struct sq *q, int i)
+{
+	struct tdat_file *f = tdat_merge_file(q->w->merge, i);
+	struct sq_cpu *cp = &q->cpus[q->in[i].ucpu_base];
+
+	for (int c = 0; c < tdat_file_info(f)->cpus && c < q->in[i].ncpus; c++)
+		cp[c].present = true;
+	for (int b = 0; b < f->nbuffers; b++)
+		for (int c = 0; c < f->buffers[b].info.ncpus; c++)
+			if (f->buffers[b].info.cpus[c].cpu >= 0 && f->buffers[b].info.cpus[c].cpu < q->in[i].ncpus)
+				cp[f->buffers[b].info.cpus[c].cpu].present = true;
+}
+
+/*
+ * ucpu: the CPU numbers of input 0, then those of input 1, ...; a cpu row
+ * for each that exists (a damaged file may list CPU 60000 alone).
+ */
 static int cpus(struct sq *q)
 {
 	int total = 0;
 
 	for (int i = 0; i < q->ninputs; i++) {
-		struct tdat_file *f = tdat_merge_file(q->w->merge, i);
-		int n = tdat_file_info(f)->cpus;
+		int n = input_cpus(tdat_merge_file(q->w->merge, i));
 
-		for (int b = 0; b < f->nbuffers; b++)
-			for (int c = 0; c < f->buffers[b].info.ncpus; c++)
-				if (f->buffers[b].info.cpus[c].cpu >= n)
-					n = f->buffers[b].info.cpus[c].cpu + 1;
 		q->in[i].ucpu_base = total;
 		q->in[i].ncpus = n;
 		total += n;
@@ -875,11 +900,15 @@ static int cpus(struct sq *q)
 		return TDAT_ENOMEM;
 	q->ncpus = total;
 	for (int i = 0; i < q->ninputs; i++) {
+		mark_present(q, i);
 		for (int c = 0; c < q->in[i].ncpus; c++) {
-			struct sq_val *v = row_begin(q->fx[FX_CPU]);
 			int u = q->in[i].ucpu_base + c;
+			struct sq_val *v;
 
 			q->cpus[u].freq_track = q->cpus[u].idle_track = -1;
+			if (!q->cpus[u].present)
+				continue;
+			v = row_begin(q->fx[FX_CPU]);
 			v_int(&v[0], u);
 			v_int(&v[1], u);
 			v_int(&v[2], c);
@@ -1012,6 +1041,8 @@ static int stats(struct sq *q)
 	for (int u = 0; u < q->ncpus && !ret; u++) {
 		const struct sq_cpu *c = &q->cpus[u];
 
+		if (!c->present && !c->events)
+			continue;
 		if ((ret = stat_row(q, "cpu_events", u, "info", c->events,
 				    "events read on this ucpu (all buffers)")) ||
 		    (ret = stat_row(q, "cpu_events_lost", u, "data_loss", c->lost,

@@ -204,6 +204,14 @@ run_lim "$T_TMP/run" tdat-convert -f sqlite -o "$T_TMP/out/x.db" testdata/bad/fu
 t_assert "sqlite: an empty first text value is stored (status $RC)" \
 	eval '((RC == 1)) && test -s "$T_TMP/out/x.db" && ! grep -q "out of memory" "$T_TMP/run.stderr"'
 rm -f "$T_TMP"/out/*
+# -f sqlite on a file that lists CPU 5046273 (fuzz-writers): rows for the CPUs
+# that exist, not for every number up to it
+run_lim "$T_TMP/run" tdat-convert -f sqlite -o "$T_TMP/out/x.db" testdata/bad/fuzz/writers-sqlite-cpu-5046273.dat
+t_assert "sqlite: a CPU numbered 5046273 ends in $ELAPSED_MS ms (status $RC)" \
+	eval '((RC == 1 && ELAPSED_MS < 5000)) && test -s "$T_TMP/out/x.db"'
+t_assert "sqlite: one cpu row per CPU that exists (sqlite3, installed by quickstart.sh)" \
+	test "$(sqlite3 "$T_TMP/out/x.db" 'SELECT count(*) FROM cpu')" = 2
+rm -f "$T_TMP"/out/*
 
 # --lenient: the same message, exit 0.
 run_lim "$T_TMP/run" tdat-convert --lenient -o "$T_TMP/out/x.txt" "$GEN/v6-commit-2.dat"
