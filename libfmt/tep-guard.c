@@ -429,6 +429,9 @@ const char *tep_guard_filter(const char *expr)
 			/* "a % 099" (octal: 0): a division by 0 for every event */
 			if ((*p == '/' || *p == '%') && !nonzero_number(p + 1))
 				return "a division by something other than a number that is not 0";
+			/* "a == 0 || !b!c": '!' is a prefix, never between values (a double free) */
+			if (!want_operand && n == 1 && *p == '!')
+				return "'!' after a value";
 			/* "a == == b", "a && && b": a double free or a NULL pointer */
 			if (want_operand && !(n == 1 && (*p == '-' || *p == '!')))
 				return "two operators in a row";
