@@ -257,10 +257,11 @@ static size_t events_extent(const struct cursor *c, const unsigned char *d, size
 		unsigned type_len = big ? w >> 27 : w & 0x1f;
 
 		/*
-		 * As kbuffer reads them: a data length or padding in the next
-		 * word, which the event must hold (a padding's counts from that
-		 * word; one under 4 is no kernel's): else kbuffer would read it
-		 * from past a cut, where the lost-events count goes.
+		 * As kbuffer reads them: a data or padding length in the next
+		 * word, which must lie inside the event.  A padding's length
+		 * counts from that word, so one under 4 is damage (no kernel
+		 * writes it): kbuffer would read the word from past a cut,
+		 * where the lost-events count goes.
 		 */
 		if (type_len == 0 || type_len == 29) {
 			if (pos + 8 > len)

@@ -353,9 +353,9 @@ enum tep_guard tep_guard_format(const char *buf, size_t *keep)
  * its tokenizer has no class for (anything but printable ASCII, even inside
  * a string), two operators in a row, a string after an operator that
  * strings do not take, a value with no comparison in an && / || clause, a
- * comparison with a bare name, anything but && / || after a group, or
- * arithmetic in a comparison that follows && or || unless parenthesized (all
- * found by fuzz-filter).  Refuse those here;
+ * comparison with a bare name, anything but && / || after a group,
+ * arithmetic or a negative number in a comparison that follows && or ||
+ * unless parenthesized, or '!' after a value (all found by fuzz-filter).  Refuse those here;
  * libtraceevent reports the other mistakes itself.
  */
 /* Length of the filter operator at @p (the longest that matches). */
