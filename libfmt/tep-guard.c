@@ -354,8 +354,8 @@ enum tep_guard tep_guard_format(const char *buf, size_t *keep)
  * a string), two operators in a row, a string after an operator that
  * strings do not take, a value with no comparison in an && / || clause, a
  * comparison with a bare name, anything but && / || after a group,
- * arithmetic or a negative number in a comparison that follows && or ||
- * unless parenthesized, or '!' after a value (all found by fuzz-filter).  Refuse those here;
+ * arithmetic, a negative number or a '.' in a comparison that follows && or
+ * || unless parenthesized, or '!' after a value (all found by fuzz-filter).  Refuse those here;
  * libtraceevent reports the other mistakes itself.
  */
 /* Length of the filter operator at @p (the longest that matches). */
@@ -474,6 +474,9 @@ const char *tep_guard_filter(const char *expr)
 			     (*p >= '0' && *p <= '9'))) {
 			return "a character that has no meaning in a filter";
 		} else {
+			/* "a == 0 || b != 1.5": libtraceevent reads '.' as arithmetic (a double free) */
+			if (*p == '.' && after_logic)
+				return "a '.' in a comparison after && or || (put that comparison in parentheses)";
 			/* "a == 0 || b == c": a use after free */
 			if (want_operand && op && is_comparison(op, op_n) &&
 			    (*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
