@@ -103,14 +103,13 @@ int sqdb_table_prepare(struct sqdb *d, struct sq_table *t)
 	sqlite3_finalize(t->many);
 	t->batch = MAX_VARS / t->ncols < BATCH ? MAX_VARS / t->ncols : BATCH;
 	t->many = NULL;
-	if (!(t->one = prepare_insert(d, t, 1)) || !(t->many = prepare_insert(d, t, t->batch)))
+	free(t->bound_many);
+	t->bound_many = NULL;
+	if (!(t->one = prepare_insert(d, t, 1)))
 		return sqdb_fail(d, t->name);
 	free(t->bound_one);
-	free(t->bound_many);
 	/* all parameters start NULL: type V_NULL */
-	t->bound_one = calloc((size_t)t->ncols, sizeof(*t->bound_one));
-	t->bound_many = calloc((size_t)(t->ncols * t->batch), sizeof(*t->bound_many));
-	if (!t->bound_one || !t->bound_many)
+	if (!(t->bound_one = calloc((size_t)t->ncols, sizeof(*t->bound_one))))
 		return TDAT_ENOMEM;
 	if (t->chunk_rows < t->batch)
 		t->chunk_rows = t->batch;
@@ -198,12 +197,30 @@ static int insert(sqlite3_stmt *st, struct sq_val *bound, const struct chunk *c,
 	return rc == SQLITE_DONE ? 0 : rc;
 }
 
+/*
+ * The multi-row INSERT of @t, prepared the first time a chunk holds a whole
+ * batch: most tables of a small trace never do, and preparing a statement
+ * of a few thousand parameters costs more than inserting their rows.
+ */
+static int prepare_many(struct sqdb *d, struct sq_table *t)
+{
+	if (t->many)
+		return SQLITE_OK;
+	if (!t->bound_many && !(t->bound_many = calloc((size_t)(t->ncols * t->batch), sizeof(*t->bound_many))))
+		return SQLITE_NOMEM;
+	if (!(t->many = prepare_insert(d, t, t->batch)))
+		return sqlite3_errcode(d->db) == SQLITE_OK ? SQLITE_ERROR : sqlite3_errcode(d->db);
+	return SQLITE_OK;
+}
+
 /* The worker's job: every row of @c, BATCH rows per statement. */
 static void insert_chunk(struct sqdb *d, struct chunk *c)
 {
 	struct sq_table *t = c->t;
 	int n = t->ncols, r = 0, rc = 0;
 
+	if (c->nrows >= t->batch)
+		rc = prepare_many(d, t);
 	for (; !rc && c->nrows - r >= t->batch; r += t->batch)
 		rc = insert(t->many, t->bound_many, c, &c->vals[r * n], t->batch * n);
 	for (; !rc && r < c->nrows; r++)

@@ -62,7 +62,7 @@ struct sq_table {
 	char **cols;			/* column names */
 	char **keys;			/* event tables: args key of each column, NULL if fixed */
 	const char **vtypes;		/* its args value_type */
-	sqlite3_stmt *one, *many;	/* used by the worker only */
+	sqlite3_stmt *one, *many;	/* used by the worker only; many once needed */
 	struct sq_val *bound_one, *bound_many;	/* what their parameters hold */
 	struct chunk *cur;		/* rows being filled */
 	int chunk_rows;			/* rows of the next chunk: grows to CHUNK_ROWS */
