@@ -194,6 +194,11 @@ int main(void)
 	ok(tep_guard_filter("sched_switch:prev_pid==0 || next_comm ~ \"k*\"") == NULL, "a match after || passes");
 	ok(tep_guard_filter("irq:(d==0 ||!Q!!sh)") != NULL, "'!' after a value (a double free in libtraceevent; fuzz-filter)");
 	ok(tep_guard_filter("sched_switch:prev_pid==0 || !next_pid == 1") == NULL, "'!' as a prefix passes");
+	ok(tep_guard_filter(".*:c==0 ||e==!0") != NULL,
+	   "'!' after a comparison operator (a double free in libtraceevent; fuzz-filter)");
+	ok(tep_guard_filter("sched_switch:prev_pid + !next_pid == 1") != NULL, "'!' after arithmetic");
+	ok(tep_guard_filter("sched_switch:!(prev_pid==0) && !!(next_pid==1) || (!next_pid==2)") == NULL,
+	   "'!' at the start of a condition, after && and '(', and twice, passes");
 	ok(tep_guard_filter(".....:v==0||i!=1........") != NULL, "a '.' in a value after || (a double free in libtraceevent; fuzz-filter)");
 	ok(tep_guard_filter("sched_switch:prev_pid==0||(next_pid!=1.5)") == NULL, "the same in parentheses passes");
 	ok(tep_guard_filter("sched_switch:(prev_pid!=5)$000") != NULL,
