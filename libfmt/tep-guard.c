@@ -355,8 +355,8 @@ enum tep_guard tep_guard_format(const char *buf, size_t *keep)
  * strings do not take, a value with no comparison in an && / || clause, a
  * comparison with a bare name, anything but && / || after a group,
  * arithmetic, a negative number or a '.' in a comparison that follows && or
- * || unless parenthesized, or '!' anywhere but at the start of a condition
- * (all found by fuzz-filter).  Refuse those here;
+ * || unless parenthesized, or '!' anywhere but once at the start of a
+ * condition (all found by fuzz-filter).  Refuse those here;
  * libtraceevent reports the other mistakes itself.
  */
 /* Length of the filter operator at @p (the longest that matches). */
@@ -434,12 +434,11 @@ const char *tep_guard_filter(const char *expr)
 			if (!want_operand && n == 1 && *p == '!')
 				return "'!' after a value";
 			/*
-			 * "a == 0 || b == !0": a double free; '!' negates a
-			 * condition, so it starts one: first, after '(', && or ||
+			 * "a == 0 || b == !0", "a && !!(b) || c": double frees;
+			 * '!' negates a condition, once: first, after '(', && or ||
 			 */
-			if (want_operand && n == 1 && *p == '!' && op &&
-			    !(op_n == 1 && op[0] == '!') && !(op_n == 2 && (op[0] == '&' || op[0] == '|')))
-				return "'!' that does not start a condition (negate one as !(a == 1))";
+			if (want_operand && n == 1 && *p == '!' && op && !(op_n == 2 && (op[0] == '&' || op[0] == '|')))
+				return "'!' that does not start a condition, or twice (negate one as !(a == 1))";
 			/* "a == == b", "a && && b": a double free or a NULL pointer */
 			if (want_operand && !(n == 1 && (*p == '-' || *p == '!')))
 				return "two operators in a row";
