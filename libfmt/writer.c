@@ -51,6 +51,7 @@ void sink_release(struct tdat_sink *s)
 	}
 	free(s->buf);
 	s->buf = NULL;
+	s->cap = s->len = 0;
 }
 
 static void write_all(struct tdat_sink *s, const char *p, size_t n)
@@ -167,12 +168,13 @@ void sink_printf(struct tdat_sink *s, const char *fmt, ...)
 	int n;
 	char *d;
 
+	/* a sink that has no buffer yet (an arena) only measures first */
 	va_start(ap, fmt);
-	n = vsnprintf(s->buf + s->len, s->cap - s->len, fmt, ap);
+	n = vsnprintf(s->buf ? s->buf + s->len : NULL, s->buf ? s->cap - s->len : 0, fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return;
-	if ((size_t)n < s->cap - s->len) {
+	if (s->buf && (size_t)n < s->cap - s->len) {
 		s->len += (size_t)n;
 		return;
 	}

@@ -19,7 +19,7 @@
 # tests/fuzz/corpus/TARGET.  Run it from the build tree's top directory.
 #
 # The ASan options only shorten the stacks kept and the quarantine (every
-# error is still caught).  The writers target runs without libFuzzer's leak
+# error is still caught); UBSan stops at its first report.  The writers target runs without libFuzzer's leak
 # check (-detect_leaks=0): libtraceevent 1.7 leaks on damaged formats (the
 # suppressed leaks of lsan.supp), and each such input made libFuzzer scan the
 # whole heap, 40% of the time.  Run `leaks writers` after it: every input
@@ -50,6 +50,8 @@ fuzz_env() {
 	export TDAT_TESTDATA=$top/testdata TMPDIR=${TMPDIR:-/dev/shm}
 	export LSAN_OPTIONS=suppressions=$top/tests/fuzz/lsan.supp
 	export ASAN_OPTIONS=malloc_context_size=0:quarantine_size_mb=4
+	# UBSan only prints by default: stop, so that libFuzzer keeps the input
+	export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1
 	mkdir -p "$dir/$1" "$dir/art"
 }
 
