@@ -348,152 +348,193 @@ enum tep_guard tep_guard_format(const char *buf, size_t *keep)
 /* ---- filter expressions ---- */
 
 /*
- * libtraceevent 1.7 crashes on some malformed filters:
- * an unterminated string, or an operator with nothing after it, or a byte
- * its tokenizer has no class for (anything but printable ASCII, even inside
- * a string), two operators in a row, a string after an operator that
- * strings do not take, a value with no comparison in an && / || clause, a
- * comparison with a bare name, anything but && / || after a group,
- * arithmetic, a negative number or a '.' in a comparison that follows && or
- * || unless parenthesized, or '!' anywhere but once at the start of a
- * condition (all found by fuzz-filter).  Refuse those here;
- * libtraceevent reports the other mistakes itself.
+ * libtraceevent 1.7 crashes (double frees, use after free, NULL pointers,
+ * SIGFPE) on many malformed filters, and fuzz-filter kept finding new ones
+ * while the check listed the shapes to refuse.  The check is now a grammar
+ * of what is accepted, the shapes known to compile safely:
+ *
+ *	cond   := clause { ('&&' | '||') clause }
+ *	clause := ['!'] ( '(' cond ')' | cmp )
+ *	cmp    := NAME ('==' | '!=' | '<' | '<=' | '>' | '>=') NUMBER
+ *	        | NAME ('==' | '!=' | '=~' | '!~' | '~') STRING
+ *	        | NAME '&' NUMBER			(a bit test)
+ *
+ * NUMBER is decimal or 0x hex; a '-' before it and the bit test only in the
+ * first clause of a cond (after && or || libtraceevent frees twice: put
+ * that comparison in parentheses).  Anything else libtraceevent would
+ * either refuse or mishandle: arithmetic, comparing two fields, a '.'.
  */
-/* Length of the filter operator at @p (the longest that matches). */
-static size_t op_len(const char *p)
-{
-	static const char *const two[] = { "==", "!=", "<=", ">=", "=~", "!~", "&&", "||" };
+#define FILTER_DEPTH 16		/* groups in groups */
 
-	for (size_t i = 0; i < sizeof(two) / sizeof(two[0]); i++)
-		if (p[0] == two[i][0] && p[1] == two[i][1])
-			return 2;
-	return 1;
+struct fscan {
+	const char *p;
+	int depth;
+	const char *why;	/* the first failure */
+};
+
+static bool fail(struct fscan *s, const char *why)
+{
+	if (!s->why)
+		s->why = why;
+	return false;
 }
 
-/* ==, !=, <, >, <=, >=, =~, !~ */
-static bool is_comparison(const char *p, size_t n)
+static void skip_spaces(struct fscan *s)
 {
-	return n == 2 ? strchr("=!<>", p[0]) && strchr("=~", p[1]) : p[0] == '<' || p[0] == '>';
+	while (*s->p == ' ')
+		s->p++;
 }
 
-/* Whether @p (after spaces) is a number libtraceevent reads (strtoull base 0) as non-zero. */
-static bool nonzero_number(const char *p)
+static bool name_char(char c)
 {
-	p += strspn(p, " \t");
-	return *p >= '0' && *p <= '9' && strtoull(p, NULL, 0) != 0;
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+static bool hex_digit(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* NUMBER at s->p: decimal or 0x hex, ending where a name or a '.' could not go on. */
+static bool number(struct fscan *s)
+{
+	const char *p = s->p;
+
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && hex_digit(p[2]))
+		for (p += 2; hex_digit(*p); p++)
+			;
+	else if (*p >= '0' && *p <= '9')
+		while (*p >= '0' && *p <= '9')
+			p++;
+	else
+		return fail(s, "a number or a quoted string expected after a comparison "
+			       "(fields compare with constants, not with other fields)");
+	if (name_char(*p) || *p == '.')
+		return fail(s, "a number is decimal or 0x hex, with no '.' or letters after it");
+	s->p = p;
+	return true;
+}
+
+/* The comparison operator at s->p (longest first), NULL if none. */
+static const char *comparison(struct fscan *s)
+{
+	static const char *const ops[] = { "==", "!=", "<=", ">=", "=~", "!~", "<", ">", "~" };
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strncmp(s->p, ops[i], strlen(ops[i]))) {
+			s->p += strlen(ops[i]);
+			return ops[i];
+		}
+	return NULL;
+}
+
+static bool cmp(struct fscan *s, bool first)
+{
+	const char *op;
+
+	skip_spaces(s);
+	if (!name_char(*s->p) || (*s->p >= '0' && *s->p <= '9'))
+		return fail(s, "a field name expected (a condition is FIELD OP VALUE)");
+	while (name_char(*s->p))
+		s->p++;
+	skip_spaces(s);
+	if (s->p[0] == '&' && s->p[1] != '&') {
+		if (!first)
+			return fail(s, "a bit test (FIELD & MASK) after && or || "
+				       "(put it in parentheses)");
+		s->p++;
+		skip_spaces(s);
+		return number(s);
+	}
+	if (!(op = comparison(s)))
+		return fail(s, "a comparison expected after a field name "
+			       "(==, !=, <, <=, >, >=, =~, !~ or ~; no arithmetic)");
+	skip_spaces(s);
+	if (*s->p == '"' || *s->p == '\'') {
+		const char *end = string_end(s->p);
+
+		if (!end)
+			return fail(s, "unterminated string");
+		if (op[0] == '<' || op[0] == '>')
+			return fail(s, "a string after <, <=, > or >=");
+		s->p = end + 1;
+		return true;
+	}
+	if (op[1] == '~' || op[0] == '~')
+		return fail(s, "=~, !~ and ~ take a quoted string");
+	if (*s->p == '-') {
+		if (!first)
+			return fail(s, "a negative number after && or || "
+				       "(put that comparison in parentheses)");
+		s->p++;
+	}
+	return number(s);
+}
+
+static bool cond(struct fscan *s);
+
+static bool clause(struct fscan *s, bool first)
+{
+	skip_spaces(s);
+	if (*s->p == '!') {
+		s->p++;
+		skip_spaces(s);
+		if (*s->p == '!')
+			return fail(s, "'!' twice");
+	}
+	if (*s->p != '(')
+		return cmp(s, first);
+	if (++s->depth > FILTER_DEPTH)
+		return fail(s, "parentheses nested too deep");
+	s->p++;
+	if (!cond(s))
+		return false;
+	skip_spaces(s);
+	if (*s->p != ')')
+		return fail(s, "a ')' expected");
+	s->p++;
+	s->depth--;
+	return true;
+}
+
+static bool cond(struct fscan *s)
+{
+	if (!clause(s, true))
+		return false;
+	for (;;) {
+		skip_spaces(s);
+		if (strncmp(s->p, "&&", 2) && strncmp(s->p, "||", 2))
+			return true;
+		s->p += 2;
+		if (!clause(s, false))
+			return false;
+	}
 }
 
 /**
  * tep_guard_filter() - why a -F filter is not safe to hand to libtraceevent
  * @expr: the filter, "EVENTS" or "EVENTS:CONDITION"
  *
- * Return: NULL if @expr has none of the shapes that crash libtraceevent,
- * else a short reason for the user.
+ * Return: NULL if @expr is in the grammar above, else a short reason for
+ * the user.
  */
 const char *tep_guard_filter(const char *expr)
 {
-	const char *p = strchr(expr, ':'), *op = NULL;	/* the operator just read */
-	size_t op_n = 0;
-	bool want_operand = true;
-	bool operand = false, compared = false;	/* in the current && / || clause */
-	bool cmp_seen = false;		/* a comparison operator in the clause */
-	bool after_logic = false;	/* the clause follows && or || (not a '(') */
+	struct fscan s = { .p = strchr(expr, ':') };
 
 	for (const unsigned char *c = (const unsigned char *)expr; *c; c++)
 		if (*c < 0x20 || *c > 0x7e)	/* a tab too: a NULL pointer in a string */
 			return "a byte that is not printable ASCII";
-	if (!p)
+	if (!s.p)
 		return NULL;	/* event names only */
 	/* libtraceevent takes any ',' for the end of an event name: malloc(-N) */
-	if (strchr(p, ','))
+	if (strchr(s.p, ','))
 		return "a ',' after the ':' (libtraceevent cannot read one there, even quoted)";
-	for (p++; *p; p++) {
-		if (*p == ' ' || *p == '\t')
-			continue;
-		if (*p == '"' || *p == '\'') {
-			/* "a && b < \"x\"": a double free */
-			if (op && !(op_n == 2 && strchr("=!", op[0]) && strchr("=~", op[1])) &&
-			    !(op_n == 1 && op[0] == '~'))
-				return "a string after an operator other than ==, !=, =~ or !~";
-			if (!(p = string_end(p)))
-				return "unterminated string";
-			want_operand = false;
-			operand = true;
-		} else if (*p == '(') {
-			op = NULL;
-			want_operand = true;
-			operand = compared = cmp_seen = after_logic = false;
-		} else if (strchr("=!<>&|^+-*/%~", *p)) {
-			size_t n = op_len(p);
-			bool logic = n == 2 && (*p == '&' || *p == '|') && p[1] == *p;
-
-			/* "a % 099" (octal: 0): a division by 0 for every event */
-			if ((*p == '/' || *p == '%') && !nonzero_number(p + 1))
-				return "a division by something other than a number that is not 0";
-			/* "a == 0 || !b!c": '!' is a prefix, never between values (a double free) */
-			if (!want_operand && n == 1 && *p == '!')
-				return "'!' after a value";
-			/*
-			 * "a == 0 || b == !0", "a && !!(b) || c": double frees;
-			 * '!' negates a condition, once: first, after '(', && or ||
-			 */
-			if (want_operand && n == 1 && *p == '!' && op && !(op_n == 2 && (op[0] == '&' || op[0] == '|')))
-				return "'!' that does not start a condition, or twice (negate one as !(a == 1))";
-			/* "a == == b", "a && && b": a double free or a NULL pointer */
-			if (want_operand && !(n == 1 && (*p == '-' || *p == '!')))
-				return "two operators in a row";
-			/* "a == 0 && b": a NULL pointer */
-			if (logic && operand && !compared)
-				return "a value with no comparison";
-			/* "a == 0 || b == 0 | c": a double free (never valid anyway) */
-			if (!logic && !want_operand && cmp_seen)
-				return "an operator after a whole comparison";
-			/*
-			 * "a == 0 || b - c == 0", "a == 0 || b > -1": a double free;
-			 * "a == 0 || (b - c == 0)" is fine
-			 */
-			if (after_logic && n == 1 && strchr("+-*/%&|^", *p) && (!want_operand || *p == '-'))
-				return "arithmetic or a negative number in a comparison after && or || "
-				       "(put that comparison in parentheses)";
-			cmp_seen = !logic && (cmp_seen || is_comparison(p, n));
-			if (logic) {
-				operand = compared = false;
-				after_logic = true;
-			} else if (!want_operand) {
-				compared = true;
-			}
-			op = p;
-			op_n = n;
-			p += n - 1;
-			want_operand = true;
-		} else if (*p == ')') {
-			const char *q = p + 1 + strspn(p + 1, " \t");
-
-			if (want_operand)
-				return "an operator or '(' with nothing after it";
-			if (operand && !compared)
-				return "a value with no comparison";
-			/* "(a == 1)(b == 2)", "(a == 1)$": a use after free */
-			if (*q && *q != ')' && strncmp(q, "&&", 2) && strncmp(q, "||", 2))
-				return "something other than &&, || or ')' after ')'";
-			operand = compared = cmp_seen = true;	/* the group is one condition */
-		} else if (!(*p == '_' || *p == '.' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			     (*p >= '0' && *p <= '9'))) {
-			return "a character that has no meaning in a filter";
-		} else {
-			/* "a == 0 || b != 1.5": libtraceevent reads '.' as arithmetic (a double free) */
-			if (*p == '.' && after_logic)
-				return "a '.' in a comparison after && or || (put that comparison in parentheses)";
-			/* "a == 0 || b == c": a use after free */
-			if (want_operand && op && is_comparison(op, op_n) &&
-			    (*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
-				return "a comparison with a name (compare with a number or a quoted string)";
-			want_operand = false;
-			operand = true;
-		}
-	}
-	if (want_operand)
-		return "an operator with nothing after it";
-	return operand && !compared ? "a value with no comparison" : NULL;
+	s.p++;
+	if (!cond(&s))
+		return s.why;
+	skip_spaces(&s);
+	if (*s.p == ')')
+		return "a ')' with no '('";
+	return *s.p ? "&&, || or the end expected after a condition" : NULL;
 }
-
