@@ -40,6 +40,12 @@ TRACE_CMD=${TRACE_CMD-$(command -v trace-cmd || true)}
 T_TIMEOUT=${T_TIMEOUT:-120}
 export TOP_SRCDIR BIN TRACE_CMD
 PATH=$BIN:$PATH
+# A mistyped helper or command in a test stops it with an error, not a line
+# on stderr (bash runs this in a subshell: $$ is the test).
+command_not_found_handle() {
+	echo "Bail out! ${BASH_SOURCE[1]##*/}:${BASH_LINENO[0]}: no command '$1'"
+	kill -TERM $$
+}
 # Sanitizer builds: make a report abort (a signal the checks catch) and keep
 # the stack traces readable.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1}

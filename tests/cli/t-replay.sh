@@ -25,4 +25,19 @@ for f in "${files[@]}"; do
 done
 t_exit "an unknown target is refused" 2 -- "$REPLAY" -t bogus testdata/markers.dat
 t_exit "an unreadable input is an error" 1 -- "$REPLAY" testdata/no-such.dat
+
+# the campaign script: usage, a missing fuzz build, and its tally of logs
+RUN=$TOP_SRCDIR/tests/fuzz/fuzz-run.sh
+d=$T_TMP/fuzz-run
+mkdir -p "$d"
+t_exit "fuzz-run.sh with no command is a usage error" 2 -- "$RUN"
+t_exit "fuzz-run.sh run outside a fuzz build" 1 -- env -C "$d" FUZZ_DIR="$d" "$RUN" run open 1
+t_stderr_match "it names what to build" 'tests/fuzz/fuzz-open: not built .*--enable-fuzzing'
+printf '#4096\tpulse\nDone 5000 runs in 1 second(s)\nstat::number_of_executed_units: 5000\n' >"$d/open-1.log"
+printf '#8192\tpulse\nx.c:1:2: runtime error: applying zero offset to null pointer\n#9000\tNEW\n' >"$d/writers-2.log"
+printf '#16384\tpulse\n' >"$d/pages-3.log"
+t_exit "fuzz-run.sh tally" 0 -- env FUZZ_DIR="$d" "$RUN" tally
+t_stdout_match "a clean run and its executions" '^open-1 +5000  clean$'
+t_stdout_match "a finding" '^writers-2 +9000  finding: runtime error: applying zero offset'
+t_stdout_match "a run that stopped" '^pages-3 +16384  stopped$'
 done_testing
