@@ -356,7 +356,7 @@ enum tep_guard tep_guard_format(const char *buf, size_t *keep)
  *	cond   := clause { ('&&' | '||') clause }
  *	clause := ['!'] ( '(' cond ')' | cmp )
  *	cmp    := NAME ('==' | '!=' | '<' | '<=' | '>' | '>=') NUMBER
- *	        | NAME ('==' | '!=' | '=~' | '!~' | '~') STRING
+ *	        | NAME ('==' | '!=' | '=~' | '!~' | '~') STRING	(no backslash in it)
  *	        | NAME '&' NUMBER			(a bit test)
  *
  * NUMBER is decimal or 0x hex; a '-' before it and the bit test only in the
@@ -451,10 +451,13 @@ static bool cmp(struct fscan *s, bool first)
 			       "(==, !=, <, <=, >, >=, =~, !~ or ~; no arithmetic)");
 	skip_spaces(s);
 	if (*s->p == '"' || *s->p == '\'') {
-		const char *end = string_end(s->p);
+		const char *end = strchr(s->p + 1, *s->p);
 
 		if (!end)
 			return fail(s, "unterminated string");
+		/* COMM == "\\" (a string ending in an escaped backslash): a NULL pointer */
+		if (memchr(s->p + 1, '\\', (size_t)(end - s->p - 1)))
+			return fail(s, "a backslash in a string (libtraceevent 1.7 crashes on some escapes)");
 		if (op[0] == '<' || op[0] == '>')
 			return fail(s, "a string after <, <=, > or >=");
 		s->p = end + 1;

@@ -253,6 +253,9 @@ int main(void)
 	   "a comparison after a group (trace-cmd report -F frees twice on it)");
 	ok(tep_guard_filter("sched_switch:prev_pid==0 || prev_state & 2") != NULL, "a bit test after ||");
 	ok(tep_guard_filter("sched_switch:prev_pid==0d") != NULL, "a number with a letter after it");
+	ok(tep_guard_filter(".*:COMM==\"\\\\\"") != NULL,
+	   "a string ending in an escaped backslash (a NULL pointer in libtraceevent; fuzz-filter)");
+	ok(tep_guard_filter(".*:COMM==\"a\\\"b\"") != NULL, "any backslash in a string");
 	ok(tep_guard_filter("sched_switch:prev_pid==(1)") != NULL, "a group as a value");
 	ok(tep_guard_filter("sched_switch:prev_pid<\"a\"") != NULL, "a string after <");
 	ok(tep_guard_filter("sched_switch:prev_comm=~1") != NULL, "a number after =~");
