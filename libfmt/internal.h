@@ -51,7 +51,7 @@ enum tep_guard {
 	TEP_GUARD_BAD,		/* do not parse it at all */
 };
 enum tep_guard tep_guard_format(const char *buf, size_t *keep);
-const char *tep_guard_filter(const char *expr);
+const char *tep_guard_filter(const char *expr, size_t *at);
 
 /* ---- io.c: a seekable input read with pread ---- */
 

@@ -222,11 +222,16 @@ static int compile(struct tdat_select *s, struct tep_handle *tep, struct strlist
 	if (!(*out = tep_filter_alloc(tep)))
 		return TDAT_ENOMEM;
 	for (int i = 0; i < l->n; i++) {
-		const char *flaw = tep_guard_filter(l->v[i]);
+		size_t at;
+		const char *flaw = tep_guard_filter(l->v[i], &at);
 		enum tep_errno err;
 
 		if (flaw) {
-			tdat_msg(s->errmsg, "filter '%s': %s", l->v[i], flaw);
+			if (l->v[i][at])
+				tdat_msg(s->errmsg, "filter '%s': %s, at \"%.24s%s\"", l->v[i], flaw,
+					 l->v[i] + at, strlen(l->v[i] + at) > 24 ? "..." : "");
+			else
+				tdat_msg(s->errmsg, "filter '%s': %s, at its end", l->v[i], flaw);
 			return TDAT_EINVAL;
 		}
 		err = tep_filter_add_filter_str(*out, l->v[i]);

@@ -514,30 +514,46 @@ static bool cond(struct fscan *s)
 	}
 }
 
+/* Why @expr is not in the grammar (s->p: where), or NULL. */
+static const char *filter_flaw(const char *expr, struct fscan *s)
+{
+	const unsigned char *c;
+
+	for (c = (const unsigned char *)expr; *c; c++)
+		if (*c < 0x20 || *c > 0x7e) {	/* a tab too: a NULL pointer in a string */
+			s->p = (const char *)c;
+			return "a byte that is not printable ASCII";
+		}
+	if (!(s->p = strchr(expr, ':')))
+		return NULL;	/* event names only */
+	/* libtraceevent takes any ',' for the end of an event name: malloc(-N) */
+	if (strchr(s->p, ',')) {
+		s->p = strchr(s->p, ',');
+		return "a ',' after the ':' (libtraceevent cannot read one there, even quoted)";
+	}
+	s->p++;
+	if (!cond(s))
+		return s->why;
+	skip_spaces(s);
+	if (*s->p == ')')
+		return "a ')' with no '('";
+	return *s->p ? "&&, || or the end expected after a condition" : NULL;
+}
+
 /**
  * tep_guard_filter() - why a -F filter is not safe to hand to libtraceevent
  * @expr: the filter, "EVENTS" or "EVENTS:CONDITION"
+ * @at: if not NULL, set to the offset in @expr where it goes wrong
  *
  * Return: NULL if @expr is in the grammar above, else a short reason for
  * the user.
  */
-const char *tep_guard_filter(const char *expr)
+const char *tep_guard_filter(const char *expr, size_t *at)
 {
-	struct fscan s = { .p = strchr(expr, ':') };
+	struct fscan s = { 0 };
+	const char *why = filter_flaw(expr, &s);
 
-	for (const unsigned char *c = (const unsigned char *)expr; *c; c++)
-		if (*c < 0x20 || *c > 0x7e)	/* a tab too: a NULL pointer in a string */
-			return "a byte that is not printable ASCII";
-	if (!s.p)
-		return NULL;	/* event names only */
-	/* libtraceevent takes any ',' for the end of an event name: malloc(-N) */
-	if (strchr(s.p, ','))
-		return "a ',' after the ':' (libtraceevent cannot read one there, even quoted)";
-	s.p++;
-	if (!cond(&s))
-		return s.why;
-	skip_spaces(&s);
-	if (*s.p == ')')
-		return "a ')' with no '('";
-	return *s.p ? "&&, || or the end expected after a condition" : NULL;
+	if (at)
+		*at = why && s.p ? (size_t)(s.p - expr) : 0;
+	return why;
 }

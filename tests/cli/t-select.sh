@@ -81,6 +81,9 @@ done
 # errors
 t_exit "a bad filter is a usage error" 2 -- tdat-convert -F 'sched_switch:prev_pid >' v6.dat
 t_stderr_match "naming the filter" "filter 'sched_switch:prev_pid >'"
+t_stderr_match "what was expected, at its end" "a number or a quoted string expected .*, at its end$"
+t_exit "a filter outside the accepted shapes" 2 -- tdat-convert -F 'sched_switch:prev_pid==1 && && next_pid==0' v6.dat
+t_stderr_match "says what was expected and where" 'a field name expected .*, at "&& next_pid==0"$'
 t_exit "a bad CPU list" 2 -- tdat-convert --cpu 1-x v6.dat
 t_exit "a bad time" 2 -- tdat-convert --start yesterday v6.dat
 t_stderr_match "naming the time" "invalid time 'yesterday'"

@@ -49,7 +49,7 @@ static void filter_passes(const char *expr, const char *what)
 	struct tdat_file *f = tdat_file_new();
 	struct tdat_merge *m = tdat_merge_new();
 	struct tdat_select *s = tdat_select_new();
-	const char *why = tep_guard_filter(expr);
+	const char *why = tep_guard_filter(expr, NULL);
 
 	snprintf(path, sizeof(path), "%s/testdata/two-buffers.dat", top ? top : ".");
 	if (ok(!why, "%s: %s", what, expr) &&
@@ -200,44 +200,44 @@ int main(void)
 	ok(!ok_fmt(COMMON "\tfield:int x;\toffset:four;\tsize:4;\n\nprint fmt: \"\"\n"),
 	   "an offset that is not a number is refused");
 
-	ok(tep_guard_filter("sched_switch:prev_pid==0 && next_pid") != NULL, "a value with no comparison");
-	ok(tep_guard_filter("sched_switch:prev_pid== ==0") != NULL, "two operators in a row");
-	ok(tep_guard_filter("sched_switch:prev_comm==\"a") != NULL, "an unterminated string");
-	ok(tep_guard_filter("sched_switch:prev_pid==0,next_pid==1") != NULL, "a ',' after the ':'");
-	ok(tep_guard_filter("sched_switch:prev_comm==\"a\tb\"") != NULL, "a tab");
-	ok(tep_guard_filter("sched_switch:prev_pid==0 || next_pid==prev_pid") != NULL,
+	ok(tep_guard_filter("sched_switch:prev_pid==0 && next_pid", NULL) != NULL, "a value with no comparison");
+	ok(tep_guard_filter("sched_switch:prev_pid== ==0", NULL) != NULL, "two operators in a row");
+	ok(tep_guard_filter("sched_switch:prev_comm==\"a", NULL) != NULL, "an unterminated string");
+	ok(tep_guard_filter("sched_switch:prev_pid==0,next_pid==1", NULL) != NULL, "a ',' after the ':'");
+	ok(tep_guard_filter("sched_switch:prev_comm==\"a\tb\"", NULL) != NULL, "a tab");
+	ok(tep_guard_filter("sched_switch:prev_pid==0 || next_pid==prev_pid", NULL) != NULL,
 	   "a comparison with a name (a use after free in libtraceevent; fuzz-filter)");
-	ok(tep_guard_filter("sched_switch:prev_pid==0 && next_comm != x") != NULL, "the same with !=");
+	ok(tep_guard_filter("sched_switch:prev_pid==0 && next_comm != x", NULL) != NULL, "the same with !=");
 	filter_passes("sched_switch:prev_pid==0x1f || (next_pid > -1)", "hex and negative numbers pass");
 	filter_passes("sched_switch:next_pid > -1 || prev_pid==0", "a negative number in the first clause passes");
-	ok(tep_guard_filter("sched_switch:prev_pid==0x1f || next_pid > -1") != NULL,
+	ok(tep_guard_filter("sched_switch:prev_pid==0x1f || next_pid > -1", NULL) != NULL,
 	   "a negative number in a clause after || (a double free in libtraceevent)");
-	ok(tep_guard_filter("sched_switch:prev_pid==0 || prev_prio-next_prio==0") != NULL,
+	ok(tep_guard_filter("sched_switch:prev_pid==0 || prev_prio-next_prio==0", NULL) != NULL,
 	   "arithmetic in a clause after || (a double free in libtraceevent; fuzz-filter)");
-	ok(tep_guard_filter("sched_switch:prev_pid==1 && prev_prio/2>0") != NULL, "the same after &&");
-	ok(tep_guard_filter("sched_switch:(prev_pid==0 || next_pid-1==0)") != NULL, "the same inside a group");
-	ok(tep_guard_filter("sched_switch:prev_pid==0 || (prev_prio-next_prio==0)") != NULL,
+	ok(tep_guard_filter("sched_switch:prev_pid==1 && prev_prio/2>0", NULL) != NULL, "the same after &&");
+	ok(tep_guard_filter("sched_switch:(prev_pid==0 || next_pid-1==0)", NULL) != NULL, "the same inside a group");
+	ok(tep_guard_filter("sched_switch:prev_pid==0 || (prev_prio-next_prio==0)", NULL) != NULL,
 	   "arithmetic even in parentheses (libtraceevent cannot compile it either)");
 	filter_passes("sched_switch:prev_pid==0 || next_comm ~ \"k*\"", "a match after || passes");
-	ok(tep_guard_filter("irq:(d==0 ||!Q!!sh)") != NULL, "'!' after a value (a double free in libtraceevent; fuzz-filter)");
+	ok(tep_guard_filter("irq:(d==0 ||!Q!!sh)", NULL) != NULL, "'!' after a value (a double free in libtraceevent; fuzz-filter)");
 	filter_passes("sched_switch:prev_pid==0 || !next_pid == 1", "'!' as a prefix passes");
-	ok(tep_guard_filter(".*:c==0 ||e==!0") != NULL,
+	ok(tep_guard_filter(".*:c==0 ||e==!0", NULL) != NULL,
 	   "'!' after a comparison operator (a double free in libtraceevent; fuzz-filter)");
-	ok(tep_guard_filter("sched_switch:prev_pid + !next_pid == 1") != NULL, "'!' after arithmetic");
-	ok(tep_guard_filter("sched_switch:prev_pid==1 && !!(next_pid==1) || (prev_pid==2)") != NULL,
+	ok(tep_guard_filter("sched_switch:prev_pid + !next_pid == 1", NULL) != NULL, "'!' after arithmetic");
+	ok(tep_guard_filter("sched_switch:prev_pid==1 && !!(next_pid==1) || (prev_pid==2)", NULL) != NULL,
 	   "'!!' (a double free in libtraceevent)");
 	filter_passes("sched_switch:!(prev_pid==0) && !(next_pid==1) || (!next_pid==2)",
 	   "'!' at the start of a condition, after && and '(', passes");
-	ok(tep_guard_filter(".....:v==0||i!=1........") != NULL, "a '.' in a value after || (a double free in libtraceevent; fuzz-filter)");
-	ok(tep_guard_filter("sched_switch:prev_pid==0||(next_pid!=1.5)") != NULL,
+	ok(tep_guard_filter(".....:v==0||i!=1........", NULL) != NULL, "a '.' in a value after || (a double free in libtraceevent; fuzz-filter)");
+	ok(tep_guard_filter("sched_switch:prev_pid==0||(next_pid!=1.5)", NULL) != NULL,
 	   "the same in parentheses (libtraceevent cannot compile it either)");
-	ok(tep_guard_filter("sched_switch:(prev_pid!=5)$000") != NULL,
+	ok(tep_guard_filter("sched_switch:(prev_pid!=5)$000", NULL) != NULL,
 	   "'$' after a group (a use after free in libtraceevent; fuzz-filter)");
-	ok(tep_guard_filter("sched_switch:(prev_pid==1)(next_pid==2)") != NULL, "'(' after a group");
-	ok(tep_guard_filter("sched_switch:prev_pid==1 @") != NULL, "a character with no meaning");
-	ok(tep_guard_filter("sched:prev_pid%099") != NULL, "a modulo by 099 (octal, read as 0: SIGFPE at match; fuzz-filter)");
-	ok(tep_guard_filter("sched_switch:prev_pid / next_pid == 1") != NULL, "a division by a field");
-	ok(tep_guard_filter("sched_switch:prev_pid % 4 == 1 && (next_pid / 0x10 > 2)") != NULL,
+	ok(tep_guard_filter("sched_switch:(prev_pid==1)(next_pid==2)", NULL) != NULL, "'(' after a group");
+	ok(tep_guard_filter("sched_switch:prev_pid==1 @", NULL) != NULL, "a character with no meaning");
+	ok(tep_guard_filter("sched:prev_pid%099", NULL) != NULL, "a modulo by 099 (octal, read as 0: SIGFPE at match; fuzz-filter)");
+	ok(tep_guard_filter("sched_switch:prev_pid / next_pid == 1", NULL) != NULL, "a division by a field");
+	ok(tep_guard_filter("sched_switch:prev_pid % 4 == 1 && (next_pid / 0x10 > 2)", NULL) != NULL,
 	   "divisions (libtraceevent cannot compile them either)");
 	filter_passes("sched_switch:((prev_pid==1) && (next_pid==2)) || prev_comm==\"a$b\"",
 	   "nested groups, and any character inside a string, pass");
@@ -245,23 +245,23 @@ int main(void)
 	   "an ordinary filter passes");
 	filter_passes("sched_switch,sched_wakeup", "event names only pass");
 	/* the grammar: found by fresh-corpus fuzz-filter runs before it */
-	ok(tep_guard_filter("sched_switch:(prev_pid==0 || pid==") != NULL,
+	ok(tep_guard_filter("sched_switch:(prev_pid==0 || pid==", NULL) != NULL,
 	   "two strings in a row (a double free in libtraceevent; fuzz-filter)");
-	ok(tep_guard_filter("sched_switch:prev_pid==1 && !nREext_pid=pid==2)") != NULL,
+	ok(tep_guard_filter("sched_switch:prev_pid==1 && !nREext_pid=pid==2)", NULL) != NULL,
 	   "a single '=' (a double free in libtraceevent; fuzz-filter)");
-	ok(tep_guard_filter("sched_switch:(prev_state & 2) == 2") != NULL,
+	ok(tep_guard_filter("sched_switch:(prev_state & 2) == 2", NULL) != NULL,
 	   "a comparison after a group (trace-cmd report -F frees twice on it)");
-	ok(tep_guard_filter("sched_switch:prev_pid==0 || prev_state & 2") != NULL, "a bit test after ||");
-	ok(tep_guard_filter("sched_switch:prev_pid==0d") != NULL, "a number with a letter after it");
-	ok(tep_guard_filter(".*:COMM==\"\\\\\"") != NULL,
+	ok(tep_guard_filter("sched_switch:prev_pid==0 || prev_state & 2", NULL) != NULL, "a bit test after ||");
+	ok(tep_guard_filter("sched_switch:prev_pid==0d", NULL) != NULL, "a number with a letter after it");
+	ok(tep_guard_filter(".*:COMM==\"\\\\\"", NULL) != NULL,
 	   "a string ending in an escaped backslash (a NULL pointer in libtraceevent; fuzz-filter)");
-	ok(tep_guard_filter(".*:COMM==\"a\\\"b\"") != NULL, "any backslash in a string");
-	ok(tep_guard_filter("sched_switch:prev_pid==(1)") != NULL, "a group as a value");
-	ok(tep_guard_filter("sched_switch:prev_pid<\"a\"") != NULL, "a string after <");
-	ok(tep_guard_filter("sched_switch:prev_comm=~1") != NULL, "a number after =~");
-	ok(tep_guard_filter("sched_switch:(prev_pid==1))") != NULL, "a ')' with no '('");
-	ok(tep_guard_filter("sched_switch:") != NULL, "nothing after the ':'");
-	ok(tep_guard_filter("sched_switch:((((((((((((((((((prev_pid==1))))))))))))))))))") != NULL,
+	ok(tep_guard_filter(".*:COMM==\"a\\\"b\"", NULL) != NULL, "any backslash in a string");
+	ok(tep_guard_filter("sched_switch:prev_pid==(1)", NULL) != NULL, "a group as a value");
+	ok(tep_guard_filter("sched_switch:prev_pid<\"a\"", NULL) != NULL, "a string after <");
+	ok(tep_guard_filter("sched_switch:prev_comm=~1", NULL) != NULL, "a number after =~");
+	ok(tep_guard_filter("sched_switch:(prev_pid==1))", NULL) != NULL, "a ')' with no '('");
+	ok(tep_guard_filter("sched_switch:", NULL) != NULL, "nothing after the ':'");
+	ok(tep_guard_filter("sched_switch:((((((((((((((((((prev_pid==1))))))))))))))))))", NULL) != NULL,
 	   "groups nested 18 deep");
 	filter_passes("sched_switch:((((((((((((((((prev_pid==1))))))))))))))))", "groups nested 16 deep pass");
 	filter_passes("sched_switch:prev_state & 2", "a bit test passes");
