@@ -305,6 +305,9 @@ static int handle_option(struct tdat_file *f, struct opts_state *st, unsigned id
 		opt_num(f, buf, size, &pos, 4, &v);
 		f->tsc_mult = (uint32_t)v;
 		opt_num(f, buf, size, &pos, 4, &v);
+		/* the kernel's shifts are under 32; a larger one overflows the conversion */
+		if (!f->tsc_mult || v > 32)
+			return TDAT_EFORMAT;
 		f->tsc_shift = (uint32_t)v;
 		f->info.in_usecs = 1;
 		return 0;
