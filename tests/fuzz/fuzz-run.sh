@@ -78,7 +78,7 @@ tally() {
 	for f in "$dir"/*.log; do
 		[[ -e $f ]] || continue
 		name=$(basename "$f" .log)
-		n=$(grep -o "number_of_executed_units: [0-9]*" "$f" | awk '{print $2}')
+		n=$(grep -o "number_of_executed_units: [0-9]*" "$f" | awk '{n = $2} END {print n}')
 		[[ -z $n ]] && n=$(grep -oE "^#[0-9]+" "$f" | tail -1 | tr -d '#')
 		end=stopped
 		grep -q "^Done [0-9]* runs" "$f" && end=clean
