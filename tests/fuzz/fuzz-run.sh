@@ -59,6 +59,10 @@ run() {
 	local t=$1 secs=${2:-3600} log extra=()
 
 	shift $(($# < 2 ? $# : 2))
+	# a session of its own, so that lowering its autogroup below leaves the caller's alone
+	if [[ -z ${FUZZ_RUN_SESSION-} ]]; then
+		FUZZ_RUN_SESSION=1 exec setsid -w "$0" run "$t" "$secs" "$@"
+	fi
 	fuzz_env "$t"
 	[[ $t == writers ]] && extra=(-detect_leaks=0)
 	log=$dir/$t-$(date +%m%d-%H%M%S).log
