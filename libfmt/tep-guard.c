@@ -175,14 +175,15 @@ static bool divisor_safe(const char *q)
 	char *end;
 
 	q += strspn(q, " \t\n\r\f\v");
-	if (!strncmp(q, "REC", 3) || !strncmp(q, "sizeof", 6))
+	/* "RECW" is a name (read as 0), not REC->W */
+	if (!strncmp(q, "REC->", 5) || (!strncmp(q, "sizeof", 6) && q[6 + strspn(q + 6, " \t")] == '('))
 		return true;
 	if (*q >= '0' && *q <= '9') {
 		v = strtoull(q, &end, 0);
 		return v != 0;
 	}
 	if (*q == '(') {
-		const char *close = strchr(q, ')'), *rec = strstr(q, "REC");
+		const char *close = strchr(q, ')'), *rec = strstr(q, "REC->");
 
 		return rec && (!close || rec < close);
 	}

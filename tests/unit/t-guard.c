@@ -171,6 +171,9 @@ int main(void)
 	ok(!ok_fmt(COMMON "print fmt: \"\",E%l"),
 	   "a constant division by a name (0) is refused (SIGFPE in libtraceevent; fuzz-open)");
 	ok(!ok_fmt(COMMON "print fmt: \"%d\", 5 / 0\n"), "a division by 0 is refused");
+	ok(!ok_fmt(COMMON "print fmt: \"%p\", (void *)/RECW>r\n"),
+	   "a division by a name that starts with REC (SIGFPE in libtraceevent; fuzz-writers)");
+	ok(!ok_fmt(COMMON "print fmt: \"%d\", 8 / sizeofx\n"), "a division by a name that starts with sizeof");
 	ok(ok_fmt(COMMON "print fmt: \"%s %d\", REC->r ? \" a\" : \"\", REC->r ? 1 : REC->r + 2\n"),
 	   "ternaries whose false branch ends with ',', the end or a known operator pass");
 	ok(!ok_fmt(COMMON "print fmt: \"%d\", REC->r ? 2 : x # 1\n"),
