@@ -6,8 +6,11 @@
  * by libfmt's dat writer under a temporary name and renamed when complete;
  * if anything fails, the pieces of this run are removed again.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -96,15 +99,20 @@ static const struct option longopts[] = {
 static uint64_t parse_count(const char *opt, const char *s, bool units)
 {
 	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
+	unsigned long long v;
+	unsigned shift = 0;
 
+	errno = 0;
+	v = strtoull(s, &end, 10);
 	if (units && *end && !end[1] && strchr("kKmMgG", *end))
-		v <<= (*end == 'k' || *end == 'K') ? 10 : (*end == 'm' || *end == 'M') ? 20 : 30;
-	else if (*end)
+		shift = (*end == 'k' || *end == 'K') ? 10 : (*end == 'm' || *end == 'M') ? 20 : 30;
+	else if (*end || end == s)
 		v = 0;
-	if (!v || *s == '-')
+	if (!v || !isdigit((unsigned char)*s))
 		usage_error("invalid --%s '%s'", opt, s);
-	return v;
+	if (errno == ERANGE || v > (UINT64_MAX >> shift))
+		usage_error("--%s '%s' is too large", opt, s);
+	return (uint64_t)v << shift;
 }
 
 static void set_mode(struct split *sp, enum mode m, const char *opt, const char *arg)
@@ -115,8 +123,9 @@ static void set_mode(struct split *sp, enum mode m, const char *opt, const char 
 		usage_error("give one of --every, --events, --size, --per-cpu, --per-buffer");
 	sp->mode = m;
 	if (m == M_EVERY) {
-		if (!parse_ns(arg, &ns) || ns <= 0)
-			usage_error("invalid --every '%s' (a duration: 10s, 500ms, ...)", arg);
+		/* a bare number would be nanoseconds: a unit must say what is meant */
+		if (!parse_ns(arg, &ns) || ns <= 0 || isdigit((unsigned char)arg[strlen(arg) - 1]))
+			usage_error("invalid --every '%s' (a duration with its unit: 10s, 500ms, ...)", arg);
 		sp->limit = (uint64_t)ns;
 	} else if (m == M_EVENTS || m == M_SIZE) {
 		sp->limit = parse_count(opt, arg, m == M_SIZE);

@@ -77,6 +77,12 @@ t_assert "is the input's name without .dat" test -e "$O/v6.0001.dat" -a -e "$O/v
 t_exit "no mode" 2 -- tdat-split -o "$O/x" $TD/v6.dat
 t_exit "two modes" 2 -- tdat-split --events 5 --per-cpu -o "$O/x" $TD/v6.dat
 t_exit "bad count" 2 -- tdat-split --events 0 -o "$O/x" $TD/v6.dat
+t_exit "a duration without its unit" 2 -- tdat-split --every 5 -o "$O/x" $TD/v6.dat
+t_stderr_match "says a unit is needed" "invalid --every '5' \\(a duration with its unit"
+t_exit "a size past 64 bits" 2 -- tdat-split --size 17179869184G -o "$O/x" $TD/v6.dat
+t_stderr_match "says it is too large" "^tdat-split: --size '17179869184G' is too large"
+t_exit "a count past 64 bits" 2 -- tdat-split --events 18446744073709551616 -o "$O/x" $TD/v6.dat
+t_exit "a signed size" 2 -- tdat-split --size +5k -o "$O/x" $TD/v6.dat
 t_exit "two inputs" 2 -- tdat-split --events 5 $TD/v6.dat $TD/v6.dat
 t_exit "an output that cannot be created" 1 -- tdat-split --events 5 -o /nonexistent/dir/x $TD/v6.dat
 t_exit "nothing selected" 0 -- tdat-split -e nosuch:event --events 5 -o "$O/none" $TD/v6.dat
