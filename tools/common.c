@@ -537,6 +537,8 @@ bool select_option(struct tdat_select **s, int c, const char *arg)
 		ret = tdat_select_window(*s, c == OPT_SEL_END, ns, rel);
 		break;
 	}
+	if (ret == TDAT_EINVAL && (c == OPT_SEL_CPU || c == OPT_SEL_PID))
+		usage_error("%s: %s", list_option(c), tdat_select_errmsg(*s));
 	if (ret == TDAT_EINVAL)
 		usage_error("%s", tdat_select_errmsg(*s));
 	if (ret)

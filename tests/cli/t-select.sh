@@ -85,6 +85,9 @@ t_stderr_match "what was expected, at its end" "a number or a quoted string expe
 t_exit "a filter outside the accepted shapes" 2 -- tdat-convert -F 'sched_switch:prev_pid==1 && && next_pid==0' v6.dat
 t_stderr_match "says what was expected and where" 'a field name expected .*, at "&& next_pid==0"$'
 t_exit "a bad CPU list" 2 -- tdat-convert --cpu 1-x v6.dat
+t_stderr_match "naming the option and the list" "^tdat-convert: --cpu: invalid list '1-x'"
+t_exit "a PID past 32 bits" 2 -- tdat-convert --pid 4294967297 v6.dat
+t_stderr_match "naming the option and the list" "^tdat-convert: --pid: invalid list '4294967297'"
 t_exit "a bad time" 2 -- tdat-convert --start yesterday v6.dat
 t_stderr_match "naming the time" "invalid time 'yesterday'"
 # an empty value (an unset shell variable) selected everything for --cpu and
