@@ -40,4 +40,8 @@ t_exit "fuzz-run.sh tally" 0 -- env FUZZ_DIR="$d" "$RUN" tally
 t_stdout_match "a clean run and its executions" '^open-1 +5000  clean$'
 t_stdout_match "a finding" '^writers-2 +9000  finding: runtime error: applying zero offset'
 t_stdout_match "a run that stopped" '^pages-3 +16384  stopped$'
+t_exit "fuzz-run.sh beside passes the command's status on" 3 -- "$RUN" beside sh -c 'exit 3'
+t_run "fuzz-run.sh beside" -- "$RUN" beside sh -c 'echo "nice $(nice) session $(ps -o sid= $$)"'
+t_stdout_match "runs the command at nice 19" '^nice 19 '
+t_assert "in a session of its own" test "$(awk '{print $4}' "$T_OUT")" != "$(ps -o sid= $$ | tr -d ' ')"
 done_testing

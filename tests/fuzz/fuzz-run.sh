@@ -13,6 +13,11 @@
 #       running, or the finding)
 #   fuzz-run.sh leaks TARGET
 #       run the whole grown corpus once with leak detection on
+#   fuzz-run.sh beside COMMAND [ARG...]
+#       run other work (a build, make check) at the runs' priority: at the
+#       normal one it starves them, and libFuzzer's -timeout counts wall
+#       time, so a slow input then ends a run as a timeout (an input of
+#       0.7 s waited 12 s behind a make check)
 #
 # Where: $FUZZ_DIR (default /var/tmp/tdat-fuzz) holds TARGET/ (the corpus),
 # art/ (findings) and TARGET-MMDD-HHMMSS.log.  Seeds come from
@@ -30,7 +35,7 @@ dir=${FUZZ_DIR:-/var/tmp/tdat-fuzz}
 top=$PWD
 
 usage() {
-	sed -n '4,20p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '4,24p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -101,8 +106,19 @@ leaks() {
 	return "${PIPESTATUS[0]}"
 }
 
+# Lower the group only in a session of its own: the caller's group is the terminal's.
+beside() {
+	if [[ -z ${FUZZ_RUN_SESSION-} ]]; then
+		FUZZ_RUN_SESSION=1 exec setsid -w "$0" beside "$@"
+	fi
+	echo 19 >/proc/self/autogroup 2>/dev/null
+	unset FUZZ_RUN_SESSION	# a fuzz-run.sh inside the command starts its own session
+	exec nice -n 19 "$@"
+}
+
 case ${1:-} in
 run) [[ $# -ge 2 ]] || usage; shift; run "$@" ;;
+beside) [[ $# -ge 2 ]] || usage; shift; beside "$@" ;;
 tally) tally ;;
 leaks) [[ $# -eq 2 ]] || usage; leaks "$2" ;;
 *) usage ;;
