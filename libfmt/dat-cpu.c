@@ -19,7 +19,7 @@
 #include "internal.h"
 
 #define WINDOW_PAGES	32
-#define SLACK		64	/* zeroed bytes after a buffer: kbuffer may peek past the commit */
+#define SLACK		RECORD_SLACK
 #define COMMIT_MASK	((1u << 27) - 1)
 #define MISSING_EVENTS	(1ull << 31)
 #define MISSING_STORED	(1ull << 30)

@@ -490,6 +490,8 @@ static int setup_tep(struct tdat_file *f)
 		return TDAT_ENOMEM;
 	if (!(f->flags & TDAT_OPEN_NO_PLUGINS))
 		f->plugins = tep_load_plugins(f->tep);
+	if (f->plugins)
+		tep_guard_plugins(f->tep);	/* before any format refers to their helpers */
 	tep_set_file_bigendian(f->tep, f->info.big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(f->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
 				TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
@@ -514,6 +516,29 @@ static void finish_info(struct tdat_file *f)
 		f->info.clock = f->clock ? f->clock : "";
 	f->info.cpustat = f->cpustat ? f->cpustat : "";
 	f->info.nbuffers = f->nbuffers;
+}
+
+/*
+ * libtraceevent finds every record's type and pid where the first format
+ * (by id) says the common fields are, and reads them unchecked: they must
+ * lie in the 8-byte header every record starts with.
+ */
+static int check_common(struct tdat_file *f)
+{
+	static const char *const names[] = { "common_type", "common_pid" };
+	struct tep_event *e = tep_get_event(f->tep, 0);
+	struct tep_format_field *c;
+
+	for (size_t i = 0; e && i < sizeof(names) / sizeof(names[0]); i++) {
+		c = tep_find_common_field(e, names[i]);
+		if (c && (c->offset < 0 || c->size <= 0 || c->size > 8 || c->offset + c->size > 8)) {
+			tdat_msg(f->errmsg, "damaged event format %s:%s: %s at offset %d, %d bytes, is "
+				 "outside the 8-byte header of every record", e->system, e->name,
+				 names[i], c->offset, c->size);
+			return TDAT_EFORMAT;
+		}
+	}
+	return 0;
 }
 
 struct tdat_file *tdat_file_new(void)
@@ -583,6 +608,8 @@ int tdat_file_open(struct tdat_file *f, const char *path, const struct tdat_open
 	if ((ret = read_start(f, &r)) || (ret = setup_tep(f)))
 		goto out;
 	ret = f->info.version < 7 ? open_v6(f, &r) : open_v7(f, &r);
+	if (!ret)
+		ret = check_common(f);
 	if (!ret)
 		finish_info(f);
 out:

@@ -53,6 +53,13 @@ enum tep_guard {
 enum tep_guard tep_guard_format(const char *buf, size_t *keep);
 const char *tep_guard_filter(const char *expr, size_t *at);
 
+/* print-guard.c: what libtraceevent's printer would read outside a record */
+struct tep_event;
+enum { TEP_RECORD_SAFE, TEP_RECORD_BAD_PRINT, TEP_RECORD_BAD_FIELDS };
+int tep_guard_record(struct tep_event *event, const void *data, unsigned size, char *why, size_t len);
+void tep_guard_plugins(struct tep_handle *tep);
+int tep_guard_refused(void);	/* helper calls refused since the last call, then 0 */
+
 /* ---- io.c: a seekable input read with pread ---- */
 
 struct tdat_src {
@@ -395,6 +402,12 @@ static inline uint64_t field_raw(const struct tdat_file *f, const unsigned char 
 #define OPT_BUFFER_TEXT	22
 #define MAX_OPTION_SECTIONS 256
 #define MAX_CPUS	65536	/* more is damage, not a machine */
+/*
+ * Zeroed bytes after every buffer records are read from: kbuffer may peek
+ * past the commit, and libtraceevent prints a static array field whole,
+ * up to this far past a record that holds fewer entries (kernel_stack).
+ */
+#define RECORD_SLACK	64
 #define SEC_FL_COMPRESS	1
 
 /*
@@ -829,6 +842,7 @@ struct tdat_writer {
 	struct tdat_merge *merge;
 	unsigned flags;
 	char errmsg[TDAT_MSG_LEN];
+	char warning[TDAT_MSG_LEN];	/* tdat_writer_warning() */
 	void *priv;
 };
 

@@ -543,6 +543,17 @@ uint64_t tdat_writer_size(struct tdat_writer *w);
 /** tdat_writer_errmsg - detail of the last failure ("" if none). */
 const char *tdat_writer_errmsg(const struct tdat_writer *w);
 
+/**
+ * tdat_writer_warning - damage the writer worked around, "" if none
+ * @w: a writer
+ *
+ * The text format prints an event without its print format when printing
+ * it would read outside the record (a field past the record's end, a
+ * __print_hex() or __print_array() longer than the record): the message
+ * says how many, the first one's file and why.  Treat it as damage.
+ */
+const char *tdat_writer_warning(const struct tdat_writer *w);
+
 /** tdat_writer_errno - errno of the first failed write, 0 if none. */
 int tdat_writer_errno(const struct tdat_writer *w);
 

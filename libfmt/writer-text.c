@@ -21,6 +21,8 @@ struct text {
 	bool multi;
 	bool latency_only;	/* a latency file was printed; events are not */
 	struct tep_record rec;
+	unsigned long long nunsafe;	/* events printed without their print format */
+	char first[TDAT_MSG_LEN];	/* the first one, and why */
 };
 
 static const char *base_name(const char *path)
@@ -191,6 +193,34 @@ static void print_prefix(struct tdat_writer *w, struct text *t, const struct tda
 		sink_printf(&w->sink, "%*s  ", t->width, "");
 }
 
+/*
+ * A record libtraceevent would read outside of (print-guard.c): its fields
+ * if they lie inside it, else only why, and a count for
+ * tdat_writer_warning().
+ */
+static void count_unsafe(struct tdat_writer *w, struct text *t, const struct tdat_event *ev,
+			 struct tep_event *event, const char *why)
+{
+	if (!t->nunsafe++)
+		snprintf(t->first, sizeof(t->first), "%s:%s at %llu.%09llu: %s", event->system,
+			 event->name, (unsigned long long)(ev->ts / 1000000000),
+			 (unsigned long long)(ev->ts % 1000000000), why);
+	tdat_msg(w->warning, "%s: %llu event%s not printed as %s print format says, which would "
+		 "read outside the record (the first, %s)", ev->file->info.path, t->nunsafe,
+		 t->nunsafe == 1 ? "" : "s", t->nunsafe == 1 ? "its" : "their", t->first);
+}
+
+static void unsafe_record(struct tdat_writer *w, struct text *t, const struct tdat_event *ev,
+			  struct tep_event *event, int safe, const char *why)
+{
+	struct trace_seq *s = &t->seq;
+
+	count_unsafe(w, t, ev, event, why);
+	trace_seq_printf(s, "[UNSAFE TO PRINT: %s]", why);
+	if (safe == TEP_RECORD_BAD_PRINT)
+		tep_record_print_fields(s, &t->rec, event);
+}
+
 static int text_put(struct tdat_writer *w, const struct tdat_event *ev)
 {
 	static const char spaces[] = "                    ";
@@ -200,8 +230,9 @@ static int text_put(struct tdat_writer *w, const struct tdat_event *ev)
 	struct tep_record *rec = &t->rec;
 	struct tep_event *event;
 	const char *name;
+	char why[256];
 	size_t len;
-	int pid;
+	int pid, safe;
 
 	if (t->latency_only)
 		return 0;
@@ -218,7 +249,8 @@ static int text_put(struct tdat_writer *w, const struct tdat_event *ev)
 	else if (ev->shown_missed < 0)
 		trace_seq_printf(s, "CPU:%d [EVENTS DROPPED]\n", ev->cpu);
 	event = tep_find_event_by_record(tep, rec);
-	pid = tep_data_pid(tep, rec);
+	safe = event ? tep_guard_record(event, rec->data, (unsigned)rec->size, why, sizeof(why)) : 0;
+	pid = safe != TEP_RECORD_BAD_FIELDS ? tdat_event_pid(ev) : -1;
 	if (s->len) {
 		sink_write(&w->sink, s->buffer, strnlen(s->buffer, s->len));
 		trace_seq_reset(s);
@@ -231,7 +263,14 @@ static int text_put(struct tdat_writer *w, const struct tdat_event *ev)
 	sink_write(&w->sink, ": ", 2);
 	if (len < 20)
 		sink_write(&w->sink, spaces, 20 - len);
-	tep_print_event(tep, s, rec, "%s", TEP_PRINT_INFO);
+	if (safe) {
+		unsafe_record(w, t, ev, event, safe, why);
+	} else {
+		tep_print_event(tep, s, rec, "%s", TEP_PRINT_INFO);
+		if (tep_guard_refused())
+			count_unsafe(w, t, ev, event, "a plugin helper was given a pointer outside "
+				     "the record (printed as 0)");
+	}
 	if (s->len && s->buffer[s->len - 1] == '\n')
 		s->len--;
 	/* trace-cmd prints the line with "%.*s": it ends at a NUL byte */

@@ -419,6 +419,11 @@ const char *tdat_writer_errmsg(const struct tdat_writer *w)
 	return w->errmsg;
 }
 
+const char *tdat_writer_warning(const struct tdat_writer *w)
+{
+	return w->warning;
+}
+
 int tdat_writer_errno(const struct tdat_writer *w)
 {
 	return w->sink.err;

@@ -252,7 +252,7 @@ static int run(struct opts *o, char **files, int n, struct tdat_merge *m, struct
 	const struct tdat_event *ev;
 	struct tool_out out;
 	uint64_t count = 0;
-	int ret;
+	int ret, unprinted;
 
 	int kind = tdat_format_output(o->format, o->wflags);
 
@@ -295,6 +295,9 @@ static int run(struct opts *o, char **files, int n, struct tdat_merge *m, struct
 	check_pipe(tdat_writer_errno(w));
 	if (*tdat_writer_errmsg(w))
 		warnx_("%s: %s", o->out ? o->out : "standard output", tdat_writer_errmsg(w));
+	if (*tdat_writer_warning(w))
+		warnx_("%s", tdat_writer_warning(w));
+	unprinted = *tdat_writer_warning(w) != '\0';
 	tdat_writer_free(w);
 	if (ret < 0) {
 		out_abort(&out);
@@ -302,7 +305,7 @@ static int run(struct opts *o, char **files, int n, struct tdat_merge *m, struct
 	}
 	if (out_commit(&out))
 		return EXIT_FAIL;
-	return damage_status(report_damage(m));
+	return damage_status(report_damage(m) + unprinted);
 }
 
 int main(int argc, char **argv)

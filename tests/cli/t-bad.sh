@@ -60,6 +60,36 @@ t_assert "and the damaged type's events are still there, as unknown" \
 rm -f "$T_TMP/fmt.txt"
 t_exit "tdat-info on it fails too" 1 -- tdat-info testdata/bad/bad-format-v6.dat
 
+# Formats that make libtraceevent's printer read outside the record (trace-cmd
+# report crashes on them): those events are printed without the print format,
+# counted in one message, exit 1; nothing is lost (as many lines as CSV rows).
+for f in testdata/bad/print/*.dat; do
+	for p in "" --no-plugins; do
+		if [[ $f == */helper-* && -n $p ]]; then
+			# without plugins the helper is unknown: the format fails to parse, as in trace-cmd -N
+			t_run "$f $p: text" -- tdat-convert $p "$f"
+			t_stdout_match "$f $p: its events are shown as failed to parse" 'softirq_entry: +\[FAILED TO PARSE\] vec=7'
+			continue
+		fi
+		t_exit "$f $p: text" 1 -- tdat-convert $p -o "$T_TMP/p.txt" "$f"
+		t_stderr_match "$f $p: one message names the file, counts and says why" \
+			"^tdat-convert: $f: [0-9]+ events? not printed as (its|their) print format says, which would read outside the record \(the first, [a-z_]+:[a-z_]+ at [0-9.]+: .+\)$"
+		t_assert "$f $p: the events are marked" grep -q "UNSAFE TO PRINT\|softirq_entry: *0$" "$T_TMP/p.txt"
+		t_assert "$f $p: and none is lost" \
+			test "$(($(wc -l <"$T_TMP/p.txt") - 1))" = "$(tdat-convert -f csv "$f" | tail -n +2 | wc -l)"
+	done
+	t_exit "$f --lenient" 0 -- tdat-convert --lenient -o "$T_TMP/p.txt" "$f"
+	t_exit "$f: the other formats do not print through libtraceevent" 0 -- tdat-convert -f json -o "$T_TMP/p.json" "$f"
+done
+t_run "a print format reading far past the record" -- tdat-convert testdata/bad/print/print-hex-length.dat
+t_stderr_match "says how far" "__print_hex of [0-9]+ elements of 1 bytes from offset 8, past the end of the 64-byte record"
+t_stdout_match "and prints the fields instead" "UNSAFE TO PRINT: __print_hex of .* prev_comm=trace-cmd prev_pid=12513"
+t_run "a field far past the record" -- tdat-convert testdata/bad/print/field-past-record.dat
+t_stderr_match "names the field" "field prev_comm at offset 60000000, 16 bytes, is past the end of the 64-byte record"
+t_exit "common fields outside the record header are refused" 1 -- tdat-info testdata/bad/common-pid-offset.dat
+t_stderr_match "saying which" "damaged event format ftrace:print: common_pid at offset 60000000, 4 bytes, is outside the 8-byte header of every record"
+rm -f "$T_TMP"/p.*
+
 t_exit "a directory is refused" 1 -- tdat-convert testdata
 t_stderr_match "as a directory" "tdat-convert: testdata: is a directory"
 t_exit "/dev/zero is refused at once" 1 -- tdat-convert /dev/zero

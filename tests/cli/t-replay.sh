@@ -17,7 +17,7 @@ export TDAT_TESTDATA=$TOP_SRCDIR/testdata
 export LSAN_OPTIONS=suppressions=$TOP_SRCDIR/tests/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}
 
 shopt -s nullglob
-files=(testdata/*.dat testdata/bad/*.dat testdata/bad/gen/*.dat testdata/bad/fuzz/*.dat tests/fuzz/corpus/*/*)
+files=(testdata/*.dat testdata/bad/*.dat testdata/bad/print/*.dat testdata/bad/gen/*.dat testdata/bad/fuzz/*.dat tests/fuzz/corpus/*/*)
 t_assert "there are inputs to replay" test "${#files[@]}" -gt 40
 for f in "${files[@]}"; do
 	t_exit "replay $f" 0 -- "$REPLAY" "$f"
