@@ -56,7 +56,13 @@ const char *tep_guard_filter(const char *expr, size_t *at);
 /* print-guard.c: what libtraceevent's printer would read outside a record */
 struct tep_event;
 enum { TEP_RECORD_SAFE, TEP_RECORD_BAD_PRINT, TEP_RECORD_BAD_FIELDS };
-int tep_guard_record(struct tep_event *event, const void *data, unsigned size, char *why, size_t len);
+struct tep_guard_type {		/* what tep_guard_record() learnt of one event type */
+	struct tep_event *event;
+	uint64_t need;			/* a record this long holds every static field */
+	bool slow;			/* and that is not enough to know */
+};
+int tep_guard_record(struct tep_guard_type *t, struct tep_event *event, const void *data, unsigned size,
+		     char *why, size_t len);
 void tep_guard_plugins(struct tep_handle *tep);
 int tep_guard_refused(void);	/* helper calls refused since the last call, then 0 */
 

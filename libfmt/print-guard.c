@@ -212,16 +212,70 @@ static bool args_safe(struct check *c, struct tep_print_arg *a, int depth)
 	return true;
 }
 
-int tep_guard_record(struct tep_event *event, const void *data, unsigned size, char *why, size_t len)
+/* Whether the print arguments hold anything checked per record. */
+static bool args_risky(struct tep_print_arg *a, int depth)
+{
+	for (; a; a = a->next) {
+		if (depth > MAX_DEPTH)
+			return true;
+		switch (a->type) {
+		case TEP_PRINT_HEX:
+		case TEP_PRINT_HEX_STR:
+		case TEP_PRINT_INT_ARRAY:
+		case TEP_PRINT_FUNC:
+			return true;
+		case TEP_PRINT_OP:
+			if (args_risky(a->op.left, depth + 1) || args_risky(a->op.right, depth + 1))
+				return true;
+			break;
+		case TEP_PRINT_TYPE:
+			if (args_risky(a->typecast.item, depth + 1))
+				return true;
+			break;
+		default:
+			break;
+		}
+	}
+	return false;
+}
+
+/* The record size every static field fits in, and whether that settles it. */
+static void learn(struct tep_guard_type *t, struct tep_event *event)
+{
+	struct tep_format_field *lists[2] = { event->format.common_fields, event->format.fields };
+	int64_t end;
+
+	t->event = event;
+	t->need = 0;
+	t->slow = args_risky(event->print_fmt.args, 0);
+	for (int i = 0; i < 2; i++) {
+		for (struct tep_format_field *f = lists[i]; f; f = f->next) {
+			if (f->offset < 0 || f->size < 0 || (f->flags & TEP_FIELD_IS_DYNAMIC))
+				t->slow = true;
+			end = (int64_t)f->offset + f->size - ((f->flags & TEP_FIELD_IS_ARRAY) ? RECORD_SLACK : 0);
+			if (end < f->offset)
+				end = f->offset;
+			if (end > 0 && (uint64_t)end > t->need)
+				t->need = (uint64_t)end;
+		}
+	}
+}
+
+int tep_guard_record(struct tep_guard_type *t, struct tep_event *event, const void *data, unsigned size,
+		     char *why, size_t len)
 {
 	struct check c = { .event = event, .data = data, .size = size, .why = why, .len = len };
 
 	cur_data = NULL;
 	cur_size = 0;
-	if (!fields_fit(&c, event->format.common_fields) || !fields_fit(&c, event->format.fields))
-		return TEP_RECORD_BAD_FIELDS;
-	if (!args_safe(&c, event->print_fmt.args, 0))
-		return TEP_RECORD_BAD_PRINT;
+	if (t->event != event)
+		learn(t, event);
+	if (t->slow || size < t->need) {
+		if (!fields_fit(&c, event->format.common_fields) || !fields_fit(&c, event->format.fields))
+			return TEP_RECORD_BAD_FIELDS;
+		if (!args_safe(&c, event->print_fmt.args, 0))
+			return TEP_RECORD_BAD_PRINT;
+	}
 	cur_data = data;
 	cur_size = size;
 	return TEP_RECORD_SAFE;

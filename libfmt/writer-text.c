@@ -21,6 +21,7 @@ struct text {
 	bool multi;
 	bool latency_only;	/* a latency file was printed; events are not */
 	struct tep_record rec;
+	struct tep_guard_type types[64];	/* by event id, modulo 64 */
 	unsigned long long nunsafe;	/* events printed without their print format */
 	char first[TDAT_MSG_LEN];	/* the first one, and why */
 };
@@ -249,7 +250,8 @@ static int text_put(struct tdat_writer *w, const struct tdat_event *ev)
 	else if (ev->shown_missed < 0)
 		trace_seq_printf(s, "CPU:%d [EVENTS DROPPED]\n", ev->cpu);
 	event = tep_find_event_by_record(tep, rec);
-	safe = event ? tep_guard_record(event, rec->data, (unsigned)rec->size, why, sizeof(why)) : 0;
+	safe = event ? tep_guard_record(&t->types[(unsigned)event->id % 64], event, rec->data,
+					(unsigned)rec->size, why, sizeof(why)) : 0;
 	pid = safe != TEP_RECORD_BAD_FIELDS ? tdat_event_pid(ev) : -1;
 	if (s->len) {
 		sink_write(&w->sink, s->buffer, strnlen(s->buffer, s->len));
