@@ -2,7 +2,8 @@
 /*
  * fuzz-writers.c - fuzz target for the whole pipeline: the input's first
  * byte picks a writer (text, csv, json, sqlite, dat, perfetto) and its
- * flags, or the statistics of tdat-info; the rest is a trace.dat, opened
+ * flags (text: with libtraceevent's plugins, as the tools print), or the
+ * statistics of tdat-info; the rest is a trace.dat, opened
  * from memory, merged and written to /dev/null (sqlite: a temporary file;
  * csv split by event: a temporary directory; both removed).
  * What a tool does with a damaged file, without the tool.
@@ -100,6 +101,8 @@ FUZZ_TARGET(fuzz_writers)
 		flags |= (data[0] & 0x40) ? TDAT_W_V6 : TDAT_W_ZNONE;
 	if (sel == 1 && (data[0] & 0x80))
 		flags |= TDAT_W_SPLIT;	/* one typed file per event type */
+	if (sel == 0 && (data[0] & 0x80))
+		oo.flags &= ~TDAT_OPEN_NO_PLUGINS;	/* text through the plugins, as tools print */
 	fuzz_mem_fill(&mem, 0, data + 1, size - 1);
 	f = tdat_file_new();
 	if (!f || tdat_file_open(f, mem.path, &oo)) {
