@@ -113,10 +113,12 @@ bool tfield_bytes(const struct tdat_event *ev, const struct tfield *f, const uns
 	const unsigned char *d = ev->data;
 	unsigned off = f->offset, n = f->size;
 
+	if ((f->flags & TEP_FIELD_IS_ARRAY) && !(f->flags & TEP_FIELD_IS_DYNAMIC) && off <= ev->size &&
+	    (!n || off + n > ev->size))
+		n = ev->size - off;	/* a flexible array, or one the record holds fewer entries of
+				 * (kernel_stack's caller[8]): what the event has */
 	if (off + n > ev->size)
 		return false;
-	if (!n && (f->flags & TEP_FIELD_IS_ARRAY))
-		n = ev->size - off;	/* a flexible array: the rest of the event */
 	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
 		uint32_t v;
 

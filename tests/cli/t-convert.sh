@@ -38,6 +38,11 @@ t_assert "the CSV is valid UTF-8" iconv -f UTF-8 -t UTF-8 "$T_OUT" -o /dev/null
 # lost events column
 t_run "csv lost" -- tdat-convert -f csv $TD/lost-events.dat
 t_stdout_match "rows after a drop carry the lost count" ',[a-z_]+,[a-z_]+,1[0-9]{4},'
+# kernel_stack's format says caller[8]; a shorter stack is a shorter record, and
+# its entries are what it has (they were an empty "?" before)
+t_run "csv kernel_stack" -- tdat-convert -f csv $TD/stack.dat
+t_assert "every stack keeps its callers" test -z "$(grep 'caller=?' "$T_OUT")"
+t_stdout_match "a 7-entry stack has 7 callers" 'size=7 caller=\[[0-9]+(,[0-9]+){6}\]"$'
 
 # --- inputs: stdin, pipes, several files ---
 t_golden "stdin (a regular file) equals the file" v7-zstd.text.out --stdin $TD/v7-zstd.dat -- tdat-convert -
