@@ -24,6 +24,7 @@ struct text {
 	struct tep_guard_type types[64];	/* by event id, modulo 64 */
 	unsigned long long nunsafe;	/* events printed without their print format */
 	char first[TDAT_MSG_LEN];	/* the first one, and why */
+	const char *first_path;		/* and its file (the messages name it) */
 };
 
 static const char *base_name(const char *path)
@@ -202,12 +203,14 @@ static void print_prefix(struct tdat_writer *w, struct text *t, const struct tda
 static void count_unsafe(struct tdat_writer *w, struct text *t, const struct tdat_event *ev,
 			 struct tep_event *event, const char *why)
 {
-	if (!t->nunsafe++)
+	if (!t->nunsafe++) {
+		t->first_path = ev->file->info.path;
 		snprintf(t->first, sizeof(t->first), "%s:%s at %llu.%09llu: %s", event->system,
 			 event->name, (unsigned long long)(ev->ts / 1000000000),
 			 (unsigned long long)(ev->ts % 1000000000), why);
+	}
 	tdat_msg(w->warning, "%s: %llu event%s not printed as %s print format says, which would "
-		 "read outside the record (the first, %s)", ev->file->info.path, t->nunsafe,
+		 "read outside the record (the first, %s)", t->first_path, t->nunsafe,
 		 t->nunsafe == 1 ? "" : "s", t->nunsafe == 1 ? "its" : "their", t->first);
 }
 
