@@ -182,13 +182,22 @@ static int opt_buffer(struct tdat_file *f, int id, const char *buf, uint64_t siz
 		return TDAT_ENOMEM;
 	b->info.ncpus = (int)ncpus;
 	b->info.cpus = b->cpus;
-	for (uint64_t i = 0; i < ncpus; i++) {
-		struct tdat_cpu_info *c = &b->cpus[i];
+	for (uint64_t i = 0, n = 0; i < ncpus; i++) {
+		struct tdat_cpu_info *c = &b->cpus[n];
 
 		opt_num(f, buf, size, &pos, 4, &v);
 		c->cpu = (int)v;
 		opt_num(f, buf, size, &pos, 8, &c->offset);
 		opt_num(f, buf, size, &pos, 8, &c->size);
+		/* a CPU number sizes every per-CPU table of the writers: 67109120 took 4 GB */
+		if (v >= MAX_CPUS) {
+			file_warn(f, "damaged CPU number %llu in the table of buffer \"%.64s\": that CPU's "
+				  "data (%llu bytes at offset %llu) skipped", (unsigned long long)v,
+				  b->info.name, (unsigned long long)c->size, (unsigned long long)c->offset);
+			b->info.ncpus--;
+			continue;
+		}
+		n++;
 	}
 	return 0;
 fail:

@@ -212,6 +212,13 @@ t_assert "sqlite: a CPU numbered 5046273 ends in $ELAPSED_MS ms (status $RC)" \
 t_assert "sqlite: one cpu row per CPU that exists (sqlite3, installed by quickstart.sh)" \
 	test "$(sqlite3 "$T_TMP/out/x.db" 'SELECT count(*) FROM cpu')" = 2
 rm -f "$T_TMP"/out/*
+# -f perfetto on a file that lists CPU 67109120 (fuzz-writers): 4.2 GB before
+run_lim "$T_TMP/run" tdat-convert -f perfetto -o "$T_TMP/out/x.pftrace" testdata/bad/fuzz/writers-perfetto-cpu-67109120.dat
+t_assert "perfetto: a CPU numbered 67109120 ends in $ELAPSED_MS ms, in $RSS_KB KB (status $RC)" \
+	eval '((RC == 1 && ELAPSED_MS < 5000 && RSS_KB < 262144)) && test -s "$T_TMP/out/x.pftrace"'
+t_assert "and says that CPU's data was skipped" \
+	grep -q 'damaged CPU number 67109120 in the table of buffer "": that CPU.s data (1463 bytes at offset 8192) skipped' "$T_TMP/run.stderr"
+rm -f "$T_TMP"/out/*
 
 # --lenient: the same message, exit 0.
 run_lim "$T_TMP/run" tdat-convert --lenient -o "$T_TMP/out/x.txt" "$GEN/v6-commit-2.dat"
