@@ -39,6 +39,38 @@ static void set_field(struct tfield *tf, const struct tep_format_field *fl)
 		tf->elem = 1;
 }
 
+/*
+ * Where a fixed field must end for its value to be shown: a static array
+ * may hang RECORD_SLACK bytes over (kernel_stack's caller[8] holds fewer
+ * entries when the stack is short: those it holds are shown), as long as
+ * it starts inside.
+ */
+static uint64_t field_end(const struct tfield *f)
+{
+	uint64_t end = (uint64_t)f->offset + f->size;
+
+	if ((f->flags & TEP_FIELD_IS_ARRAY) && !(f->flags & TEP_FIELD_IS_DYNAMIC))
+		end = end > (uint64_t)f->offset + RECORD_SLACK ? end - RECORD_SLACK : f->offset;
+	return end;
+}
+
+/* The record size every fixed field of @t fits in; whether some are dynamic. */
+static void learn_extent(struct ttype *t)
+{
+	const struct tfield *common[3] = { &t->pid, &t->cflags, &t->preempt };
+
+	for (int i = 0; i < 3 + t->nfields; i++) {
+		const struct tfield *f = i < 3 ? common[i] : &t->fields[i - 3];
+
+		if (!f->name)
+			continue;
+		if (field_end(f) > t->need)
+			t->need = field_end(f);
+		if (f->flags & TEP_FIELD_IS_DYNAMIC)
+			t->dynamic = true;
+	}
+}
+
 static struct ttype *build(struct tep_event *e, unsigned id)
 {
 	struct tep_format_field *fl;
@@ -65,6 +97,7 @@ static struct ttype *build(struct tep_event *e, unsigned id)
 	for (fl = e ? e->format.fields : NULL; fl; fl = fl->next)
 		if (strncmp(fl->name, "common_", 7))
 			set_field(&t->fields[t->nfields++], fl);
+	learn_extent(t);
 	return t;
 }
 
@@ -107,29 +140,37 @@ bool tfield_num(const struct tdat_event *ev, const struct tfield *f, uint64_t *v
 	return true;
 }
 
-bool tfield_bytes(const struct tdat_event *ev, const struct tfield *f, const unsigned char **p,
-		  unsigned *len)
+/* Where the bytes of a string or array field lie in @ev; false if outside it. */
+static bool extent(const struct tdat_event *ev, const struct tfield *f, unsigned *at, unsigned *len)
 {
-	const unsigned char *d = ev->data;
-	unsigned off = f->offset, n = f->size;
+	uint64_t off = f->offset, n = f->size;
+	uint32_t loc;
 
 	if ((f->flags & TEP_FIELD_IS_ARRAY) && !(f->flags & TEP_FIELD_IS_DYNAMIC) && off <= ev->size &&
 	    (!n || off + n > ev->size))
 		n = ev->size - off;	/* a flexible array, or one the record holds fewer entries of
 				 * (kernel_stack's caller[8]): what the event has */
-	if (off + n > ev->size)
-		return false;
-	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-		uint32_t v;
-
-		if (off + 4 > ev->size)
-			return false;
-		v = (uint32_t)field_raw(ev->file, d + off, 4);
-		off = (v & 0xffff) + ((f->flags & TEP_FIELD_IS_RELATIVE) ? f->offset + f->size : 0);
-		n = v >> 16;
-		if (off + n > ev->size)
-			return false;
+	if ((f->flags & TEP_FIELD_IS_DYNAMIC) && off + (n > 4 ? n : 4) <= ev->size) {
+		/* the word saying where the data is: length << 16 | offset */
+		loc = (uint32_t)field_raw(ev->file, (const unsigned char *)ev->data + off, 4);
+		off = (loc & 0xffff) + ((f->flags & TEP_FIELD_IS_RELATIVE) ? off + f->size : 0);
+		n = loc >> 16;
+	} else if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		n = n > 4 ? n : 4;
 	}
+	*at = (unsigned)off;
+	*len = (unsigned)n;
+	return off + n <= ev->size;
+}
+
+bool tfield_bytes(const struct tdat_event *ev, const struct tfield *f, const unsigned char **p,
+		  unsigned *len)
+{
+	const unsigned char *d = ev->data;
+	unsigned off, n;
+
+	if (!extent(ev, f, &off, &n))
+		return false;
 	if (f->kind == TK_STR) {
 		const unsigned char *z = memchr(d + off, '\0', n);
 
@@ -138,5 +179,40 @@ bool tfield_bytes(const struct tdat_event *ev, const struct tfield *f, const uns
 	}
 	*p = d + off;
 	*len = n;
+	return true;
+}
+
+/* Whether @f can be shown; why not, if not. */
+static bool field_fits(const struct tdat_event *ev, const struct tfield *f, char *why, size_t len)
+{
+	unsigned at, n;
+
+	if (!f->name)
+		return true;
+	if (field_end(f) > ev->size) {
+		snprintf(why, len, "field %.64s at offset %u, %u bytes, is past the end of the "
+			 "%u-byte record", f->name, f->offset, f->size, ev->size);
+		return false;
+	}
+	if ((f->flags & TEP_FIELD_IS_DYNAMIC) && !extent(ev, f, &at, &n)) {
+		snprintf(why, len, "the data of field %.64s, at offset %u, %u bytes, is past the end "
+			 "of the %u-byte record", f->name, at, n, ev->size);
+		return false;
+	}
+	return true;
+}
+
+bool ttype_fits(const struct ttype *t, const struct tdat_event *ev, char *why, size_t len)
+{
+	const struct tfield *common[3] = { &t->pid, &t->cflags, &t->preempt };
+
+	if (ev->size >= t->need && !t->dynamic)
+		return true;
+	for (int i = 0; i < 3; i++)
+		if (!field_fits(ev, common[i], why, len))
+			return false;
+	for (int i = 0; i < t->nfields; i++)
+		if (!field_fits(ev, &t->fields[i], why, len))
+			return false;
 	return true;
 }

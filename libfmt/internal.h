@@ -212,7 +212,9 @@ struct ttype {
 	unsigned id;
 	const char *system, *name;	/* "" if the type has no format */
 	struct tep_event *event;	/* NULL if the type has no format */
-	struct tfield pid, cflags, preempt;	/* size 0 if absent */
+	struct tfield pid, cflags, preempt;	/* size 0, name NULL if absent */
+	uint64_t need;		/* a record this long holds every fixed field */
+	bool dynamic;		/* some field is __data_loc or __rel_loc */
 	int nfields;
 	struct tfield fields[];
 };
@@ -226,6 +228,11 @@ bool tfield_num(const struct tdat_event *ev, const struct tfield *f, uint64_t *v
 /* A string (without its NUL) or array field's bytes; false if outside the event. */
 bool tfield_bytes(const struct tdat_event *ev, const struct tfield *f, const unsigned char **p,
 		  unsigned *len);
+/*
+ * Whether every field of @t in @ev can be shown (a static array may hang
+ * RECORD_SLACK bytes over the end, as print-guard.c allows); if not, why.
+ */
+bool ttype_fits(const struct ttype *t, const struct tdat_event *ev, char *why, size_t len);
 
 /* ---- procs.c: threads and processes as Perfetto models them ---- */
 
@@ -833,6 +840,8 @@ struct tdat_writer_ops {
 	const char *exts;	/* space separated file name endings */
 	int output;		/* enum tdat_output_kind */
 	bool symbols;		/* prints function names: load kallsyms first */
+	bool fields;		/* writes every field: an event with fields outside
+				 * its record is counted (writer_damaged()) */
 	int (*open)(struct tdat_writer *w);
 	int (*put)(struct tdat_writer *w, const struct tdat_event *ev);
 	int (*close)(struct tdat_writer *w);
@@ -849,8 +858,18 @@ struct tdat_writer {
 	unsigned flags;
 	char errmsg[TDAT_MSG_LEN];
 	char warning[TDAT_MSG_LEN];	/* tdat_writer_warning() */
+	uint64_t ndamaged;		/* events written without part of them */
+	const char *damaged_path;	/* the first one's file */
+	char damaged_first[TDAT_MSG_LEN];	/* the first one: sys:name at time: why */
 	void *priv;
 };
+
+/*
+ * An event written without part of it (@why), into tdat_writer_warning():
+ * "PATH: N @many (the first, sys:name at time: why)", @one if N is 1.
+ */
+void writer_damaged(struct tdat_writer *w, const struct tdat_event *ev, const char *system,
+		    const char *name, const char *why, const char *one, const char *many);
 
 extern const struct tdat_writer_ops tdat_writer_text_ops;
 extern const struct tdat_writer_ops tdat_writer_csv_ops;

@@ -550,8 +550,10 @@ const char *tdat_writer_errmsg(const struct tdat_writer *w);
  * The text format prints an event without its print format when printing
  * it would read outside the record (a field past the record's end, a
  * __print_hex() or __print_array() longer than the record), and a plugin
- * helper given a pointer outside the record prints 0: the message names
- * the first such event's file, says how many and why.  Treat it as damage.
+ * helper given a pointer outside the record prints 0.  CSV, JSON, SQLite
+ * and Perfetto write an event without the fields (or __data_loc data) that
+ * lie outside its record.  The message names the first such event's file,
+ * says how many and why.  Treat it as damage.
  */
 const char *tdat_writer_warning(const struct tdat_writer *w);
 

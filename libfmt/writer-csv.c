@@ -233,6 +233,7 @@ static void csv_free(struct tdat_writer *w)
 const struct tdat_writer_ops tdat_writer_csv_ops = {
 	.name = "csv",
 	.exts = ".csv",
+	.fields = true,
 	.open = csv_open,
 	.put = csv_put,
 	.free = csv_free,

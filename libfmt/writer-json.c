@@ -1488,6 +1488,7 @@ static void json_free(struct tdat_writer *w)
 const struct tdat_writer_ops tdat_writer_json_ops = {
 	.name = "json",
 	.exts = ".json",
+	.fields = true,
 	.output = TDAT_OUT_STREAM,
 	.open = json_open,
 	.put = json_put,

@@ -447,6 +447,7 @@ static void pf_free(struct tdat_writer *w)
 const struct tdat_writer_ops tdat_writer_perfetto_ops = {
 	.name = "perfetto",
 	.exts = ".pftrace .perfetto-trace",
+	.fields = true,
 	.output = TDAT_OUT_STREAM,
 	.open = pf_open,
 	.put = pf_put,

@@ -1269,6 +1269,7 @@ static void sqlite_free(struct tdat_writer *w)
 const struct tdat_writer_ops tdat_writer_sqlite_ops = {
 	.name = "sqlite",
 	.exts = ".db .sqlite .sqlite3",
+	.fields = true,
 	.output = TDAT_OUT_FILE,
 	.open = sqlite_open,
 	.put = sqlite_put,

@@ -22,9 +22,6 @@ struct text {
 	bool latency_only;	/* a latency file was printed; events are not */
 	struct tep_record rec;
 	struct tep_guard_type types[64];	/* by event id, modulo 64 */
-	unsigned long long nunsafe;	/* events printed without their print format */
-	char first[TDAT_MSG_LEN];	/* the first one, and why */
-	const char *first_path;		/* and its file (the messages name it) */
 };
 
 static const char *base_name(const char *path)
@@ -195,31 +192,25 @@ static void print_prefix(struct tdat_writer *w, struct text *t, const struct tda
 		sink_printf(&w->sink, "%*s  ", t->width, "");
 }
 
-/*
- * A record libtraceevent would read outside of (print-guard.c): its fields
- * if they lie inside it, else only why, and a count for
- * tdat_writer_warning().
- */
-static void count_unsafe(struct tdat_writer *w, struct text *t, const struct tdat_event *ev,
+/* A record printed without its print format, counted for tdat_writer_warning(). */
+static void count_unsafe(struct tdat_writer *w, const struct tdat_event *ev,
 			 struct tep_event *event, const char *why)
 {
-	if (!t->nunsafe++) {
-		t->first_path = ev->file->info.path;
-		snprintf(t->first, sizeof(t->first), "%s:%s at %llu.%09llu: %s", event->system,
-			 event->name, (unsigned long long)(ev->ts / 1000000000),
-			 (unsigned long long)(ev->ts % 1000000000), why);
-	}
-	tdat_msg(w->warning, "%s: %llu event%s not printed as %s print format says, which would "
-		 "read outside the record (the first, %s)", t->first_path, t->nunsafe,
-		 t->nunsafe == 1 ? "" : "s", t->nunsafe == 1 ? "its" : "their", t->first);
+	writer_damaged(w, ev, event->system, event->name, why,
+		       "event not printed as its print format says, which would read outside the record",
+		       "events not printed as their print format says, which would read outside the record");
 }
 
+/*
+ * A record libtraceevent would read outside of (print-guard.c): its fields
+ * if they lie inside it, else only why.
+ */
 static void unsafe_record(struct tdat_writer *w, struct text *t, const struct tdat_event *ev,
 			  struct tep_event *event, int safe, const char *why)
 {
 	struct trace_seq *s = &t->seq;
 
-	count_unsafe(w, t, ev, event, why);
+	count_unsafe(w, ev, event, why);
 	trace_seq_printf(s, "[UNSAFE TO PRINT: %s]", why);
 	if (safe == TEP_RECORD_BAD_PRINT)
 		tep_record_print_fields(s, &t->rec, event);
@@ -273,7 +264,7 @@ static int text_put(struct tdat_writer *w, const struct tdat_event *ev)
 	} else {
 		tep_print_event(tep, s, rec, "%s", TEP_PRINT_INFO);
 		if (tep_guard_refused())
-			count_unsafe(w, t, ev, event, "a plugin helper was given a pointer outside "
+			count_unsafe(w, ev, event, "a plugin helper was given a pointer outside "
 				     "the record (printed as 0)");
 	}
 	if (s->len && s->buffer[s->len - 1] == '\n')

@@ -376,9 +376,38 @@ int tdat_writer_open(struct tdat_writer *w, int fd, const char *path, struct tda
 	return w->ops->open ? w->ops->open(w) : 0;
 }
 
+void writer_damaged(struct tdat_writer *w, const struct tdat_event *ev, const char *system,
+		    const char *name, const char *why, const char *one, const char *many)
+{
+	if (!w->ndamaged++) {
+		w->damaged_path = ev->file->info.path;
+		snprintf(w->damaged_first, sizeof(w->damaged_first), "%.64s:%.64s at %llu.%09llu: %s",
+			 system, name, (unsigned long long)(ev->ts / 1000000000),
+			 (unsigned long long)(ev->ts % 1000000000), why);
+	}
+	tdat_msg(w->warning, "%s: %llu %s (the first, %s)", w->damaged_path,
+		 (unsigned long long)w->ndamaged, w->ndamaged == 1 ? one : many, w->damaged_first);
+}
+
+/* An event whose format puts fields outside it: written without them, counted. */
+static void check_fields(struct tdat_writer *w, const struct tdat_event *ev)
+{
+	const struct ttype *t = file_type(ev->file, ev);
+	char why[256];
+
+	if (t && t->event && !ttype_fits(t, ev, why, sizeof(why)))
+		writer_damaged(w, ev, t->system, t->name, why,
+			       "event has fields outside its record, written without them",
+			       "events have fields outside their record, written without them");
+}
+
 int tdat_writer_put(struct tdat_writer *w, const struct tdat_event *ev)
 {
-	int ret = w->ops->put(w, ev);
+	int ret;
+
+	if (w->ops->fields)
+		check_fields(w, ev);
+	ret = w->ops->put(w, ev);
 
 	if (!ret && w->sink.err) {
 		tdat_msg(w->errmsg, "write error: %s", strerror(w->sink.err));
