@@ -71,6 +71,23 @@ static void learn_extent(struct ttype *t)
 	}
 }
 
+/*
+ * The kernel writes as many return addresses into a kernel_stack event as
+ * the stack has, whatever its format says (caller[8]), and trace-cmd prints
+ * them all: the callers are read the same way.
+ */
+static void mark_stack(struct ttype *t)
+{
+	struct tfield *f;
+
+	if (strcmp(t->system, "ftrace") || strcmp(t->name, "kernel_stack"))
+		return;
+	for (f = t->fields; f < t->fields + t->nfields; f++)
+		if (!strcmp(f->name, "caller") && (f->flags & TEP_FIELD_IS_ARRAY) &&
+		    !(f->flags & TEP_FIELD_IS_DYNAMIC) && (f->elem == 4 || f->elem == 8))
+			f->stack = true;
+}
+
 static struct ttype *build(struct tep_event *e, unsigned id)
 {
 	struct tep_format_field *fl;
@@ -97,6 +114,7 @@ static struct ttype *build(struct tep_event *e, unsigned id)
 	for (fl = e ? e->format.fields : NULL; fl; fl = fl->next)
 		if (strncmp(fl->name, "common_", 7))
 			set_field(&t->fields[t->nfields++], fl);
+	mark_stack(t);
 	learn_extent(t);
 	return t;
 }
@@ -140,6 +158,20 @@ bool tfield_num(const struct tdat_event *ev, const struct tfield *f, uint64_t *v
 	return true;
 }
 
+/*
+ * The bytes of a stack's entries: to the record's end or an entry whose low 32
+ * bits are all ones, as trace-cmd's stack printer reads them.
+ */
+static unsigned stack_len(const struct tdat_event *ev, const struct tfield *f)
+{
+	const unsigned char *p = (const unsigned char *)ev->data + f->offset;
+	unsigned n = 0, end = (ev->size - f->offset) / f->elem * f->elem;
+
+	while (n < end && (uint32_t)field_raw(ev->file, p + n, f->elem) != UINT32_MAX)
+		n += f->elem;
+	return n;
+}
+
 /* Where the bytes of a string or array field lie in @ev; false if outside it. */
 static bool extent(const struct tdat_event *ev, const struct tfield *f, unsigned *at, unsigned *len)
 {
@@ -150,6 +182,8 @@ static bool extent(const struct tdat_event *ev, const struct tfield *f, unsigned
 	    (!n || off + n > ev->size))
 		n = ev->size - off;	/* a flexible array, or one the record holds fewer entries of
 				 * (kernel_stack's caller[8]): what the event has */
+	if (f->stack && off <= ev->size)
+		n = stack_len(ev, f);
 	if ((f->flags & TEP_FIELD_IS_DYNAMIC) && off + (n > 4 ? n : 4) <= ev->size) {
 		/* the word saying where the data is: length << 16 | offset */
 		loc = (uint32_t)field_raw(ev->file, (const unsigned char *)ev->data + off, 4);

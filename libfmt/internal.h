@@ -205,6 +205,8 @@ struct tfield {
 	unsigned offset, size, elem;
 	unsigned long flags;	/* TEP_FIELD_IS_* */
 	enum tkind kind;
+	bool stack;		/* ftrace:kernel_stack's caller: as many entries as
+				 * the record holds, up to a -1 (caller[8] or not) */
 };
 
 /* One event type of a file: its own fields (not common_*) and the common ones. */

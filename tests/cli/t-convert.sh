@@ -43,6 +43,16 @@ t_stdout_match "rows after a drop carry the lost count" ',[a-z_]+,[a-z_]+,1[0-9]
 t_run "csv kernel_stack" -- tdat-convert -f csv $TD/stack.dat
 t_assert "every stack keeps its callers" test -z "$(grep 'caller=?' "$T_OUT")"
 t_stdout_match "a 7-entry stack has 7 callers" 'size=7 caller=\[[0-9]+(,[0-9]+){6}\]"$'
+# and a longer one all it has, whatever caller[8] says: as many as trace-cmd
+# report lists, stack by stack (most stacks in stack.dat are deeper than 8)
+want=$(awk '/kernel_stack:/ { if (n != "") print n; n = 0; next } /^=>/ { n++ } END { print n }' \
+	tests/expected/stack.text.out | tr '\n' ' ')
+t_assert "CSV: every stack has the callers trace-cmd lists" \
+	test "$(sed -n 's/.*kernel_stack,.*caller=\[\([^]]*\)\].*/\1/p' "$T_OUT" | awk -F, '{ print NF }' | tr '\n' ' ')" = "$want"
+t_assert "and more than 8 in some" grep -q 'caller=\[[0-9]\+\(,[0-9]\+\)\{8\}' "$T_OUT"
+t_run "json kernel_stack" -- tdat-convert -f json $TD/stack.dat
+t_assert "JSON: every stack has the callers trace-cmd lists" \
+	test "$(grep -o '"caller":\[[^]]*\]' "$T_OUT" | awk -F, '{ print NF }' | tr '\n' ' ')" = "$want"
 
 # --- inputs: stdin, pipes, several files ---
 t_golden "stdin (a regular file) equals the file" v7-zstd.text.out --stdin $TD/v7-zstd.dat -- tdat-convert -
