@@ -83,6 +83,15 @@ void bail_out(const char *fmt, ...)
 	exit(255);
 }
 
+const char *tap_testdata(const char *name)
+{
+	static char path[4096];
+	const char *top = getenv("TOP_SRCDIR");
+
+	snprintf(path, sizeof(path), "%s/testdata/%s", top ? top : ".", name);
+	return path;
+}
+
 /* Format a check's description from its trailing printf arguments. */
 #define DESC(buf, fmt) do {					\
 	va_list ap_;						\

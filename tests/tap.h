@@ -37,6 +37,8 @@ void skip(const char *reason);
 void skip_all(const char *reason) __attribute__((noreturn));
 /* Stop the whole run: "Bail out! ..." and exit 255. */
 void bail_out(const char *fmt, ...) TAP_PRINTF(1, 2) __attribute__((noreturn));
+/* $TOP_SRCDIR/testdata/@name (. without TOP_SRCDIR), in a buffer reused by the next call. */
+const char *tap_testdata(const char *name);
 
 #define ok(cond, ...) \
 	tap_ok_(!!(cond), #cond, __FILE__, __LINE__, __VA_ARGS__)

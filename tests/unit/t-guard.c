@@ -44,16 +44,13 @@ static bool fields_only(const char *buf)
  */
 static void filter_passes(const char *expr, const char *what)
 {
-	char path[4096];
-	const char *top = getenv("TOP_SRCDIR");
 	struct tdat_file *f = tdat_file_new();
 	struct tdat_merge *m = tdat_merge_new();
 	struct tdat_select *s = tdat_select_new();
 	const char *why = tep_guard_filter(expr, NULL);
 
-	snprintf(path, sizeof(path), "%s/testdata/two-buffers.dat", top ? top : ".");
 	if (ok(!why, "%s: %s", what, expr) &&
-	    ok(f && m && s && !tdat_file_open(f, path, NULL) && !tdat_merge_add(m, f) &&
+	    ok(f && m && s && !tdat_file_open(f, tap_testdata("two-buffers.dat"), NULL) && !tdat_merge_add(m, f) &&
 	       !tdat_select_filter(s, expr, false), "%s: inputs ready", what))
 		ok(!tdat_select_bind(s, m), "%s: libtraceevent compiles it (%s)", what,
 		   tdat_select_errmsg(s));
@@ -67,13 +64,10 @@ static void filter_passes(const char *expr, const char *what)
 /* Every format @f holds passes; returns how many were checked. */
 static int check_file_formats(const char *name)
 {
-	char path[4096];
-	const char *top = getenv("TOP_SRCDIR");
 	struct tdat_file *f = tdat_file_new();
 	int n = 0, bad = 0;
 
-	snprintf(path, sizeof(path), "%s/testdata/%s", top ? top : ".", name);
-	if (!ok(f && !tdat_file_open(f, path, NULL), "open %s", name)) {
+	if (!ok(f && !tdat_file_open(f, tap_testdata(name), NULL), "open %s", name)) {
 		tdat_file_free(f);
 		return 0;
 	}

@@ -12,13 +12,10 @@
 
 static struct tdat_file *open_td(const char *name)
 {
-	const char *top = getenv("TOP_SRCDIR");
-	char path[4096];
 	struct tdat_file *f = tdat_file_new();
 
-	snprintf(path, sizeof(path), "%s/testdata/%s", top ? top : ".", name);
-	if (tdat_file_open(f, path, NULL))
-		bail_out("cannot open %s: %s", path, tdat_file_errmsg(f));
+	if (tdat_file_open(f, tap_testdata(name), NULL))
+		bail_out("cannot open %s: %s", tap_testdata(name), tdat_file_errmsg(f));
 	return f;
 }
 
@@ -109,14 +106,11 @@ static void check_lost(void)
 static void check_offset(void)
 {
 	struct tdat_open_opts oo = { .ts_offset = 1000000000 };
-	const char *top = getenv("TOP_SRCDIR");
-	char path[4096];
 	struct tdat_file *a = open_td("v6.dat"), *b = tdat_file_new();
 	struct tdat_merge *ma = tdat_merge_new(), *mb = tdat_merge_new();
 	const struct tdat_event *ea, *eb;
 
-	snprintf(path, sizeof(path), "%s/testdata/v6.dat", top ? top : ".");
-	is_int(tdat_file_open(b, path, &oo), 0, "open with an offset");
+	is_int(tdat_file_open(b, tap_testdata("v6.dat"), &oo), 0, "open with an offset");
 	tdat_merge_add(ma, a);
 	tdat_merge_add(mb, b);
 	tdat_merge_next(ma, &ea);

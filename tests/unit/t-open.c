@@ -10,20 +10,10 @@
 #include "tdat.h"
 #include "../tap.h"
 
-static char path[4096];
-
-static const char *td(const char *name)
-{
-	const char *top = getenv("TOP_SRCDIR");
-
-	snprintf(path, sizeof(path), "%s/testdata/%s", top ? top : ".", name);
-	return path;
-}
-
 static struct tdat_file *open_ok(const char *name)
 {
 	struct tdat_file *f = tdat_file_new();
-	int ret = tdat_file_open(f, td(name), NULL);
+	int ret = tdat_file_open(f, tap_testdata(name), NULL);
 
 	if (!is_int(ret, 0, "open %s", name))
 		diag("error: %s", tdat_file_errmsg(f));
@@ -71,7 +61,7 @@ static void check_clock(const char *name, const char *clock, int in_usecs)
 static void check_bad(const char *name, int want)
 {
 	struct tdat_file *f = tdat_file_new();
-	int ret = tdat_file_open(f, td(name), NULL);
+	int ret = tdat_file_open(f, tap_testdata(name), NULL);
 
 	is_int(ret, want, "%s refused", name);
 	ok(*tdat_file_errmsg(f) != '\0', "%s: reason given (%s)", name, tdat_file_errmsg(f));
