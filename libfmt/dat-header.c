@@ -7,7 +7,9 @@
  *
  * Every size read from the file is checked against what the file (or the
  * decompressed section) can hold before anything is allocated, and every
- * failure names the offset.  Event data itself is read by dat-cpu.c.
+ * failure names the offset.  A damaged v7 section that only names things
+ * (kallsyms, printk, cmdlines, ftrace's formats) is a warning, not a
+ * failure.  Event data itself is read by dat-cpu.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -372,10 +374,34 @@ static bool section_cut(struct tdat_file *f, uint64_t off, char *why, size_t len
 	return true;
 }
 
+static const char *const section_names[NSECTIONS] = { "header info", "ftrace formats", "event formats",
+						      "kallsyms", "printk formats", "cmdlines" };
+
+/*
+ * A damaged ftrace formats, kallsyms, printk or cmdlines section (@i): every
+ * event is still read, only names (or ftrace's own events) are missing.  The file opens with a warning saying so, and
+ * a trace.dat written from it has the section empty.
+ */
+static void section_lost(struct tdat_file *f, struct rd *r, int i)
+{
+	static const char *const without[NSECTIONS] = {
+		[1] = "ftrace's own events (markers, stacks) are shown undecoded",
+		[3] = "functions are shown as addresses",
+		[4] = "kernel printk formats are shown as addresses",
+		[5] = "tasks are named only where an event names them",
+	};
+
+	rd_drop_mem(r);
+	file_warn(f, "%s section damaged, read without it (%s): %s", section_names[i], without[i],
+		  f->errmsg);
+	f->errmsg[0] = '\0';
+	f->meta.raw_off[i] = 0;
+	f->meta.raw_len[i] = 0;
+}
+
 static int open_v7(struct tdat_file *f, struct rd *r)
 {
-	static const char *names[NSECTIONS] = { "header info", "ftrace formats", "event formats",
-						"kallsyms", "printk formats", "cmdlines" };
+	const char *const *names = section_names;
 	struct opts_state st = { 0 };
 	uint64_t off, next, last_end = 0;
 	unsigned flags;
@@ -417,8 +443,12 @@ static int open_v7(struct tdat_file *f, struct rd *r)
 		}
 		f->meta_changed = false;
 		if ((ret = rd_section(r, st.sections[i], OPT_HEADER_INFO + (unsigned)i, &flags)) ||
-		    (ret = read_section_body(r, OPT_HEADER_INFO + i)))
-			return ret;
+		    (ret = read_section_body(r, OPT_HEADER_INFO + i))) {
+			if (ret != TDAT_EFORMAT || i == 0 || i == 2)
+				return ret;
+			section_lost(f, r, i);
+			continue;
+		}
 		/* stored bytes are copied as they are only if they were kept whole */
 		if ((flags & SEC_FL_COMPRESS) && !f->meta_changed) {
 			f->meta.raw_off[i] = st.sections[i] + 16;

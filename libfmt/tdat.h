@@ -170,7 +170,9 @@ void tdat_file_set_ts_offset(struct tdat_file *f, int64_t ns);
  * tdat_file_nwarnings - damage found while opening that did not stop it
  *
  * For example an event format that is damaged: the file opens, but the
- * events of that type cannot be decoded.  Tools report these and fail.
+ * events of that type cannot be decoded; or a damaged v7 kallsyms, printk,
+ * cmdlines or ftrace formats section, read as if absent.  Tools report these
+ * and fail.
  */
 int tdat_file_nwarnings(const struct tdat_file *f);
 

@@ -18,7 +18,8 @@ for f in testdata/bad/*.dat; do
 		t_exit "$f -f $fmt fails cleanly" 1 -- tdat-convert -f $fmt -o "$T_TMP/out/x.$fmt" "$f"
 		t_stderr_match "$f -f $fmt: the message names the file" "^tdat-convert: $f: "
 		# damaged event data: the recovered events are written (checked below)
-		if [[ $f == */truncated-v[67]-data.dat || $f == */bad-format-v6.dat ]]; then
+		if [[ $f == */truncated-v[67]-data.dat || $f == */bad-format-v6.dat ||
+		      $f == */lying-*-v7.dat || $f == */format-crash.dat ]]; then
 			rm -f "$T_TMP"/out/x.*
 		else
 			t_empty_dir "$f -f $fmt: no output file" "$T_TMP/out"
@@ -48,6 +49,24 @@ t_assert "and every recovered line is a line of the undamaged file" \
 	test -z "$(comm -23 <(sort "$T_TMP/trunc.txt") <(sort tests/expected/clock-mono.text.out))"
 rm -f "$T_TMP/trunc.txt"
 t_empty_dir "no partial outputs are left behind" "$T_TMP/out"
+
+# A v7 kallsyms section whose sizes lie (trace-cmd prints nothing for one of
+# them): read without it, every event is written, functions as addresses, exit 1.
+for f in testdata/bad/lying-size-v7.dat testdata/bad/lying-csize-v7.dat; do
+	t_exit "$f: read without its kallsyms" 1 -- tdat-convert -o "$T_TMP/ks.txt" "$f"
+	t_stderr_match "$f: the message says so, and what it costs" \
+		"^tdat-convert: $f: kallsyms section damaged, read without it \(functions are shown as addresses\): .*offset 2479"
+	t_assert "$f: every event is there, the marker's function as its address" \
+		cmp -s <(sed -E 's/ 0xffffffff[0-9a-f]+: / tracing_mark_write: /' "$T_TMP/ks.txt") tests/expected/markers.text.out
+	rm -f "$T_TMP/ks.txt"
+done
+# Two-buffers with bytes changed in its kallsyms, formats and data: every damage named, the
+# rest written.
+t_exit "format-crash.dat: what can be read is written" 1 -- tdat-convert -o "$T_TMP/fc.txt" testdata/bad/format-crash.dat
+t_stderr_match "the damaged kallsyms section is named" "format-crash.dat: kallsyms section damaged"
+t_stderr_match "and the damaged pages" "damaged input: 2 regions, 2468 bytes skipped"
+t_assert "most events are written" test "$(wc -l <"$T_TMP/fc.txt")" -gt 2000
+rm -f "$T_TMP/fc.txt"
 
 # A damaged event format: the file opens, the warning names the format, its events are
 # unknown, every other event is decoded, exit 1.
