@@ -6,11 +6,13 @@
  * Memory stays bounded whatever the trace's length: uncompressed data is
  * read a window of pages at a time with pread(); compressed (v7) data is
  * decompressed one chunk at a time.  Each page's commit size and each
- * event's extent are checked before use; a damaged page or chunk is
+ * event's extent (and its length against its type's) are checked before
+ * use; a damaged page or chunk is
  * reported through the owner's damage callback and skipped, and reading
  * resumes at the next page or chunk.  Timestamps are converted here
  * (TIME_SHIFT, TSC2NSEC, offsets) as trace-cmd does.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
@@ -242,12 +244,42 @@ static inline uint32_t word32(bool big, const unsigned char *p)
 }
 
 /*
+ * A record (@len bytes at @data) longer than its type makes, a damaged
+ * length, swallowed what came after its fields, events perhaps: it is read,
+ * and counted as damage.
+ */
+static void check_length(struct cursor *c, const unsigned char *data, size_t len)
+{
+	struct tdat_event ev;
+	const struct ttype *t;
+	unsigned extra, id;
+	uint64_t sure;
+
+	if (len < 2)
+		return;
+	/* most records are of a type met just before, and shorter than it can be */
+	id = c->f->info.big_endian ? (unsigned)data[0] << 8 | data[1] : (unsigned)data[1] << 8 | data[0];
+	if (id == c->lens[id % 16].id && len <= c->lens[id % 16].ok)
+		return;
+	ev = (struct tdat_event){ .file = c->f, .data = data, .size = (unsigned)len };
+	if (!(t = file_type(c->f, &ev)))
+		return;
+	sure = ttype_sure_len(t);
+	c->lens[id % 16].id = id;
+	c->lens[id % 16].ok = sure < UINT_MAX ? (unsigned)sure : UINT_MAX;
+	if (ttype_overlong(t, &ev, &extra))
+		damage(c, c->buf_off + c->page_pos, extra,
+		       "event longer than its format allows, perhaps hiding other events");
+}
+
+/*
  * How many of a page's @len data bytes hold whole events, walking the event
  * headers as kbuffer does (without decoding): @len when every event lies
  * inside them, else where the first one that does not starts.  kbuffer
  * itself would follow such a length anywhere, backwards too (forever).
+ * Each data record is checked against its type's length on the way.
  */
-static size_t events_extent(const struct cursor *c, const unsigned char *d, size_t len)
+static size_t events_extent(struct cursor *c, const unsigned char *d, size_t len)
 {
 	bool big = c->f->info.big_endian;
 	size_t pos = 0, size;
@@ -275,6 +307,10 @@ static size_t events_extent(const struct cursor *c, const unsigned char *d, size
 		}
 		if (size > len - pos)
 			return pos;
+		if (type_len == 0 && size > 8)
+			check_length(c, d + pos + 8, size - 8);
+		else if (type_len && type_len <= 28)
+			check_length(c, d + pos + 4, size - 4);
 		pos += size;
 	}
 	return pos;	/* kbuffer would read a header from 1-3 bytes left over too */

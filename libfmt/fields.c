@@ -54,11 +54,15 @@ static uint64_t field_end(const struct tfield *f)
 	return end;
 }
 
-/* The record size every fixed field of @t fits in; whether some are dynamic. */
+/*
+ * The record size every fixed field of @t fits in, where they end; whether
+ * some are dynamic, and whether the fields bound the record's length.
+ */
 static void learn_extent(struct ttype *t)
 {
 	const struct tfield *common[3] = { &t->pid, &t->cflags, &t->preempt };
 
+	t->bounded = t->event && strcmp(t->system, "ftrace");
 	for (int i = 0; i < 3 + t->nfields; i++) {
 		const struct tfield *f = i < 3 ? common[i] : &t->fields[i - 3];
 
@@ -66,8 +70,12 @@ static void learn_extent(struct ttype *t)
 			continue;
 		if (field_end(f) > t->need)
 			t->need = field_end(f);
+		if ((uint64_t)f->offset + f->size > t->fixed_end)
+			t->fixed_end = (uint64_t)f->offset + f->size;
 		if (f->flags & TEP_FIELD_IS_DYNAMIC)
 			t->dynamic = true;
+		if (f->stack || ((f->flags & TEP_FIELD_IS_ARRAY) && !f->size))
+			t->bounded = false;
 	}
 }
 
@@ -248,5 +256,37 @@ bool ttype_fits(const struct ttype *t, const struct tdat_event *ev, char *why, s
 	for (int i = 0; i < t->nfields; i++)
 		if (!field_fits(ev, &t->fields[i], why, len))
 			return false;
+	return true;
+}
+
+/*
+ * The kernel reserves the event's structure (its fields, padded to at most 8
+ * bytes) and the dynamic data after it; the ring buffer rounds that up to 4
+ * bytes (8 on some machines) and stores one of 8 as 12.  Past 8 more bytes
+ * than that, the length is damaged.
+ */
+#define OVERLONG_SLACK	8
+#define ALIGN8(x)	(((x) + 7) & ~(uint64_t)7)
+
+uint64_t ttype_sure_len(const struct ttype *t)
+{
+	return t->bounded ? ALIGN8(t->fixed_end) + OVERLONG_SLACK : UINT64_MAX;
+}
+
+bool ttype_overlong(const struct ttype *t, const struct tdat_event *ev, unsigned *extra)
+{
+	uint64_t end = ALIGN8(t->fixed_end);
+	unsigned at, n;
+
+	if (ev->size <= ttype_sure_len(t))
+		return false;
+	for (int i = 0; t->dynamic && i < t->nfields; i++)
+		if ((t->fields[i].flags & TEP_FIELD_IS_DYNAMIC) && extent(ev, &t->fields[i], &at, &n) &&
+		    (uint64_t)at + n > end)
+			end = (uint64_t)at + n;
+	end = ALIGN8(end) + OVERLONG_SLACK;
+	if (ev->size <= end)
+		return false;
+	*extra = ev->size - (unsigned)end;
 	return true;
 }

@@ -216,7 +216,10 @@ struct ttype {
 	struct tep_event *event;	/* NULL if the type has no format */
 	struct tfield pid, cflags, preempt;	/* size 0, name NULL if absent */
 	uint64_t need;		/* a record this long holds every fixed field */
+	uint64_t fixed_end;	/* where the last fixed field ends */
 	bool dynamic;		/* some field is __data_loc or __rel_loc */
+	bool bounded;		/* the kernel sizes its records by the fields (not ftrace's
+				 * own events, flexible arrays or stacks) */
 	int nfields;
 	struct tfield fields[];
 };
@@ -235,6 +238,13 @@ bool tfield_bytes(const struct tdat_event *ev, const struct tfield *f, const uns
  * RECORD_SLACK bytes over the end, as print-guard.c allows); if not, why.
  */
 bool ttype_fits(const struct ttype *t, const struct tdat_event *ev, char *why, size_t len);
+/*
+ * Whether @ev is longer than the kernel makes a record of type @t (a damaged
+ * length, which hides the events it swallowed); if so, by how many bytes.
+ */
+bool ttype_overlong(const struct ttype *t, const struct tdat_event *ev, unsigned *extra);
+/* A length no record of @t that is not overlong passes, whatever its dynamic data: 0 if none. */
+uint64_t ttype_sure_len(const struct ttype *t);
 
 /* ---- procs.c: threads and processes as Perfetto models them ---- */
 
@@ -508,6 +518,10 @@ struct cursor {
 	size_t page_len;	/* bytes of the loaded page in buf (less at the end) */
 	const unsigned char *page;	/* the loaded page: in buf, or cut in cut */
 	unsigned char *cut;	/* a damaged page cut to its whole events */
+	struct {
+		unsigned id;	/* a type checked for overlong records (by id % 16), */
+		unsigned ok;	/* and a length its records never pass (0: none yet) */
+	} lens[16];
 };
 
 int cursor_init(struct cursor *c, struct tdat_file *f, int input, int buffer, int cpu_index);

@@ -34,9 +34,11 @@ BIG = 70000
 BIG_KEPT = {"chunks-bomb.dat", "chunks-count-huge.dat", "chunks-cut-in-chunk.dat",
             "v6-commit-2.dat", "v6-event-length-huge.dat", "v6-cut-mid-page.dat",
             "v6-ftrace-count-huge.dat", "v6-event-padding.dat", "v6-padding-backwards.dat", "v6-padding-short.dat",
-            "v7none-commit-1.dat", "v7none-event-flips.dat"}
+            "v7none-commit-1.dat", "v7none-event-flips.dat", "v6-event-overlong.dat"}
 rng = random.Random(6)
 cases = []
+# a section that only names things (kallsyms, say) is lost: every event is still read
+NAMES = " [names: every event is read, some names are not]"
 
 
 def layout(name):
@@ -132,12 +134,13 @@ def main():
     for sid, v in (("16", 0), ("17", 1 << 62), ("20", 3)):
         o = items[f"section[{sid}]_size_field"][0]
         emit(f"v7-section{sid}-size-{v}.dat", "markers.dat", put(good("markers.dat"), o, "<Q", v),
-             f"size of section {sid} set to {v}")
+             f"size of section {sid} set to {v}" + (NAMES if sid == "17" else ""))
     for sid in ("17", "19", "3"):
         o = items[f"section[{sid}]"][0] + 16       # compression header: u32 csize, u32 usize
         emit(f"v7-bomb-section{sid}.dat", "markers.dat",
              put(good("markers.dat"), o + 4, "<I", 0xfffffff0),
-             f"uncompressed size of section {sid} claims 4 GB (decompression bomb)")
+             f"uncompressed size of section {sid} claims 4 GB (decompression bomb)" +
+             (NAMES if sid != "3" else ""))
     o = items["section[18]"][0] + 16
     emit("v7-section18-csize-zero.dat", "markers.dat", put(good("markers.dat"), o, "<I", 0),
          "compressed size of section 18 is 0")
@@ -260,6 +263,35 @@ def main():
          put(good("v6.dat"), vi["header_page_size"][0], "<Q", 1 << 40), "header_page size 1 TB")
     emit("v6-ftrace-count-huge.dat", "v6.dat",
          put(good("v6.dat"), vi["ftrace_count"][0], "<I", 0x7fffffff), "2147483647 ftrace formats")
+
+    # ---- v7 sections that only name things: damaged, every event is still read -----
+    for sid, what in (("17", "ftrace's own formats: markers are shown undecoded"),
+                      ("19", "kallsyms: functions are shown as addresses"),
+                      ("20", "printk formats"),
+                      ("21", "cmdlines: tasks are named only where an event names them")):
+        o = items[f"section[{sid}]"][0] + 24       # header 16, csize and usize 8: the frame
+        emit(f"v7-section{sid}-frame-damaged.dat", "markers.dat", put(good("markers.dat"), o, "<I", 0),
+             f"the zstd frame of section {sid} ({what}) does not decompress" + NAMES)
+
+    # ---- a data event whose length swallows the two events after it ----------------
+    for src, key, tag in (("v6.dat", "cpu0_data", "v6"), ("v7-none.dat", "buffer[]_cpu0_data", "v7none")):
+        base = layout(src)[0][key][0] + 3 * 4096 + 16
+        d = good(src)
+        sizes, pos = [], 0
+        while len(sizes) < 3:
+            tl = struct.unpack_from("<I", d, base + pos)[0] & 0x1f
+            if not 1 <= tl <= 28:
+                sizes, pos = [], pos + (8 if tl in (30, 31) else 8 + struct.unpack_from("<I", d, base + pos + 4)[0])
+                continue
+            sizes.append((pos, tl))
+            pos += 4 + 4 * tl
+        (first, tl), swallowed = sizes[0], pos - sizes[1][0]
+        if tl + swallowed // 4 <= 28:
+            w = struct.unpack_from("<I", d, base + first)[0]
+            put(d, base + first, "<I", (w & ~0x1f) | (tl + swallowed // 4))
+            emit(f"{tag}-event-overlong.dat", src, d,
+                 f"an event of page 3 of CPU 0 made {swallowed} bytes longer, hiding the two after it "
+                 "[payload: their time deltas are lost too, so later times on the page are early]")
 
     with open(os.path.join(OUT, "SOURCES"), "w") as fp:
         fp.write("# name source what (made by ../make-damaged.py; source '-': none)\n")

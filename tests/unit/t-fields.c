@@ -4,7 +4,9 @@
  * captures fit their formats; the same records cut short, or with a
  * __data_loc word pointing past their end, do not, and the reason names
  * the field; a kernel stack has the callers its record holds, more or
- * fewer than its caller[8].
+ * fewer than its caller[8].  ttype_overlong(), the check every record read
+ * passes through: a record longer than its fields make it is too long, no
+ * record of a real capture is.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,10 +162,96 @@ static void check_stacks(void)
 	sample_close(&s);
 }
 
+#define ALIGN8(x) (((x) + 7) & ~7u)
+
+/*
+ * ttype_overlong(): a record longer than its type's fields (and dynamic
+ * data), rounded as the ring buffer rounds, plus 8, has a damaged length;
+ * one of ftrace's own events (sized by their text or stack) never does.
+ */
+static void check_overlong(void)
+{
+	static struct sample s;
+	struct tdat_event *ev = &s.ev;
+	const struct tfield *fn;
+	unsigned extra = 0, real, at, len, bound;
+	bool long_one;
+	uint32_t loc;
+
+	sample_open(&s, "v6.dat", "sched_switch");
+	real = ev->size;
+	bound = ALIGN8((unsigned)s.t->fixed_end) + 8;
+	ok(s.t->bounded && real <= bound, "sched_switch is bounded, its real record (%u) within %u", real, bound);
+	ok(!ttype_overlong(s.t, ev, &extra), "the real record is not too long");
+	ev->size = bound;
+	ok(!ttype_overlong(s.t, ev, &extra), "nor one of %u bytes", bound);
+	ev->size = bound + 36;
+	long_one = ttype_overlong(s.t, ev, &extra);
+	ok(long_one && extra == 36, "one of %u is, by 36 bytes (%u)", ev->size, extra);
+	sample_close(&s);
+
+	sample_open(&s, "v6.dat", "sched_process_exec");
+	fn = ttype_field(s.t, "filename");
+	memcpy(&loc, s.buf + fn->offset, 4);
+	at = loc & 0xffff;
+	len = loc >> 16;
+	bound = ALIGN8(at + len > ALIGN8((unsigned)s.t->fixed_end) ? at + len : (unsigned)s.t->fixed_end) + 8;
+	ok(!ttype_overlong(s.t, ev, &extra), "sched_process_exec's real record is not too long");
+	ev->size = bound;
+	ok(!ttype_overlong(s.t, ev, &extra), "nor one that ends 8 bytes past its filename, rounded (%u)", bound);
+	ev->size = bound + 8;
+	extra = 0;
+	long_one = ttype_overlong(s.t, ev, &extra);
+	ok(long_one && extra == 8, "8 bytes more are too long (%u)", extra);
+	put32(s.buf + fn->offset, (bound + 8 - at) << 16 | at);
+	ok(!ttype_overlong(s.t, ev, &extra), "unless its filename says it runs to the end");
+	sample_close(&s);
+
+	sample_open(&s, "stack.dat", "kernel_stack");
+	ev->size = 4000;
+	ok(!s.t->bounded && !ttype_overlong(s.t, ev, &extra), "a kernel stack is never too long");
+	sample_close(&s);
+	sample_open(&s, "markers.dat", "print");
+	ev->size = 4000;
+	ok(!s.t->bounded && !ttype_overlong(s.t, ev, &extra), "nor a marker");
+	sample_close(&s);
+}
+
+/* No event of a real capture is too long. */
+static void check_captures_not_overlong(void)
+{
+	static const char *const files[] = { "v6.dat", "v7-zstd.dat", "two-buffers.dat", "markers.dat",
+					     "stack.dat", "atrace.dat", "extract.dat", "chunks.dat" };
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		struct tdat_file *f = tdat_file_new();
+		struct tdat_merge *m = tdat_merge_new();
+		const struct tdat_event *ev;
+		unsigned extra;
+		int n = 0, bad = 0, ndamage = -1;
+
+		if (tdat_file_open(f, tap_testdata(files[i]), NULL) || !m || tdat_merge_add(m, f))
+			bail_out("cannot read %s", files[i]);
+		while (tdat_merge_next(m, &ev) == 0) {
+			const struct ttype *t = file_type(ev->file, ev);
+
+			n++;
+			bad += t && ttype_overlong(t, ev, &extra);
+		}
+		tdat_merge_damage(m, &ndamage);
+		ok(n > 0 && !bad && !ndamage, "%s: none of its %d events is too long (%d), no damage (%d)",
+		   files[i], n, bad, ndamage);
+		tdat_merge_free(m);
+		tdat_file_free(f);
+	}
+}
+
 int main(void)
 {
 	check_dynamic();
 	check_fixed();
 	check_stacks();
+	check_overlong();
+	check_captures_not_overlong();
 	return done_testing();
 }
