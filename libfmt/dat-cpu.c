@@ -257,7 +257,10 @@ static void check_length(struct cursor *c, const unsigned char *data, size_t len
 
 	if (len < 2)
 		return;
-	/* most records are of a type met just before, and shorter than it can be */
+	/*
+	 * Most records are of a type met just before, and shorter than it can
+	 * be: the id is read here (as file_num() would) to keep that path inline.
+	 */
 	id = c->f->info.big_endian ? (unsigned)data[0] << 8 | data[1] : (unsigned)data[1] << 8 | data[0];
 	if (id == c->lens[id % 16].id && len <= c->lens[id % 16].ok)
 		return;

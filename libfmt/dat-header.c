@@ -379,8 +379,9 @@ static const char *const section_names[NSECTIONS] = { "header info", "ftrace for
 
 /*
  * A damaged ftrace formats, kallsyms, printk or cmdlines section (@i): every
- * event is still read, only names (or ftrace's own events) are missing.  The file opens with a warning saying so, and
- * a trace.dat written from it has the section empty.
+ * event is still read, only names (or ftrace's own events) are missing.  The
+ * file opens with a warning saying so, and a trace.dat written from it has
+ * the section empty.
  */
 static void section_lost(struct tdat_file *f, struct rd *r, int i)
 {
@@ -401,7 +402,6 @@ static void section_lost(struct tdat_file *f, struct rd *r, int i)
 
 static int open_v7(struct tdat_file *f, struct rd *r)
 {
-	const char *const *names = section_names;
 	struct opts_state st = { 0 };
 	uint64_t off, next, last_end = 0;
 	unsigned flags;
@@ -436,7 +436,7 @@ static int open_v7(struct tdat_file *f, struct rd *r)
 		if (!st.sections[i]) {
 			if (i == 0 || i == 2) {
 				r->off = 0;
-				snprintf(msg, sizeof(msg), "no %s section", names[i]);
+				snprintf(msg, sizeof(msg), "no %s section", section_names[i]);
 				return rd_fail(r, msg);
 			}
 			continue;

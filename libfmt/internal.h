@@ -243,7 +243,7 @@ bool ttype_fits(const struct ttype *t, const struct tdat_event *ev, char *why, s
  * length, which hides the events it swallowed); if so, by how many bytes.
  */
 bool ttype_overlong(const struct ttype *t, const struct tdat_event *ev, unsigned *extra);
-/* A length no record of @t that is not overlong passes, whatever its dynamic data: 0 if none. */
+/* A record of @t no longer than this is never overlong (UINT64_MAX: no record of @t is). */
 uint64_t ttype_sure_len(const struct ttype *t);
 
 /* ---- procs.c: threads and processes as Perfetto models them ---- */
