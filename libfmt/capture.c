@@ -130,8 +130,7 @@ static int write_file(struct tdat_capture *c, const char *rel, const char *val)
 	return err == EINVAL ? TDAT_EINVAL : TDAT_EIO;
 }
 
-/* The value to write back: the selected clock, "0" for no filter, else the text. */
-static char *restore_value(const char *rel, char *text)
+char *cap_restore_value(const char *rel, char *text)
 {
 	const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
 	char *p, *e;
@@ -142,6 +141,18 @@ static char *restore_value(const char *rel, char *text)
 		memmove(text, p + 1, strlen(p + 1) + 1);
 	} else if (!strcmp(base, "filter") && !strcmp(text, "none")) {
 		strcpy(text, "0");
+	} else if (!strcmp(base, "buffer_size_kb") && (p = strstr(text, "(expanded: "))) {
+		/*
+		 * Not traced since boot ("7 (expanded: 1408)"): the kernel grows
+		 * the buffer on first use and never shrinks it back, so the size
+		 * it grows to is what can be put back.
+		 */
+		size_t n;
+
+		p += strlen("(expanded: ");
+		n = strcspn(p, ")");
+		memmove(text, p, n);
+		text[n] = '\0';
 	}
 	return text;
 }
@@ -160,6 +171,13 @@ static int set_file(struct tdat_capture *c, const char *rel, const char *val)
 	if (!known && !c->name) {
 		if ((ret = cap_read(c, rel, &old, NULL)))
 			return ret;
+		if (!strcmp(old, "X\n")) {
+			/* buffer_size_kb when the CPUs' sizes differ: no one value puts it back */
+			tdat_msg(c->errmsg, "%s reads 'X' (a value per CPU): not changed, as it could not be put back",
+				 rel);
+			free(old);
+			return TDAT_EINVAL;
+		}
 		s = realloc(c->saved, sizeof(*s) * (size_t)(c->nsaved + 1));
 		if (!s) {
 			free(old);
@@ -167,7 +185,7 @@ static int set_file(struct tdat_capture *c, const char *rel, const char *val)
 		}
 		c->saved = s;
 		s += c->nsaved++;
-		s->value = restore_value(rel, old);
+		s->value = cap_restore_value(rel, old);
 		if (!(s->rel = strdup(rel)))
 			return TDAT_ENOMEM;
 	}

@@ -48,6 +48,12 @@ bool cap_path(const struct tdat_capture *c, const char *rel, char *buf, size_t s
 int cap_read_path(struct tdat_capture *c, const char *path, char **out, size_t *len);
 int cap_read(struct tdat_capture *c, const char *rel, char **out, size_t *len);
 bool cap_exists(const struct tdat_capture *c, const char *rel);
+/*
+ * The value to write back to tracefs file @rel that read @text (changed in
+ * place): the selected clock of trace_clock, "0" for a filter of "none", the
+ * size an unused buffer_size_kb grows to, else the text without its newline.
+ */
+char *cap_restore_value(const char *rel, char *text);
 /* Close the CPU files, free what reading needs (capture-read.c). */
 void cap_end_reading(struct tdat_capture *c);
 /* The per-CPU counters of per_cpu/cpuN/stats of CPU index @i. */

@@ -31,6 +31,19 @@ state() {
 		[[ -e $TFS/$f ]] && echo "$f: $(cat "$TFS/$f")"
 	done
 }
+# A kernel that has not traced since boot reads buffer_size_kb as "7 (expanded: 1408)": the
+# buffer grows on first use and stays grown, so no one can put that reading back.  Then -b is
+# tried first: what is written back is the size the kernel grows it to (rounded to pages), not
+# ours, and not the unwritable reading.  Every later case compares with the grown state.
+grows=$(sed -n 's/.*(expanded: \([0-9]*\)).*/\1/p' "$TFS/buffer_size_kb")
+if [[ -n $grows ]]; then
+	t_exit "record --top -b 512 with a buffer unused since boot" 0 -- \
+		tdat-capture record -q --top -b 512 -o "$O/grow.dat" -- true
+	now=$(cat "$TFS/buffer_size_kb")
+	t_assert "puts back the size the kernel grows it to ($grows KB), not 512 ($now)" \
+		test "$now" -ge "$grows" -a "$now" -lt $((grows + 16))
+	rm -f "$O/grow.dat"
+fi
 state >"$O/state.before"
 
 # unchanged NAME: the tracefs settings are those of the start of the test.
@@ -210,6 +223,22 @@ if command -v script >/dev/null; then
 	t_stdout_match "and says why" "refusing to write binary output to a terminal"
 else
 	skip "binary output to a terminal is refused" "script (util-linux) is not installed"
+fi
+# Per-CPU buffer sizes that differ read as "X", which cannot be written back: -b is refused
+# before anything changes.
+pc=$TFS/per_cpu/cpu0/buffer_size_kb
+if [[ -z $(cat "$TFS/set_event") && -e $TFS/per_cpu/cpu1 ]]; then
+	old0=$(cat "$pc")
+	echo $((old0 + 16)) >"$pc"
+	t_assert "(CPU 0's buffer made larger: buffer_size_kb reads X)" test "$(cat "$TFS/buffer_size_kb")" = X
+	t_exit "--top -b with per-CPU sizes that differ is refused" 1 -- \
+		tdat-capture record -q --top -b 512 -o "$O/x.dat" -- true
+	t_stderr_match "and says why" "buffer_size_kb reads 'X' \(a value per CPU\): not changed"
+	t_assert "no file is left" test ! -e "$O/x.dat"
+	t_assert "CPU 0's size is untouched" test "$(cat "$pc")" = $((old0 + 16))
+	echo "$old0" >"$pc"
+else
+	skip "--top -b with per-CPU sizes that differ" "the top buffer is in use or there is one CPU"
 fi
 unchanged "refusals"
 
