@@ -246,7 +246,9 @@ static inline uint32_t word32(bool big, const unsigned char *p)
 /*
  * A record (@len bytes at @data) longer than its type makes, a damaged
  * length, swallowed what came after its fields, events perhaps: it is read,
- * and counted as damage.
+ * and counted as damage.  So is a record of a type with no format: a real
+ * capture has a format for every type it holds, so its type id or a length
+ * before it is damaged (it is still read, as an unknown event).
  */
 static void check_length(struct cursor *c, const unsigned char *data, size_t len)
 {
@@ -267,6 +269,10 @@ static void check_length(struct cursor *c, const unsigned char *data, size_t len
 	ev = (struct tdat_event){ .file = c->f, .data = data, .size = (unsigned)len };
 	if (!(t = file_type(c->f, &ev)))
 		return;
+	if (!t->event) {
+		damage(c, c->buf_off + c->page_pos, len, damage_no_format);
+		return;
+	}
 	sure = ttype_sure_len(t);
 	c->lens[id % 16].id = id;
 	c->lens[id % 16].ok = sure < UINT_MAX ? (unsigned)sure : UINT_MAX;

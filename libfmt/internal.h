@@ -525,6 +525,11 @@ struct cursor {
 };
 
 int cursor_init(struct cursor *c, struct tdat_file *f, int input, int buffer, int cpu_index);
+/*
+ * The reason given for records of a type with no format; damage_push() sums
+ * them into one entry per CPU, from the first one's offset.
+ */
+extern const char damage_no_format[];
 /* Note a damaged region of cursor @c in a list (merge.c; the last entry sums past a limit). */
 void damage_push(struct tdat_damage **list, int *n, const struct cursor *c, uint64_t off,
 		 uint64_t bytes, const char *reason);

@@ -13,6 +13,8 @@
 
 #define MAX_DAMAGE 1024	/* entries kept; later ones are only counted */
 
+const char damage_no_format[] = "events of a type the file has no format for, written undecoded";
+
 struct tdat_merge {
 	struct tdat_file **files;
 	int nfiles;
@@ -41,6 +43,15 @@ void damage_push(struct tdat_damage **list, int *n, const struct cursor *c, uint
 {
 	struct tdat_damage *d;
 
+	/* records with no format are summed per CPU: a file may hold millions */
+	for (int i = 0; reason == damage_no_format && i < *n; i++) {
+		d = &(*list)[i];
+		if (d->reason == reason && d->input == c->input && d->buffer == c->buffer &&
+		    d->cpu == c->ci->cpu) {
+			d->bytes += bytes;
+			return;
+		}
+	}
 	if (*n >= MAX_DAMAGE) {
 		(*list)[MAX_DAMAGE - 1].bytes += bytes;
 		return;

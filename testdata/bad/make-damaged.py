@@ -34,7 +34,8 @@ BIG = 70000
 BIG_KEPT = {"chunks-bomb.dat", "chunks-count-huge.dat", "chunks-cut-in-chunk.dat",
             "v6-commit-2.dat", "v6-event-length-huge.dat", "v6-cut-mid-page.dat",
             "v6-ftrace-count-huge.dat", "v6-event-padding.dat", "v6-padding-backwards.dat", "v6-padding-short.dat",
-            "v7none-commit-1.dat", "v7none-event-flips.dat", "v6-event-overlong.dat"}
+            "v7none-commit-1.dat", "v7none-event-flips.dat", "v6-event-overlong.dat",
+            "v6-event-type-unknown.dat"}
 rng = random.Random(6)
 cases = []
 # a section that only names things (kallsyms, say) is lost: every event is still read
@@ -292,6 +293,16 @@ def main():
             emit(f"{tag}-event-overlong.dat", src, d,
                  f"an event of page 3 of CPU 0 made {swallowed} bytes longer, hiding the two after it "
                  "[payload: their time deltas are lost too, so later times on the page are early]")
+
+    # ---- a data event whose type id names no format ------------------------------------
+    base = layout("v6.dat")[0]["cpu0_data"][0] + 3 * 4096 + 16
+    d, pos = good("v6.dat"), 0
+    while not 1 <= struct.unpack_from("<I", d, base + pos)[0] & 0x1f <= 28:
+        tl = struct.unpack_from("<I", d, base + pos)[0] & 0x1f
+        pos += 8 if tl in (30, 31) else 8 + struct.unpack_from("<I", d, base + pos + 4)[0]
+    emit("v6-event-type-unknown.dat", "v6.dat", put(d, base + pos + 4, "<H", 0xfdfd),
+         "the first event of page 3 of CPU 0 has type id 65021, which has no format "
+         "[payload: that event is written undecoded]")
 
     with open(os.path.join(OUT, "SOURCES"), "w") as fp:
         fp.write("# name source what (made by ../make-damaged.py; source '-': none)\n")

@@ -64,9 +64,24 @@ done
 # rest written.
 t_exit "format-crash.dat: what can be read is written" 1 -- tdat-convert -o "$T_TMP/fc.txt" testdata/bad/format-crash.dat
 t_stderr_match "the damaged kallsyms section is named" "format-crash.dat: kallsyms section damaged"
-t_stderr_match "and the damaged pages" "damaged input: 2 regions, 2468 bytes skipped"
+t_stderr_match "and the damaged pages" "damaged input: 4 regions, 11600 bytes skipped"
+t_stderr_match "among them events whose type id (or a length before it) is damaged" \
+	"format-crash.dat: events of a type the file has no format for, written undecoded \(offset 49156, cpu 0\)"
 t_assert "most events are written" test "$(wc -l <"$T_TMP/fc.txt")" -gt 2000
 rm -f "$T_TMP/fc.txt"
+
+# An event whose type id has no format (trace-cmd report prints [UNKNOWN EVENT], exit 0): it
+# is written undecoded, named as damage, exit 1; every other event is as in the undamaged file.
+f=testdata/bad/gen/v6-event-type-unknown.dat
+t_exit "an event of a type with no format" 1 -- tdat-convert -o "$T_TMP/u.txt" "$f"
+t_stderr_match "is named, with where it is" \
+	"^tdat-convert: $f: events of a type the file has no format for, written undecoded \(offset 241664, cpu 0\): 40 bytes skipped$"
+t_assert "it is written undecoded, every other event as in the undamaged file" \
+	test "$(grep -c 'UNKNOWN EVENT' "$T_TMP/u.txt")" = 1 -a \
+	"$(comm -23 <(sort "$T_TMP/u.txt") <(sort tests/expected/v6.text.out) | grep -vc 'UNKNOWN EVENT')" = 0
+t_exit "tdat-info on it fails too, counting every event" 1 -- tdat-info "$f"
+t_stdout_match "(as many as the undamaged file)" "^$(tdat-info testdata/v6.dat | grep '^events:')\$"
+rm -f "$T_TMP/u.txt"
 
 # A damaged event format: the file opens, the warning names the format, its events are
 # unknown, every other event is decoded, exit 1.
@@ -99,7 +114,12 @@ for f in testdata/bad/print/*.dat; do
 	done
 	t_exit "$f --lenient" 0 -- tdat-convert --lenient -o "$T_TMP/p.txt" "$f"
 	if [[ $f != */field-past-* ]]; then
-		t_exit "$f: the other formats do not print through libtraceevent" 0 -- tdat-convert -f json -o "$T_TMP/p.json" "$f"
+		# These are shrunk fuzz seeds: some of their events have no format (exit 1 for that)
+		t_exit "$f: json" 1 -- tdat-convert -f json -o "$T_TMP/p.json" "$f"
+		t_stderr_match "$f: json: the events with no format are the damage reported" \
+			"$f: events of a type the file has no format for"
+		t_assert "$f: json does not print through libtraceevent (no print format message)" \
+			test "$(grep -c 'not printed as' "$T_ERR")" = 0
 		continue
 	fi
 	# a field outside the record: every format that writes fields leaves it
