@@ -270,7 +270,7 @@ static void check_length(struct cursor *c, const unsigned char *data, size_t len
 	if (!(t = file_type(c->f, &ev)))
 		return;
 	if (!t->event) {
-		damage(c, c->buf_off + c->page_pos, len, damage_no_format);
+		c->nofmt += len;	/* one report for the page: events_extent() */
 		return;
 	}
 	sure = ttype_sure_len(t);
@@ -288,7 +288,7 @@ static void check_length(struct cursor *c, const unsigned char *data, size_t len
  * itself would follow such a length anywhere, backwards too (forever).
  * Each data record is checked against its type's length on the way.
  */
-static size_t events_extent(struct cursor *c, const unsigned char *d, size_t len)
+static size_t walk_events(struct cursor *c, const unsigned char *d, size_t len)
 {
 	bool big = c->f->info.big_endian;
 	size_t pos = 0, size;
@@ -323,6 +323,18 @@ static size_t events_extent(struct cursor *c, const unsigned char *d, size_t len
 		pos += size;
 	}
 	return pos;	/* kbuffer would read a header from 1-3 bytes left over too */
+}
+
+/* walk_events(), and the page's records with no format reported as one region. */
+static size_t events_extent(struct cursor *c, const unsigned char *d, size_t len)
+{
+	size_t good = walk_events(c, d, len);
+
+	if (c->nofmt) {
+		damage(c, c->buf_off + c->page_pos, c->nofmt, damage_no_format);
+		c->nofmt = 0;
+	}
+	return good;
 }
 
 /* Store @v in the file's byte order, @len bytes. */

@@ -522,6 +522,7 @@ struct cursor {
 		unsigned id;	/* a type checked for overlong records (by id % 16), */
 		unsigned ok;	/* and a length its records never pass (0: none yet) */
 	} lens[16];
+	uint64_t nofmt;		/* bytes of records with no format on the page walked */
 };
 
 int cursor_init(struct cursor *c, struct tdat_file *f, int input, int buffer, int cpu_index);
