@@ -24,10 +24,11 @@
 # tests/fuzz/corpus/TARGET.  Run it from the build tree's top directory.
 #
 # The ASan options only shorten the stacks kept and the quarantine (every
-# error is still caught); UBSan stops at its first report.  The writers target runs without libFuzzer's leak
-# check (-detect_leaks=0): libtraceevent 1.7 leaks on damaged formats (the
-# suppressed leaks of lsan.supp), and each such input made libFuzzer scan the
-# whole heap, 40% of the time.  Run `leaks writers` after it: every input
+# error is still caught); UBSan stops at its first report.  The open and
+# writers targets run without libFuzzer's leak check (-detect_leaks=0):
+# libtraceevent 1.7 leaks on damaged formats (the suppressed leaks of
+# lsan.supp), and each such input made libFuzzer scan the whole heap, 30-40%
+# of the time.  Run `leaks open` and `leaks writers` after them: every input
 # that reached new code is run again with leak detection.
 set -u
 
@@ -69,7 +70,7 @@ run() {
 		FUZZ_RUN_SESSION=1 exec setsid -w "$0" run "$t" "$secs" "$@"
 	fi
 	fuzz_env "$t"
-	[[ $t == writers ]] && extra=(-detect_leaks=0)
+	[[ $t == writers || $t == open ]] && extra=(-detect_leaks=0)
 	log=$dir/$t-$(date +%m%d-%H%M%S).log
 	echo "fuzz-run.sh: $t for $secs s, log $log" >&2
 	# nice alone is per autogroup: lower the group too, or a test run beside it halves
