@@ -167,7 +167,10 @@ static bool known_op(const char *p, size_t n)
  * A divisor libtraceevent may fold at parse time, "a / b" with both
  * constants: it divides then, and a zero (or a name, which reads as 0)
  * raises SIGFPE.  Safe divisors: a field (REC->x), sizeof(...), a non-zero
- * number, or a group that holds a field.
+ * number, or a group that holds a field.  libtraceevent takes "a / 2 / 3"
+ * as "a / (2 / 3)", a division by 0, and folds "a % 29 b % 29" into one too
+ * (fuzz-open): a number is safe only before the end of the argument or an
+ * operator of lower priority.
  */
 static bool divisor_safe(const char *q)
 {
@@ -180,7 +183,9 @@ static bool divisor_safe(const char *q)
 		return true;
 	if (*q >= '0' && *q <= '9') {
 		v = strtoull(q, &end, 0);
-		return v != 0;
+		q += strspn(q, IDENT_CHARS);	/* one item to libtraceevent: "29UL", "29fo" */
+		q += strspn(q, " \t\n\r\f\v");
+		return v != 0 && (!*q || strchr(",)]:?+-<>=!&^|", *q));
 	}
 	if (*q == '(') {
 		const char *close = strchr(q, ')'), *rec = strstr(q, "REC->");

@@ -165,6 +165,15 @@ int main(void)
 	ok(!ok_fmt(COMMON "print fmt: \"\",E%l"),
 	   "a constant division by a name (0) is refused (SIGFPE in libtraceevent; fuzz-open)");
 	ok(!ok_fmt(COMMON "print fmt: \"%d\", 5 / 0\n"), "a division by 0 is refused");
+	ok(!ok_fmt(COMMON "print fmt: \"\",L%29%29"),
+	   "a divisor number before another '%' is refused (\"L % (29 % 29)\" to libtraceevent: SIGFPE; fuzz-open)");
+	ok(!ok_fmt(COMMON "print fmt: \"\",L%29 L%29"),
+	   "and before a name (libtraceevent folds it with what follows: SIGFPE; fuzz-open)");
+	ok(!ok_fmt(COMMON "print fmt: \"%d\", REC->r / 2 / 3\n"), "so is \"/ 2 / 3\" (a division by 2 / 3, 0)");
+	ok(!ok_fmt(COMMON "print fmt: \"%d\", REC->r / 3 * 0\n"), "and \"/ 3 * 0\"");
+	ok(ok_fmt(COMMON "print fmt: \"%d.%03d %d %d %d\", REC->r / 1000, REC->r % 1000, REC->r / 8 + 1, "
+			    "(REC->r / 8), REC->r % 2 ? 1 : 0\n"),
+	   "a divisor number before ',', ')', '?' or '+' passes");
 	ok(!ok_fmt(COMMON "print fmt: \"%p\", (void *)/RECW>r\n"),
 	   "a division by a name that starts with REC (SIGFPE in libtraceevent; fuzz-writers)");
 	ok(!ok_fmt(COMMON "print fmt: \"%d\", 8 / sizeofx\n"), "a division by a name that starts with sizeof");
