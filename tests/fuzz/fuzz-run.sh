@@ -95,7 +95,7 @@ tally() {
 		[[ $end == stopped && -e $f.pid ]] && grep -qs "fuzz-${name%%-*}" "/proc/$(cat "$f.pid")/cmdline" &&
 			end=running
 		grep -q "ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|ERROR: libFuzzer\|runtime error" "$f" &&
-			end="finding: $(grep -m1 -oE 'ERROR: [A-Za-z]+: [a-z -]+|runtime error: .{0,60}' "$f")"
+			end="finding: $(grep -m1 -oE 'ERROR: [A-Za-z]+: [A-Za-z -]+|runtime error: .{0,60}' "$f")"
 		printf '%-24s %12s  %s\n' "$name" "${n:-0}" "$end"
 	done
 }
