@@ -35,6 +35,7 @@ struct check {
 	uint64_t size;
 	char *why;
 	size_t len;
+	bool narrow;		/* casts keep as few bits as they may (a divisor) */
 };
 
 static bool unsafe(struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -89,8 +90,29 @@ static bool fields_fit(struct check *c, struct tep_format_field *f)
 }
 
 /*
+ * The bits a cast to @type keeps at most: 8 for a type this does not know
+ * (libtraceevent may keep more, never fewer).
+ */
+static unsigned cast_bits(const char *type)
+{
+	static const char *const wide[] = { "long", "64", "size_t", "loff_t" };
+
+	if (!type || strchr(type, '*'))
+		return 64;
+	for (size_t i = 0; i < sizeof(wide) / sizeof(wide[0]); i++)
+		if (strstr(type, wide[i]))
+			return 64;
+	if (strstr(type, "int") || strstr(type, "32") || !strcmp(type, "unsigned"))
+		return 32;
+	if (strstr(type, "short") || strstr(type, "16"))
+		return 16;
+	return 8;
+}
+
+/*
  * The value of a length argument, as far as this can tell it: numbers,
- * fields and arithmetic.  Anything else is unknown (false).
+ * fields and arithmetic.  Anything else is unknown (false).  With
+ * c->narrow, casts truncate as narrowly as they may.
  */
 static bool eval(struct check *c, struct tep_print_arg *a, int depth, uint64_t *v)
 {
@@ -111,7 +133,11 @@ static bool eval(struct check *c, struct tep_print_arg *a, int depth, uint64_t *
 		*v = tep_read_number(c->event->tep, c->data + f->offset, f->size);
 		return true;
 	case TEP_PRINT_TYPE:
-		return eval(c, a->typecast.item, depth + 1, v);
+		if (!eval(c, a->typecast.item, depth + 1, v))
+			return false;
+		if (c->narrow && cast_bits(a->typecast.type) < 64)
+			*v &= (1ull << cast_bits(a->typecast.type)) - 1;
+		return true;
 	case TEP_PRINT_DYNAMIC_ARRAY_LEN:
 		if (!a->dynarray.field)
 			return false;
@@ -176,6 +202,33 @@ static bool array_fits(struct check *c, const char *what, struct tep_print_arg *
 
 static bool args_safe(struct check *c, struct tep_print_arg *a, int depth);
 
+/* A number libtraceevent divides by (it does not check for 0: SIGFPE). */
+static bool const_divisor(struct tep_print_arg *a)
+{
+	return a && a->type == TEP_PRINT_ATOM && strtoull(a->atom.atom, NULL, 0) != 0;
+}
+
+static bool is_division(struct tep_print_arg *a)
+{
+	return a->op.op && (!strcmp(a->op.op, "/") || !strcmp(a->op.op, "%"));
+}
+
+/* The divisor of "/" or "%" @a, worked out for this record, must not be 0. */
+static bool divisor_safe(struct check *c, struct tep_print_arg *a, int depth)
+{
+	uint64_t v;
+	bool known;
+
+	if (const_divisor(a->op.right))
+		return true;
+	c->narrow = true;
+	known = eval(c, a->op.right, depth, &v);
+	c->narrow = false;
+	if (!known)
+		return unsafe(c, "a division by a value that cannot be worked out");
+	return v || unsafe(c, "a division by 0");
+}
+
 static bool arg_safe(struct check *c, struct tep_print_arg *a, int depth)
 {
 	if (depth > MAX_DEPTH)
@@ -189,7 +242,8 @@ static bool arg_safe(struct check *c, struct tep_print_arg *a, int depth)
 		return array_fits(c, "__print_array", a->int_array.field, a->int_array.count,
 				  a->int_array.el_size, depth + 1);
 	case TEP_PRINT_OP:
-		return (!a->op.left || arg_safe(c, a->op.left, depth + 1)) &&
+		return (!is_division(a) || divisor_safe(c, a, depth + 1)) &&
+		       (!a->op.left || arg_safe(c, a->op.left, depth + 1)) &&
 		       (!a->op.right || arg_safe(c, a->op.right, depth + 1));
 	case TEP_PRINT_TYPE:
 		return !a->typecast.item || arg_safe(c, a->typecast.item, depth + 1);
@@ -225,11 +279,20 @@ static bool args_risky(struct tep_print_arg *a, int depth)
 		case TEP_PRINT_FUNC:
 			return true;
 		case TEP_PRINT_OP:
-			if (args_risky(a->op.left, depth + 1) || args_risky(a->op.right, depth + 1))
+			if ((is_division(a) && !const_divisor(a->op.right)) ||
+			    args_risky(a->op.left, depth + 1) || args_risky(a->op.right, depth + 1))
 				return true;
 			break;
 		case TEP_PRINT_TYPE:
 			if (args_risky(a->typecast.item, depth + 1))
+				return true;
+			break;
+		case TEP_PRINT_FLAGS:
+			if (args_risky(a->flags.field, depth + 1))
+				return true;
+			break;
+		case TEP_PRINT_SYMBOL:
+			if (args_risky(a->symbol.field, depth + 1))
 				return true;
 			break;
 		default:

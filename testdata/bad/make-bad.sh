@@ -83,6 +83,8 @@ $RW print/print-hex-length.dat sched_switch 'print fmt: .*' 'print fmt: "%s", __
 $RW print/print-array-length.dat sched_switch 'print fmt: .*' 'print fmt: "%s", __print_array(REC->prev_comm, REC->prev_pid * 100000, 4)'
 $RW print/field-past-record.dat sched_switch 'prev_comm\[16\];\toffset:8;' 'prev_comm[16];\toffset:60000000;'
 $RW print/helper-wild-pointer.dat softirq_entry 'print fmt: .*' 'print fmt: "%d", __le16_to_cpup(REC->vec)'
+# a division by a field that is 0 in some records (SIGFPE when printed)
+$RW print/division-by-field.dat sched_switch 'print fmt: .*' 'print fmt: "%d", REC->next_pid / REC->prev_pid'
 # every format's common_pid far outside the record: refused (libtraceevent reads every pid there)
 $RW common-pid-offset.dat '*' 'common_pid;\toffset:4;' 'common_pid;\toffset:60000000;'
 ls -l
