@@ -72,6 +72,8 @@ run() {
 	fuzz_env "$t"
 	[[ $t == writers || $t == open ]] && extra=(-detect_leaks=0)
 	log=$dir/$t-$(date +%m%d-%H%M%S).log
+	# two runs started in the same second would share (and garble) one log
+	[[ -e $log ]] && log=${log%.log}-$$.log
 	echo "fuzz-run.sh: $t for $secs s, log $log" >&2
 	# nice alone is per autogroup: lower the group too, or a test run beside it halves
 	echo 19 >/proc/self/autogroup 2>/dev/null
