@@ -284,15 +284,10 @@ static bool args_risky(struct tep_print_arg *a, int depth)
 				return true;
 			break;
 		case TEP_PRINT_TYPE:
-			if (args_risky(a->typecast.item, depth + 1))
-				return true;
-			break;
 		case TEP_PRINT_FLAGS:
-			if (args_risky(a->flags.field, depth + 1))
-				return true;
-			break;
 		case TEP_PRINT_SYMBOL:
-			if (args_risky(a->symbol.field, depth + 1))
+			if (args_risky(a->type == TEP_PRINT_TYPE ? a->typecast.item :
+				       a->type == TEP_PRINT_FLAGS ? a->flags.field : a->symbol.field, depth + 1))
 				return true;
 			break;
 		default:
