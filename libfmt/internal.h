@@ -55,16 +55,40 @@ const char *tep_guard_filter(const char *expr, size_t *at);
 
 /* print-guard.c: what libtraceevent's printer would read outside a record */
 struct tep_event;
+struct tep_print_arg;
 enum { TEP_RECORD_SAFE, TEP_RECORD_BAD_PRINT, TEP_RECORD_BAD_FIELDS };
+#define GUARD_LENS	4		/* printf widths taken from arguments, checked per type */
+#define PRINT_WIDTH_MAX	4096		/* the widest printf width or precision printed */
 struct tep_guard_type {		/* what tep_guard_record() learnt of one event type */
 	struct tep_event *event;
 	uint64_t need;			/* a record this long holds every static field */
 	bool slow;			/* and that is not enough to know */
+	const char *flaw;		/* in every record: the print format's own */
+	int nlens;			/* widths and precisions from arguments ("%*d") */
+	struct tep_guard_len {
+		struct tep_print_arg *arg;
+		bool bounded;		/* not a string's precision: at most PRINT_WIDTH_MAX */
+	} lens[GUARD_LENS];
 };
 int tep_guard_record(struct tep_guard_type *t, struct tep_event *event, const void *data, unsigned size,
 		     char *why, size_t len);
 void tep_guard_plugins(struct tep_handle *tep);
 int tep_guard_refused(void);	/* helper calls refused since the last call, then 0 */
+
+/* print-eval.c: a print argument's value for one record, as libtraceevent works it out */
+struct print_rec {
+	struct tep_event *event;
+	const unsigned char *data;
+	unsigned size;
+};
+enum print_val {
+	PV_KNOWN,
+	PV_UNKNOWN,		/* a function's, a symbol's or an address */
+	PV_DIV0,		/* what libtraceevent would crash on working it out */
+	PV_OUTSIDE,		/* an array element outside the record */
+	PV_NULL_WRITE,		/* a __rel_loc array's length */
+};
+enum print_val print_arg_value(const struct print_rec *r, struct tep_print_arg *a, uint64_t *v);
 
 /* ---- io.c: a seekable input read with pread ---- */
 

@@ -35,7 +35,6 @@ struct check {
 	uint64_t size;
 	char *why;
 	size_t len;
-	bool narrow;		/* casts keep as few bits as they may (a divisor) */
 };
 
 static bool unsafe(struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -89,77 +88,28 @@ static bool fields_fit(struct check *c, struct tep_format_field *f)
 	return true;
 }
 
-/*
- * The bits a cast to @type keeps at most: 8 for a type this does not know
- * (libtraceevent may keep more, never fewer).
- */
-static unsigned cast_bits(const char *type)
+/* Why libtraceevent cannot be let work out @v (print_arg_value()), for a message about @what. */
+static bool value_unsafe(struct check *c, enum print_val v, const char *what)
 {
-	static const char *const wide[] = { "long", "64", "size_t", "loff_t" };
-
-	if (!type || strchr(type, '*'))
-		return 64;
-	for (size_t i = 0; i < sizeof(wide) / sizeof(wide[0]); i++)
-		if (strstr(type, wide[i]))
-			return 64;
-	if (strstr(type, "int") || strstr(type, "32") || !strcmp(type, "unsigned"))
-		return 32;
-	if (strstr(type, "short") || strstr(type, "16"))
-		return 16;
-	return 8;
+	switch (v) {
+	case PV_DIV0:
+		return unsafe(c, "a division by 0");
+	case PV_OUTSIDE:
+		return unsafe(c, "an array index past the end of the %llu-byte record", (unsigned long long)c->size);
+	case PV_NULL_WRITE:
+		return unsafe(c, "the length of a __rel_loc array (libtraceevent writes through NULL)");
+	default:
+		return unsafe(c, "%s that cannot be worked out", what);
+	}
 }
 
-/*
- * The value of a length argument, as far as this can tell it: numbers,
- * fields and arithmetic.  Anything else is unknown (false).  With
- * c->narrow, casts truncate as narrowly as they may.
- */
-static bool eval(struct check *c, struct tep_print_arg *a, int depth, uint64_t *v)
+/* @a's value for this record, or false (and why) when it cannot be let be worked out. */
+static bool eval(struct check *c, struct tep_print_arg *a, const char *what, uint64_t *v)
 {
-	struct tep_format_field *f;
-	uint64_t l, r, off;
-	char *end;
+	struct print_rec r = { .event = c->event, .data = c->data, .size = (unsigned)c->size };
+	enum print_val pv = print_arg_value(&r, a, v);
 
-	if (!a || depth > MAX_DEPTH)
-		return false;
-	switch (a->type) {
-	case TEP_PRINT_ATOM:
-		*v = strtoull(a->atom.atom, &end, 0);
-		return end != a->atom.atom && !*end;
-	case TEP_PRINT_FIELD:
-		f = a->field.field ? a->field.field : tep_find_any_field(c->event, a->field.name);
-		if (!f)
-			return false;
-		*v = tep_read_number(c->event->tep, c->data + f->offset, f->size);
-		return true;
-	case TEP_PRINT_TYPE:
-		if (!eval(c, a->typecast.item, depth + 1, v))
-			return false;
-		if (c->narrow && cast_bits(a->typecast.type) < 64)
-			*v &= (1ull << cast_bits(a->typecast.type)) - 1;
-		return true;
-	case TEP_PRINT_DYNAMIC_ARRAY_LEN:
-		if (!a->dynarray.field)
-			return false;
-		dynamic_extent(c, a->dynarray.field, &off, v);
-		return true;
-	case TEP_PRINT_OP:
-		if (!a->op.op || !a->op.op[0] || a->op.op[1] ||
-		    !eval(c, a->op.left, depth + 1, &l) || !eval(c, a->op.right, depth + 1, &r))
-			return false;
-		switch (a->op.op[0]) {
-		case '+': *v = l + r; return true;
-		case '-': *v = l - r; return true;
-		case '*': *v = l * r; return true;
-		case '&': *v = l & r; return true;
-		case '|': *v = l | r; return true;
-		case '/': return r && (*v = l / r, true);
-		case '%': return r && (*v = l % r, true);
-		}
-		return false;
-	default:
-		return false;
-	}
+	return pv == PV_KNOWN || value_unsafe(c, pv, what);
 }
 
 /* Where the data of __print_hex() or __print_array() starts. */
@@ -183,13 +133,14 @@ static bool array_start(struct check *c, struct tep_print_arg *a, uint64_t *star
 
 /* libtraceevent reads @count elements of @el bytes (1 for a size it does not know). */
 static bool array_fits(struct check *c, const char *what, struct tep_print_arg *field,
-		       struct tep_print_arg *count, struct tep_print_arg *el_size, int depth)
+		       struct tep_print_arg *count, struct tep_print_arg *el_size)
 {
 	uint64_t start, n, el = 1, bytes;
 
-	if (!array_start(c, field, &start) || !eval(c, count, depth, &n) ||
-	    (el_size && !eval(c, el_size, depth, &el)))
-		return unsafe(c, "%s with a length that cannot be bounded", what);
+	if (!array_start(c, field, &start))
+		return unsafe(c, "%s of something other than a field", what);
+	if (!eval(c, count, "a length", &n) || (el_size && !eval(c, el_size, "an element size", &el)))
+		return false;
 	n = (unsigned int)n;	/* as libtraceevent holds it */
 	el = (int)el == 2 || (int)el == 4 || (int)el == 8 ? (unsigned)(int)el : 1;
 	if (__builtin_mul_overflow(n, el, &bytes) || start + bytes < start || start + bytes > c->size)
@@ -208,25 +159,33 @@ static bool const_divisor(struct tep_print_arg *a)
 	return a && a->type == TEP_PRINT_ATOM && strtoull(a->atom.atom, NULL, 0) != 0;
 }
 
+static bool is_op(struct tep_print_arg *a, const char *op)
+{
+	return a->type == TEP_PRINT_OP && a->op.op && !strcmp(a->op.op, op);
+}
+
 static bool is_division(struct tep_print_arg *a)
 {
-	return a->op.op && (!strcmp(a->op.op, "/") || !strcmp(a->op.op, "%"));
+	return is_op(a, "/") || is_op(a, "%");
 }
 
 /* The divisor of "/" or "%" @a, worked out for this record, must not be 0. */
-static bool divisor_safe(struct check *c, struct tep_print_arg *a, int depth)
+static bool divisor_safe(struct check *c, struct tep_print_arg *a)
 {
 	uint64_t v;
-	bool known;
 
 	if (const_divisor(a->op.right))
 		return true;
-	c->narrow = true;
-	known = eval(c, a->op.right, depth, &v);
-	c->narrow = false;
-	if (!known)
-		return unsafe(c, "a division by a value that cannot be worked out");
+	if (!eval(c, a->op.right, "a divisor", &v))
+		return false;
 	return v || unsafe(c, "a division by 0");
+}
+
+/* The length of a __rel_loc array: libtraceevent adds its offset through a NULL pointer. */
+static bool rel_len(struct tep_print_arg *a)
+{
+	return a->type == TEP_PRINT_DYNAMIC_ARRAY_LEN && a->dynarray.field &&
+	       (a->dynarray.field->flags & TEP_FIELD_IS_RELATIVE);
 }
 
 static bool arg_safe(struct check *c, struct tep_print_arg *a, int depth)
@@ -237,14 +196,23 @@ static bool arg_safe(struct check *c, struct tep_print_arg *a, int depth)
 	case TEP_PRINT_HEX:
 	case TEP_PRINT_HEX_STR:
 		return array_fits(c, a->type == TEP_PRINT_HEX ? "__print_hex" : "__print_hex_str",
-				  a->hex.field, a->hex.size, NULL, depth + 1);
+				  a->hex.field, a->hex.size, NULL);
 	case TEP_PRINT_INT_ARRAY:
 		return array_fits(c, "__print_array", a->int_array.field, a->int_array.count,
-				  a->int_array.el_size, depth + 1);
-	case TEP_PRINT_OP:
-		return (!is_division(a) || divisor_safe(c, a, depth + 1)) &&
+				  a->int_array.el_size);
+	case TEP_PRINT_DYNAMIC_ARRAY_LEN: {
+		uint64_t v;
+
+		return !rel_len(a) || eval(c, a, "a length", &v);
+	}
+	case TEP_PRINT_OP: {
+		uint64_t v;
+
+		return (!is_division(a) || divisor_safe(c, a)) &&
+		       (!is_op(a, "[") || eval(c, a, "an array index", &v)) &&
 		       (!a->op.left || arg_safe(c, a->op.left, depth + 1)) &&
 		       (!a->op.right || arg_safe(c, a->op.right, depth + 1));
+	}
 	case TEP_PRINT_TYPE:
 		return !a->typecast.item || arg_safe(c, a->typecast.item, depth + 1);
 	case TEP_PRINT_FLAGS:
@@ -266,8 +234,38 @@ static bool args_safe(struct check *c, struct tep_print_arg *a, int depth)
 	return true;
 }
 
+/*
+ * Whether libtraceevent's own bound check of "base[index]" @a is right
+ * whatever the record holds: a constant index whose element ends below
+ * 2^31 (it adds in int).  Kernel formats index only with small numbers.
+ */
+static bool index_fixed(struct tep_event *event, struct tep_print_arg *a)
+{
+	struct tep_print_arg *base = a->op.left, *index = a->op.right;
+	struct tep_format_field *f;
+	uint64_t v, end;
+
+	if (!index || index->type != TEP_PRINT_ATOM)
+		return false;
+	v = strtoull(index->atom.atom, NULL, 0);
+	if (!v && !(index->atom.atom[0] >= '0' && index->atom.atom[0] <= '9'))
+		return false;	/* a name: a kernel symbol's address */
+	while (base && base->type == TEP_PRINT_TYPE)
+		base = base->typecast.item;
+	if (!base || v > 0xffff)
+		return false;
+	if (base->type == TEP_PRINT_DYNAMIC_ARRAY && base->dynarray.field)
+		f = base->dynarray.field, end = 0xffffull + (uint64_t)(uint32_t)f->offset + (uint32_t)f->size + v;
+	else if (base->type == TEP_PRINT_FIELD && (f = base->field.field ? base->field.field :
+						  tep_find_any_field(event, base->field.name)))
+		end = (uint64_t)(uint32_t)f->offset + v * (uint32_t)f->elementsize;
+	else
+		return base->type != TEP_PRINT_FIELD;	/* an unknown operator, or a missing field: 0 */
+	return end + 8 + (uint32_t)f->elementsize < INT32_MAX;
+}
+
 /* Whether the print arguments hold anything checked per record. */
-static bool args_risky(struct tep_print_arg *a, int depth)
+static bool args_risky(struct tep_event *event, struct tep_print_arg *a, int depth)
 {
 	for (; a; a = a->next) {
 		if (depth > MAX_DEPTH)
@@ -278,15 +276,20 @@ static bool args_risky(struct tep_print_arg *a, int depth)
 		case TEP_PRINT_INT_ARRAY:
 		case TEP_PRINT_FUNC:
 			return true;
+		case TEP_PRINT_DYNAMIC_ARRAY_LEN:
+			if (rel_len(a))
+				return true;
+			break;
 		case TEP_PRINT_OP:
 			if ((is_division(a) && !const_divisor(a->op.right)) ||
-			    args_risky(a->op.left, depth + 1) || args_risky(a->op.right, depth + 1))
+			    (is_op(a, "[") && !index_fixed(event, a)) ||
+			    args_risky(event, a->op.left, depth + 1) || args_risky(event, a->op.right, depth + 1))
 				return true;
 			break;
 		case TEP_PRINT_TYPE:
 		case TEP_PRINT_FLAGS:
 		case TEP_PRINT_SYMBOL:
-			if (args_risky(a->type == TEP_PRINT_TYPE ? a->typecast.item :
+			if (args_risky(event, a->type == TEP_PRINT_TYPE ? a->typecast.item :
 				       a->type == TEP_PRINT_FLAGS ? a->flags.field : a->symbol.field, depth + 1))
 				return true;
 			break;
@@ -297,6 +300,155 @@ static bool args_risky(struct tep_print_arg *a, int depth)
 	return false;
 }
 
+/* ---- printf widths ---- */
+
+/* The characters after "%p" libtraceevent 1.7 takes into the conversion (parse_arg_format_pointer()). */
+static int pointer_suffix(const char *f)
+{
+	int n = 0, i = 2;
+
+	switch (f[0]) {
+	case 'F': case 'S': case 'f': case 's':
+		return 1;
+	case 'M': case 'm':
+		return 1 + (f[1] == 'R' || f[1] == 'F');
+	case 'U':
+		return 1 + (f[1] && strchr("LlBb", f[1]) != NULL);
+	case 'h':
+		return 1 + (f[1] && strchr("CDN", f[1]) != NULL);
+	case 'I': case 'i':
+		if (f[1] == 'S') {
+			while (f[i] && strchr("pfs", f[i]))
+				n++, i++;
+		}
+		if (f[1] == 'S' || f[1] == '4') {
+			if (f[i] && strchr("hnlb", f[i]))
+				n++, i++;
+			if (f[1] == '4')
+				return n + 2;
+		}
+		if (f[1] == 'S' || f[1] == '6')
+			n += 1 + (f[i] == 'c');
+		return n + 1;
+	default:
+		return 0;
+	}
+}
+
+/* What one conversion's width or precision needs (@precision: ".*"). */
+static void add_len(struct tep_guard_type *t, struct tep_print_arg *arg, char conv, bool precision)
+{
+	if (conv == 'p' || t->nlens < 0)
+		return;		/* pointers print with their own formats */
+	if (t->nlens == GUARD_LENS) {
+		t->nlens = -1;
+		return;
+	}
+	t->lens[t->nlens].arg = arg;
+	t->lens[t->nlens++].bounded = conv != 's' || !precision;
+}
+
+/*
+ * One conversion at @f ('%'), as libtraceevent's parse_arg_format() reads
+ * it: a '*' takes the next argument as the width or precision, "dsuixXo"
+ * and 'p' take one, any other letter none.  Returns the characters it
+ * takes; a literal width above PRINT_WIDTH_MAX sets t->flaw.
+ */
+static size_t conversion(struct tep_guard_type *t, const char *f, struct tep_print_arg **arg)
+{
+	struct tep_print_arg *len_arg = NULL;
+	bool precision = false;
+	uint64_t num = 0;
+	size_t ret = 1;
+
+	for (f++; *f; f++, ret++) {
+		if (*f >= '0' && *f <= '9') {
+			num = num > PRINT_WIDTH_MAX ? num : num * 10 + (uint64_t)(*f - '0');
+			if (num > PRINT_WIDTH_MAX)
+				t->flaw = "a printf width or precision above 4096 in the print format";
+			continue;
+		}
+		num = 0;
+		if (strchr("#hlLzZ.-", *f))
+			continue;
+		if (*f == '*') {
+			if (!*arg || len_arg)
+				return ret;	/* libtraceevent fails the format */
+			len_arg = *arg;
+			precision = f[-1] == '.';
+			*arg = (*arg)->next;
+			continue;
+		}
+		if (*f == 'p' || strchr("duixXos", *f)) {
+			if (!*arg)
+				return ret;
+			if (*f == 'p')
+				ret += (size_t)pointer_suffix(f + 1);
+			if (len_arg)
+				add_len(t, len_arg, *f, precision);
+			*arg = (*arg)->next;
+		}
+		return ret + 1;
+	}
+	return ret;
+}
+
+/* Literal text at @f up to the next conversion, as libtraceevent's parse_arg_string() steps over it. */
+static size_t literal(const char *f)
+{
+	size_t ret = 0;
+
+	for (; *f; f++, ret++) {
+		if (*f == '\\' && f[1]) {
+			f++;
+			ret++;
+		} else if (*f == '%') {
+			if (f[1] != '%')
+				break;
+			f++;
+			ret++;
+		}
+	}
+	return ret ? ret : 1;
+}
+
+/* The print format's widths and precisions that its arguments give, paired as libtraceevent pairs them. */
+static void learn_lens(struct tep_guard_type *t, struct tep_event *event)
+{
+	const char *f = event->print_fmt.format;
+	struct tep_print_arg *arg = event->print_fmt.args;
+	size_t left = f ? strlen(f) : 0, ret;
+
+	t->nlens = 0;
+	t->flaw = NULL;
+	if (!f || (event->flags & TEP_EVENT_FL_FAILED))
+		return;		/* printed with its fields only */
+	while (left) {
+		ret = f[0] == '%' && f[1] != '%' ? conversion(t, f, &arg) : literal(f);
+		if (ret >= left)
+			break;
+		left -= ret;
+		f += ret;
+	}
+}
+
+/* Each width and precision an argument gives: known, not negative (libtraceevent would then print the
+ * wrong argument), and at most PRINT_WIDTH_MAX unless it bounds a string. */
+static bool lens_safe(struct check *c, const struct tep_guard_type *t)
+{
+	uint64_t v;
+
+	if (t->nlens < 0)
+		return unsafe(c, "more than %d printf widths taken from arguments", GUARD_LENS);
+	for (int i = 0; i < t->nlens; i++) {
+		if (!eval(c, t->lens[i].arg, "a printf width", &v))
+			return false;
+		if ((int)v < 0 || (t->lens[i].bounded && (int)v > PRINT_WIDTH_MAX))
+			return unsafe(c, "a printf width or precision of %d", (int)v);
+	}
+	return true;
+}
+
 /* The record size every static field fits in, and whether that settles it. */
 static void learn(struct tep_guard_type *t, struct tep_event *event)
 {
@@ -305,7 +457,8 @@ static void learn(struct tep_guard_type *t, struct tep_event *event)
 
 	t->event = event;
 	t->need = 0;
-	t->slow = args_risky(event->print_fmt.args, 0);
+	learn_lens(t, event);
+	t->slow = t->nlens != 0 || args_risky(event, event->print_fmt.args, 0);
 	for (int i = 0; i < 2; i++) {
 		for (struct tep_format_field *f = lists[i]; f; f = f->next) {
 			if (f->offset < 0 || f->size < 0 || (f->flags & TEP_FIELD_IS_DYNAMIC))
@@ -331,8 +484,12 @@ int tep_guard_record(struct tep_guard_type *t, struct tep_event *event, const vo
 	if (t->slow || size < t->need) {
 		if (!fields_fit(&c, event->format.common_fields) || !fields_fit(&c, event->format.fields))
 			return TEP_RECORD_BAD_FIELDS;
-		if (!args_safe(&c, event->print_fmt.args, 0))
+		if (!args_safe(&c, event->print_fmt.args, 0) || !lens_safe(&c, t))
 			return TEP_RECORD_BAD_PRINT;
+	}
+	if (t->flaw) {
+		unsafe(&c, "%s", t->flaw);
+		return TEP_RECORD_BAD_PRINT;
 	}
 	cur_data = data;
 	cur_size = size;

@@ -163,14 +163,23 @@ static bool known_op(const char *p, size_t n)
 	return false;
 }
 
+/* Whether a divisor that ends at @q stays whole: the argument ends, or an operator of lower priority follows. */
+static bool divisor_ends(const char *q)
+{
+	q += strspn(q, " \t\n\r\f\v");
+	return !*q || strchr(",)]:?+-<>=!&^|", *q);
+}
+
 /*
  * A divisor libtraceevent may fold at parse time, "a / b" with both
  * constants: it divides then, and a zero (or a name, which reads as 0)
- * raises SIGFPE.  Safe divisors: a field (REC->x), sizeof(...), a non-zero
- * number, or a group that holds a field.  libtraceevent takes "a / 2 / 3"
- * as "a / (2 / 3)", a division by 0, and folds "a % 29 b % 29" into one too
- * (fuzz-open): a number is safe only before the end of the argument or an
- * operator of lower priority.
+ * raises SIGFPE.  Safe divisors: a field (REC->x), or a non-zero number or
+ * sizeof(...) that stays whole: libtraceevent takes "a / 2 / 3" as
+ * "a / (2 / 3)", a division by 0, and folds "a % 29 b % 29" into one too
+ * (fuzz-open).  It also drops the parentheses of a group whose operator has
+ * a lower priority, "8 / (0 | x)" becoming "(8 / 0) | x": a group is safe
+ * only when what it starts with cannot fold, a field or a unary operator
+ * (a random search of print formats).
  */
 static bool divisor_safe(const char *q)
 {
@@ -179,20 +188,66 @@ static bool divisor_safe(const char *q)
 
 	q += strspn(q, " \t\n\r\f\v");
 	/* "RECW" is a name (read as 0), not REC->W */
-	if (!strncmp(q, "REC->", 5) || (!strncmp(q, "sizeof", 6) && q[6 + strspn(q + 6, " \t")] == '('))
+	if (!strncmp(q, "REC->", 5))
 		return true;
+	if (!strncmp(q, "sizeof", 6) && q[6 + strspn(q + 6, " \t")] == '(') {
+		const char *close = strchr(q, ')');
+
+		return close && divisor_ends(close + 1);
+	}
 	if (*q >= '0' && *q <= '9') {
 		v = strtoull(q, &end, 0);
 		q += strspn(q, IDENT_CHARS);	/* one item to libtraceevent: "29UL", "29fo" */
-		q += strspn(q, " \t\n\r\f\v");
-		return v != 0 && (!*q || strchr(",)]:?+-<>=!&^|", *q));
+		return v != 0 && divisor_ends(q);
 	}
 	if (*q == '(') {
-		const char *close = strchr(q, ')'), *rec = strstr(q, "REC->");
-
-		return rec && (!close || rec < close);
+		q += strspn(q, "( \t\n\r\f\v");
+		return !strncmp(q, "REC->", 5) || (*q && strchr("-+!~", *q));
 	}
 	return false;
+}
+
+/*
+ * What libtraceevent 1.7.1 makes of "sizeof(" followed by @p.  For "int",
+ * "unsigned int", "long long" and "REC->x" it frees the last name it read,
+ * reads the ')' into another token and frees the first one again: a use
+ * after free, then a double free (fixed upstream in 1.7.2).  "unsigned"
+ * and "long" alone are read right; anything else ("u64") is an error that
+ * ends the parse there.
+ */
+enum sizeof_kind { SIZEOF_OK, SIZEOF_ERROR, SIZEOF_FREED_TWICE };
+
+static const char *next_item(const char *p, size_t *n)
+{
+	p += strspn(p, " \t\n\r\f\v");
+	*n = strspn(p, IDENT_CHARS);
+	return p;
+}
+
+static bool item_is(const char *p, size_t n, const char *w)
+{
+	return n == strlen(w) && !strncmp(p, w, n);
+}
+
+static enum sizeof_kind sizeof_kind(const char *p)
+{
+	size_t n, n2;
+	const char *t = next_item(p, &n), *u;
+
+	if (item_is(t, n, "unsigned")) {
+		u = next_item(t + n, &n2);
+		if (!n2)
+			return SIZEOF_OK;
+		t = u;
+		n = n2;
+	}
+	if (item_is(t, n, "int") || item_is(t, n, "REC"))
+		return SIZEOF_FREED_TWICE;
+	if (item_is(t, n, "long")) {
+		u = next_item(t + n, &n2);
+		return item_is(u, n2, "long") ? SIZEOF_FREED_TWICE : SIZEOF_OK;
+	}
+	return SIZEOF_ERROR;
 }
 
 /* Whether the ']' at @p closes "[]" (a declaration such as "x[] = {...}", which is safe). */
@@ -235,14 +290,16 @@ static bool is_op_char(char c)
  * The print format's arguments, token by token, strings aside.  libtraceevent
  * 1.7 follows an operator it has no priority for ('#', '=', '->', '[', ...)
  * into a NULL argument after an array index (REC->args[0] # 1) and after an
- * operand of a ternary's false branch (a ? b : c # 1); and it folds constant
- * divisions at parse time (divisor_safe()).
+ * operand of a ternary's false branch (a ? b : c # 1); it folds constant
+ * divisions at parse time (divisor_safe()); and it frees twice in some
+ * sizeof() (sizeof_kind()).
  */
 static bool print_args_safe(const char *start)
 {
 	int depth = 0, colon_depth = -1;	/* inside a ternary's false branch */
 	bool check_next = false;		/* an operand there just ended */
 	bool after_item = false;		/* and it was a name or a number */
+	bool sizeof_error = false;		/* a sizeof() libtraceevent fails on came first */
 
 	for (const char *p = start; *p; p++) {
 		if (strchr(" \t\n\r\f\v", *p))
@@ -258,7 +315,16 @@ static bool print_args_safe(const char *start)
 				return true;	/* libtraceevent fails on the unterminated string */
 			check_next = depth == colon_depth;
 		} else if (strchr(IDENT_CHARS, *p)) {
-			p = item_end(p) - 1;
+			const char *q = item_end(p), *paren = q + strspn(q, " \t\n\r\f\v");
+
+			if (!sizeof_error && q - p == 6 && !strncmp(p, "sizeof", 6) && *paren == '(') {
+				enum sizeof_kind k = sizeof_kind(paren + 1);
+
+				if (k == SIZEOF_FREED_TWICE)
+					return false;
+				sizeof_error = k == SIZEOF_ERROR;	/* libtraceevent reads no further */
+			}
+			p = q - 1;
 			check_next = after_item = depth == colon_depth;
 		} else if (*p == '(') {
 			depth++;

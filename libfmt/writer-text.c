@@ -197,8 +197,8 @@ static void count_unsafe(struct tdat_writer *w, const struct tdat_event *ev,
 			 struct tep_event *event, const char *why)
 {
 	writer_damaged(w, ev, event->system, event->name, why,
-		       "event not printed as its print format says, which would read outside the record or divide by 0",
-		       "events not printed as their print format says, which would read outside the record or divide by 0");
+		       "event not printed as its print format says, which would read outside the record, divide by 0 or print without bound",
+		       "events not printed as their print format says, which would read outside the record, divide by 0 or print without bound");
 }
 
 /*

@@ -85,6 +85,10 @@ $RW print/field-past-record.dat sched_switch 'prev_comm\[16\];\toffset:8;' 'prev
 $RW print/helper-wild-pointer.dat softirq_entry 'print fmt: .*' 'print fmt: "%d", __le16_to_cpup(REC->vec)'
 # a division by a field that is 0 in some records (SIGFPE when printed)
 $RW print/division-by-field.dat sched_switch 'print fmt: .*' 'print fmt: "%d", REC->next_pid / REC->prev_pid'
+# an array index that lands 2^31 bytes or more past the record (libtraceevent's bound check adds in int)
+$RW print/index-by-field.dat hrtimer_start 'print fmt: .*' 'print fmt: "%llx", REC->hrtimer[REC->expires]'
+# a printf width taken from a field: lines padded to gigabytes, or a negative width (wrong argument printed)
+$RW print/width-by-field.dat sched_switch 'print fmt: .*' 'print fmt: "%*s|", REC->prev_pid * 1000000, REC->prev_comm'
 # every format's common_pid far outside the record: refused (libtraceevent reads every pid there)
 $RW common-pid-offset.dat '*' 'common_pid;\toffset:4;' 'common_pid;\toffset:60000000;'
 ls -l

@@ -107,7 +107,7 @@ for f in testdata/bad/print/*.dat; do
 		fi
 		t_exit "$f $p: text" 1 -- tdat-convert $p -o "$T_TMP/p.txt" "$f"
 		t_stderr_match "$f $p: one message names the file, counts and says why" \
-			"^tdat-convert: $f: [0-9]+ events? not printed as (its|their) print format says, which would read outside the record or divide by 0 \(the first, [a-z_]+:[a-z_]+ at [0-9.]+: .+\)$"
+			"^tdat-convert: $f: [0-9]+ events? not printed as (its|their) print format says, which would read outside the record, divide by 0 or print without bound \(the first, [a-z_]+:[a-z_]+ at [0-9.]+: .+\)$"
 		t_assert "$f $p: the events are marked" grep -q "UNSAFE TO PRINT\|softirq_entry: *0$" "$T_TMP/p.txt"
 		t_assert "$f $p: and none is lost" \
 			test "$(($(wc -l <"$T_TMP/p.txt") - 1))" = "$(tdat-convert -f csv "$f" | tail -n +2 | wc -l)"

@@ -185,6 +185,25 @@ int main(void)
 	ok(!ok_fmt(COMMON "print fmt: \"%d\", REC->r ? 2 : (x) = 1\n"), "and '=' after a group there");
 	ok(!ok_fmt(COMMON "print fmt: \"%d\", REC->r ? 2 : char REC->r\n"), "and two items in a row there (fuzz-open)");
 	ok(!ok_fmt(COMMON "print fmt: \"%d\", 5 % (1 - 1)\n"), "a constant group as divisor is refused");
+	/* found by t-printfmt's random search: libtraceevent drops a group's parentheses when its
+	 * operator has a lower priority, "8 / (0 | x)" becoming "(8 / 0) | x" (SIGFPE at parse time) */
+	ok(!ok_fmt(COMMON "print fmt: \"%d\", 8 / (0 | REC->r)\n"),
+	   "a group divisor that starts with a number is refused, whatever follows");
+	ok(!ok_fmt(COMMON "print fmt: \"%d\", 8 / (\"s\" ? REC->r : 1)\n"), "so is one that starts with a string");
+	ok(!ok_fmt(COMMON "print fmt: \"%d\", 8 / ((sizeof(long) - 8) | REC->r)\n"), "or with a nested group");
+	ok(ok_fmt(COMMON "print fmt: \"%d %d\", 8 / (REC->r | 0), 8 / (-1 | REC->r)\n"),
+	   "a group divisor that starts with a field or a unary operator passes");
+	ok(!ok_fmt(COMMON "print fmt: \"%d\", 8 % sizeof(long) % 8\n"),
+	   "sizeof() as divisor before another modulo is refused, as a number is");
+	/* libtraceevent 1.7.1's process_sizeof() frees the last name twice (fixed upstream in 1.7.2) */
+	ok(!ok_fmt(COMMON "print fmt: \"%d\", REC->r | sizeof(int)\n"), "sizeof(int) is refused (a double free)");
+	ok(!ok_fmt(COMMON "print fmt: \"%d\", sizeof(unsigned int)\n"), "so is sizeof(unsigned int)");
+	ok(!ok_fmt(COMMON "print fmt: \"%d\", sizeof( long  long )\n"), "and sizeof(long long)");
+	ok(!ok_fmt(COMMON "print fmt: \"%d\", sizeof(REC->r)\n"), "and sizeof(REC->field)");
+	ok(ok_fmt(COMMON "print fmt: \"%d %d\", sizeof(long), sizeof(unsigned)\n"),
+	   "sizeof(long) and sizeof(unsigned) pass (read right)");
+	ok(ok_fmt(COMMON "print fmt: \"%d %d\", sizeof(u64), sizeof(unsigned int)\n"),
+	   "a sizeof() after one libtraceevent fails on passes: it reads no further (dma_map_sg's format)");
 	ok(ok_fmt(COMMON "print fmt: \"%s\", ({ static const char *s[] = { \"a\" }; s[REC->r], 1 })\n"),
 	   "'=' after an empty '[]' (a declaration, as kvmmmu formats have) passes");
 	ok(!ok_fmt("name: t\nID: x2\nformat:\n"), "a non-numeric ID is refused");
