@@ -122,13 +122,40 @@ static int read_event_systems(struct rd *r)
 }
 
 /*
+ * Whether a printk format (@p to @end) takes a printf width or precision
+ * from the record ("%*d") or pads to more than PRINT_WIDTH_MAX: for a
+ * binary printk libtraceevent reads that width from the event and pads to
+ * it (gigabytes), or prints the wrong argument when it is negative.  The
+ * kernel's own formats do neither.
+ */
+static bool printk_wide(const char *p, const char *end)
+{
+	while (p < end && (p = memchr(p, '%', (size_t)(end - p)))) {
+		uint64_t num = 0;
+
+		for (p++; p < end && *p && strchr("-+ #0123456789.*lhLzZ", *p); p++) {
+			if (*p == '*')
+				return true;
+			num = *p >= '0' && *p <= '9' ? num * 10 + (uint64_t)(*p - '0') : 0;
+			if (num > PRINT_WIDTH_MAX)
+				return true;
+		}
+		if (p < end && *p == '%')
+			p++;	/* "%%" */
+	}
+	return false;
+}
+
+/*
  * Keep only the printk format lines that libtraceevent 1.7 parses without
  * reading outside them ("ADDR : FMT" with a format of 3 or more bytes):
  * tep_parse_printk_formats() and tep_register_print_string() assume that.
+ * Formats printk_wide() finds are left out too; returns how many.
  */
-static void printk_filter(char *buf)
+static int printk_filter(char *buf)
 {
 	char *in = buf, *out = buf;
+	int wide = 0;
 
 	while (*in) {
 		size_t len = strcspn(in, "\n");
@@ -142,7 +169,9 @@ static void printk_filter(char *buf)
 		if (fmt && fmt <= end) {
 			if (fmt < end && *fmt == '"')
 				fmt++;
-			if (end - fmt >= 3) {
+			if (end - fmt >= 3 && printk_wide(fmt, end)) {
+				wide++;
+			} else if (end - fmt >= 3) {
 				memmove(out, in, len);
 				out += len;
 				if (!last)
@@ -152,6 +181,7 @@ static void printk_filter(char *buf)
 		in = last ? end : end + 1;
 	}
 	*out = '\0';
+	return wide;
 }
 
 static int read_text_section(struct rd *r, int lenbytes, int id)
@@ -175,9 +205,13 @@ static int read_text_section(struct rd *r, int lenbytes, int id)
 		copy = strdup(keep->data);
 		if (!copy)
 			return TDAT_ENOMEM;
-		printk_filter(copy);
+		if ((ret = printk_filter(copy)))
+			file_warn(r->f, "%d printk format%s taking a printf width from the record, or wider than %d, "
+				  "left out: binary printk events that use %s print as NO FORMAT FOUND", ret,
+				  ret == 1 ? "" : "s", PRINT_WIDTH_MAX, ret == 1 ? "it" : "them");
 		tep_parse_printk_formats(r->f->tep, copy);
 		free(copy);
+		ret = 0;
 	} else {
 		tep_parse_saved_cmdlines(r->f->tep, keep->data);
 	}

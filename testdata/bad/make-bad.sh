@@ -74,6 +74,11 @@ patch format-crash.dat 53859 ff
 cp $V6 bad-format-v6.dat
 o=$(python3 -c 'import sys; print(open(sys.argv[1], "rb").read().index(b"field:char prev_comm[16]"))' $V6)
 patch bad-format-v6.dat $((o + 11)) 32
+# v6: a printk format that takes a printf width from the record ("thaw" -> "%*s "): left out
+# with a warning (a binary printk through it would pad to the width the event holds), exit 1
+cp $V6 printk-width.dat
+o=$(python3 -c 'import sys; print(open(sys.argv[1], "rb").read().index(b"\"thaw_processes\""))' $V6)
+patch printk-width.dat $((o + 1)) 252a7320
 # Event formats that make libtraceevent 1.7 (and trace-cmd report) read outside the record
 # (SIGSEGV or gigabytes of output): tdat prints those events without their print format and
 # says so, exit 1 (only the text format prints through them: they are in print/).  Made from

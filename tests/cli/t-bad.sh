@@ -19,7 +19,7 @@ for f in testdata/bad/*.dat; do
 		t_stderr_match "$f -f $fmt: the message names the file" "^tdat-convert: $f: "
 		# damaged event data: the recovered events are written (checked below)
 		if [[ $f == */truncated-v[67]-data.dat || $f == */bad-format-v6.dat ||
-		      $f == */lying-*-v7.dat || $f == */format-crash.dat ]]; then
+		      $f == */lying-*-v7.dat || $f == */format-crash.dat || $f == */printk-width.dat ]]; then
 			rm -f "$T_TMP"/out/x.*
 		else
 			t_empty_dir "$f -f $fmt: no output file" "$T_TMP/out"
@@ -93,6 +93,13 @@ t_assert "and the damaged type's events are still there, as unknown" \
 	test "$(grep -c 'UNKNOWN EVENT' "$T_TMP/fmt.txt")" = "$(grep -c ' sched_switch: ' tests/expected/v6.text.out)"
 rm -f "$T_TMP/fmt.txt"
 t_exit "tdat-info on it fails too" 1 -- tdat-info testdata/bad/bad-format-v6.dat
+# A printk format taking a width from the record: left out with a warning; no event uses it here
+t_exit "printk format with a '*' width" 1 -- tdat-convert -o "$T_TMP/pw.txt" testdata/bad/printk-width.dat
+t_stderr_match "the warning says what was left out" \
+	"^tdat-convert: testdata/bad/printk-width.dat: 1 printk format taking a printf width from the record, or wider than 4096, left out: binary printk events that use it print as NO FORMAT FOUND$"
+t_assert "every event is printed as in the undamaged file" cmp -s "$T_TMP/pw.txt" tests/expected/v6.text.out
+t_exit "--lenient" 0 -- tdat-convert --lenient -o "$T_TMP/pw.txt" testdata/bad/printk-width.dat
+rm -f "$T_TMP/pw.txt"
 
 # Formats that make libtraceevent's printer read outside the record (trace-cmd
 # report crashes on them): those events are printed without the print format,
