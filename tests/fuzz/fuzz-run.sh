@@ -21,7 +21,8 @@
 #
 # Where: $FUZZ_DIR (default /var/tmp/tdat-fuzz) holds TARGET/ (the corpus),
 # art/ (findings) and TARGET-MMDD-HHMMSS.log.  Seeds come from
-# tests/fuzz/corpus/TARGET.  Run it from the build tree's top directory.
+# tests/fuzz/corpus/TARGET; open and writers also get tests/fuzz/formats.dict.
+# Run it from the build tree's top directory.
 #
 # The ASan options only shorten the stacks kept and the quarantine (every
 # error is still caught); UBSan stops at its first report.  The open and
@@ -70,7 +71,8 @@ run() {
 		FUZZ_RUN_SESSION=1 exec setsid -w "$0" run "$t" "$secs" "$@"
 	fi
 	fuzz_env "$t"
-	[[ $t == writers || $t == open ]] && extra=(-detect_leaks=0)
+	# the format tokens (sizeof(, REC->, %*s, ...) for the targets that parse formats
+	[[ $t == writers || $t == open ]] && extra=(-detect_leaks=0 -dict="$top/tests/fuzz/formats.dict")
 	log=$dir/$t-$(date +%m%d-%H%M%S).log
 	# two runs started in the same second would share (and garble) one log
 	[[ -e $log ]] && log=${log%.log}-$$.log
