@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <traceevent/event-parse.h>
 
 #include "internal.h"
 #include "../tap.h"
@@ -81,6 +82,37 @@ static int check_file_formats(const char *name)
 	return n;
 }
 
+/*
+ * Whether print-guard.c lets libtraceevent print a record of zeros of the
+ * event in @buf (as long as its fields): a kernel format must not be
+ * refused for its own shape (a width, an index, a division by a number).
+ */
+static bool zeros_print(const char *buf, size_t len, const char *system)
+{
+	static unsigned char rec[1 << 16];
+	struct tep_handle *tep = tep_alloc();
+	struct tep_guard_type t = { .event = NULL };
+	struct tep_event **events;
+	unsigned size = 0;
+	char why[256];
+	bool ok = true;
+
+	tep_set_long_size(tep, 8);
+	tep_parse_event(tep, buf, len, system);
+	if ((events = tep_list_events(tep, TEP_EVENT_SORT_ID)) && events[0]) {
+		for (struct tep_format_field *f = events[0]->format.fields; f; f = f->next)
+			if (f->offset >= 0 && f->size >= 0 && (unsigned)(f->offset + f->size) > size)
+				size = (unsigned)(f->offset + f->size);
+		if (size <= sizeof(rec) - RECORD_SLACK &&
+		    tep_guard_record(&t, events[0], rec, size, why, sizeof(why)) != TEP_RECORD_SAFE) {
+			diag("%s:%s refused: %s", system, events[0]->name, why);
+			ok = false;
+		}
+	}
+	tep_free(tep);
+	return ok;
+}
+
 /* The running kernel's formats, when tracefs is there to read. */
 static void check_live_formats(void)
 {
@@ -88,7 +120,7 @@ static void check_live_formats(void)
 	DIR *d = opendir(top), *sd;
 	struct dirent *e, *se;
 	static char buf[1 << 16];
-	int n = 0, bad = 0;
+	int n = 0, bad = 0, unprintable = 0;
 
 	if (!d) {
 		skip("no readable tracefs");
@@ -114,11 +146,14 @@ static void check_live_formats(void)
 			n++;
 			if (guard(buf) != TEP_GUARD_OK && bad++ < 5)
 				diag("refused: %s", fpath);
+			else if (!zeros_print(buf, len, e->d_name))
+				unprintable++;
 		}
 		closedir(sd);
 	}
 	closedir(d);
 	is_int(bad, 0, "all %d formats of the running kernel pass", n);
+	is_int(unprintable, 0, "and a record of zeros of each prints (no print check refuses a kernel format)");
 }
 
 int main(void)
