@@ -239,6 +239,11 @@ int main(void)
 	   "sizeof(long) and sizeof(unsigned) pass (read right)");
 	ok(ok_fmt(COMMON "print fmt: \"%d %d\", sizeof(u64), sizeof(unsigned int)\n"),
 	   "a sizeof() after one libtraceevent fails on passes: it reads no further (dma_map_sg's format)");
+	ok(!ok_fmt(COMMON "print fmt: \"%d\", REC->r ? 1 : sizeof(u64)\n"),
+	   "a sizeof() it fails on, first in a ternary's false branch, is refused (strtoull(NULL); fuzz-open)");
+	ok(!ok_fmt(COMMON "print fmt: \"%d\", REC->r ? 1 : ( sizeof(C->x)\n"), "parentheses do not help");
+	ok(ok_fmt(COMMON "print fmt: \"%d %d\", REC->r ? 1 : sizeof(long), REC->r ? 1 : -1\n"),
+	   "sizeof(long) there passes");
 	ok(ok_fmt(COMMON "print fmt: \"%s\", ({ static const char *s[] = { \"a\" }; s[REC->r], 1 })\n"),
 	   "'=' after an empty '[]' (a declaration, as kvmmmu formats have) passes");
 	ok(!ok_fmt("name: t\nID: x2\nformat:\n"), "a non-numeric ID is refused");

@@ -44,7 +44,7 @@ static unsigned rnd(unsigned n)
 static const char *const operands[] = {
 	"REC->a", "REC->b", "REC->c", "REC->h", "REC->arr", "REC->w", "REC->s", "REC->common_pid",
 	"0", "1", "-1", "2", "4", "8", "29", "4096", "0xffffffff", "0x8000000000000000", "\"str\"",
-	"sizeof(int)", "sizeof(long)", "sizeof(unsigned)",
+	"sizeof(int)", "sizeof(long)", "sizeof(unsigned)", "sizeof(u64)",
 	"__get_str(s)", "__get_dynamic_array(s)", "__get_dynamic_array_len(s)", "__get_bitmask(s)",
 	"__get_cpumask(s)", "__get_rel_str(r)", "__get_rel_dynamic_array(r)", "__get_rel_dynamic_array_len(r)",
 	"REC->arr[1]", "REC->arr[100]", "REC->arr[-1]", "REC->arr[0x7fffffff]", "REC->arr[REC->a]",
