@@ -265,10 +265,10 @@ static const struct dat_obuf *buf_of(const struct dw *d, int b)
 	return &d->spec->bufs[b];
 }
 
-/* The clock a BUFFER option names: the buffer's, else the file's. */
+/* The clock a BUFFER option names: the buffer's, else the file's (also when there is no buffer @b). */
 static const char *buf_clock(const struct dw *d, int b)
 {
-	const char *c = buf_of(d, b)->clock;
+	const char *c = b < d->spec->nbufs ? buf_of(d, b)->clock : NULL;
 
 	if (!c || !*c)
 		c = d->spec->clock;
