@@ -542,7 +542,8 @@ static void layout_v6(struct dw *d, uint64_t pos, uint64_t *soff)
 static int write_v6(struct dw *d)
 {
 	int nb = d->spec->nbufs, cpus = file_cpus(d);
-	uint64_t *toff = calloc((size_t)nb, sizeof(*toff));
+	int tables = nb > 0 ? nb : 1;	/* the top buffer's, even with no data left */
+	uint64_t *toff = calloc((size_t)nb + 1, sizeof(*toff));
 	uint64_t *soff = calloc((size_t)d->spec->nstreams + 1, sizeof(*soff));
 	uint64_t pos = 10 + 2 + 2 + 4 + 4 + 10, table;
 	char clock[300] = "";
@@ -558,20 +559,20 @@ static int write_v6(struct dw *d)
 		pos += d->sec[i].len;
 	build_options_v6(d, &o, toff);		/* once for its size */
 	table = 10 + 16 * (uint64_t)cpus + (*clock ? 8 + strlen(clock) : 0);
-	for (int b = 0; b < nb; b++)
+	for (int b = 0; b < tables; b++)
 		toff[b] = pos + o.len + table * (uint64_t)b;
 	o.len = 0;
 	build_options_v6(d, &o, toff);
 	if (o.fail)
 		goto out;
-	layout_v6(d, toff[0] + table * (uint64_t)nb, soff);
+	layout_v6(d, pos + o.len + table * (uint64_t)tables, soff);	/* after the last table */
 	out_start(d, "6");
 	for (int i = 0; i < NSECTIONS; i++)
 		out(d, d->sec[i].p, d->sec[i].len);
 	out_num(d, (uint64_t)cpus, 4);
 	out(d, "options  ", 10);
 	out(d, o.p, o.len);
-	for (int b = 0; b < nb; b++)
+	for (int b = 0; b < tables; b++)
 		out_table_v6(d, b, cpus, soff, *clock ? clock : NULL);
 	ret = out_buffers(d, NULL, soff, NULL);
 out:

@@ -100,6 +100,15 @@ t_stderr_match "the warning says what was left out" \
 t_assert "every event is printed as in the undamaged file" cmp -s "$T_TMP/pw.txt" tests/expected/v6.text.out
 t_exit "--lenient" 0 -- tdat-convert --lenient -o "$T_TMP/pw.txt" testdata/bad/printk-width.dat
 rm -f "$T_TMP/pw.txt"
+# No CPU data left and an empty TRACECLOCK option (fuzz-writers): both dat versions are
+# still written whole, and read back
+for v in 6 7; do
+	t_exit "no CPU data: dat v$v written" 1 -- tdat-convert -f dat --file-version $v -o "$T_TMP/nd.dat" \
+		testdata/bad/fuzz/writers-dat-no-buffer-clock.dat
+	t_exit "no CPU data: dat v$v reads back" 0 -- tdat-info "$T_TMP/nd.dat"
+	t_stdout_match "no CPU data: dat v$v holds no event" "^events: +0$"
+done
+rm -f "$T_TMP/nd.dat"
 
 # Formats that make libtraceevent's printer read outside the record (trace-cmd
 # report crashes on them): those events are printed without the print format,
