@@ -156,6 +156,49 @@ static void check_live_formats(void)
 	is_int(unprintable, 0, "and a record of zeros of each prints (no print check refuses a kernel format)");
 }
 
+/*
+ * Print formats after the common fields: whether each passes the format
+ * check.  Found by t-printfmt's random search and fuzz-open: libtraceevent
+ * drops a group's parentheses when its operator has a lower priority
+ * ("8 / (0 | x)" becomes "(8 / 0) | x": SIGFPE at parse time); 1.7.1's
+ * process_sizeof() frees the last name twice (fixed upstream in 1.7.2); a
+ * failed sizeof() first in a ternary's false branch is folded as an atom
+ * with no text (strtoull(NULL)).
+ */
+static const struct {
+	const char *print;
+	bool passes;
+	const char *what;
+} print_shapes[] = {
+	{ "\"%d\", 8 / (0 | REC->r)", false, "a group divisor that starts with a number is refused, whatever follows" },
+	{ "\"%d\", 8 / (\"s\" ? REC->r : 1)", false, "so is one that starts with a string" },
+	{ "\"%d\", 8 / ((sizeof(long) - 8) | REC->r)", false, "or with a nested group" },
+	{ "\"%d %d\", 8 / (REC->r | 0), 8 / (-1 | REC->r)", true,
+	  "a group divisor that starts with a field or a unary operator passes" },
+	{ "\"%d\", 8 % sizeof(long) % 8", false, "sizeof() as divisor before another modulo is refused, as a number is" },
+	{ "\"%d\", REC->r | sizeof(int)", false, "sizeof(int) is refused (a double free)" },
+	{ "\"%d\", sizeof(unsigned int)", false, "so is sizeof(unsigned int)" },
+	{ "\"%d\", sizeof( long  long )", false, "and sizeof(long long)" },
+	{ "\"%d\", sizeof(REC->r)", false, "and sizeof(REC->field)" },
+	{ "\"%d %d\", sizeof(long), sizeof(unsigned)", true, "sizeof(long) and sizeof(unsigned) pass (read right)" },
+	{ "\"%d %d\", sizeof(u64), sizeof(unsigned int)", true,
+	  "a sizeof() after one libtraceevent fails on passes: it reads no further (dma_map_sg's format)" },
+	{ "\"%d\", REC->r ? 1 : sizeof(u64)", false,
+	  "a sizeof() it fails on, first in a ternary's false branch, is refused (strtoull(NULL); fuzz-open)" },
+	{ "\"%d\", REC->r ? 1 : ( sizeof(C->x)", false, "parentheses do not help" },
+	{ "\"%d %d\", REC->r ? 1 : sizeof(long), REC->r ? 1 : -1", true, "sizeof(long) there passes" },
+};
+
+static void check_print_shapes(void)
+{
+	char buf[1024];
+
+	for (size_t i = 0; i < sizeof(print_shapes) / sizeof(print_shapes[0]); i++) {
+		snprintf(buf, sizeof(buf), COMMON "print fmt: %s\n", print_shapes[i].print);
+		ok(ok_fmt(buf) == print_shapes[i].passes, "%s", print_shapes[i].what);
+	}
+}
+
 int main(void)
 {
 	static const char *const files[] = { "v6.dat", "v7-zstd.dat", "stack.dat", "markers.dat",
@@ -220,30 +263,7 @@ int main(void)
 	ok(!ok_fmt(COMMON "print fmt: \"%d\", REC->r ? 2 : (x) = 1\n"), "and '=' after a group there");
 	ok(!ok_fmt(COMMON "print fmt: \"%d\", REC->r ? 2 : char REC->r\n"), "and two items in a row there (fuzz-open)");
 	ok(!ok_fmt(COMMON "print fmt: \"%d\", 5 % (1 - 1)\n"), "a constant group as divisor is refused");
-	/* found by t-printfmt's random search: libtraceevent drops a group's parentheses when its
-	 * operator has a lower priority, "8 / (0 | x)" becoming "(8 / 0) | x" (SIGFPE at parse time) */
-	ok(!ok_fmt(COMMON "print fmt: \"%d\", 8 / (0 | REC->r)\n"),
-	   "a group divisor that starts with a number is refused, whatever follows");
-	ok(!ok_fmt(COMMON "print fmt: \"%d\", 8 / (\"s\" ? REC->r : 1)\n"), "so is one that starts with a string");
-	ok(!ok_fmt(COMMON "print fmt: \"%d\", 8 / ((sizeof(long) - 8) | REC->r)\n"), "or with a nested group");
-	ok(ok_fmt(COMMON "print fmt: \"%d %d\", 8 / (REC->r | 0), 8 / (-1 | REC->r)\n"),
-	   "a group divisor that starts with a field or a unary operator passes");
-	ok(!ok_fmt(COMMON "print fmt: \"%d\", 8 % sizeof(long) % 8\n"),
-	   "sizeof() as divisor before another modulo is refused, as a number is");
-	/* libtraceevent 1.7.1's process_sizeof() frees the last name twice (fixed upstream in 1.7.2) */
-	ok(!ok_fmt(COMMON "print fmt: \"%d\", REC->r | sizeof(int)\n"), "sizeof(int) is refused (a double free)");
-	ok(!ok_fmt(COMMON "print fmt: \"%d\", sizeof(unsigned int)\n"), "so is sizeof(unsigned int)");
-	ok(!ok_fmt(COMMON "print fmt: \"%d\", sizeof( long  long )\n"), "and sizeof(long long)");
-	ok(!ok_fmt(COMMON "print fmt: \"%d\", sizeof(REC->r)\n"), "and sizeof(REC->field)");
-	ok(ok_fmt(COMMON "print fmt: \"%d %d\", sizeof(long), sizeof(unsigned)\n"),
-	   "sizeof(long) and sizeof(unsigned) pass (read right)");
-	ok(ok_fmt(COMMON "print fmt: \"%d %d\", sizeof(u64), sizeof(unsigned int)\n"),
-	   "a sizeof() after one libtraceevent fails on passes: it reads no further (dma_map_sg's format)");
-	ok(!ok_fmt(COMMON "print fmt: \"%d\", REC->r ? 1 : sizeof(u64)\n"),
-	   "a sizeof() it fails on, first in a ternary's false branch, is refused (strtoull(NULL); fuzz-open)");
-	ok(!ok_fmt(COMMON "print fmt: \"%d\", REC->r ? 1 : ( sizeof(C->x)\n"), "parentheses do not help");
-	ok(ok_fmt(COMMON "print fmt: \"%d %d\", REC->r ? 1 : sizeof(long), REC->r ? 1 : -1\n"),
-	   "sizeof(long) there passes");
+	check_print_shapes();
 	ok(ok_fmt(COMMON "print fmt: \"%s\", ({ static const char *s[] = { \"a\" }; s[REC->r], 1 })\n"),
 	   "'=' after an empty '[]' (a declaration, as kvmmmu formats have) passes");
 	ok(!ok_fmt("name: t\nID: x2\nformat:\n"), "a non-numeric ID is refused");
