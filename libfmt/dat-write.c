@@ -543,7 +543,7 @@ static int write_v6(struct dw *d)
 {
 	int nb = d->spec->nbufs, cpus = file_cpus(d);
 	int tables = nb > 0 ? nb : 1;	/* the top buffer's, even with no data left */
-	uint64_t *toff = calloc((size_t)nb + 1, sizeof(*toff));
+	uint64_t *toff = calloc((size_t)tables, sizeof(*toff));
 	uint64_t *soff = calloc((size_t)d->spec->nstreams + 1, sizeof(*soff));
 	uint64_t pos = 10 + 2 + 2 + 4 + 4 + 10, table;
 	char clock[300] = "";
