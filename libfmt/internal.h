@@ -72,6 +72,10 @@ struct tep_guard_type {		/* what tep_guard_record() learnt of one event type */
 };
 int tep_guard_record(struct tep_guard_type *t, struct tep_event *event, const void *data, unsigned size,
 		     char *why, size_t len);
+/* a TEP_RECORD_BAD_PRINT record's fields, raw, not through its print format's conversions */
+struct trace_seq;
+struct tep_record;
+void tep_guard_print_fields(struct trace_seq *s, struct tep_record *rec, struct tep_event *event);
 void tep_guard_plugins(struct tep_handle *tep);
 int tep_guard_refused(void);	/* helper calls refused since the last call, then 0 */
 

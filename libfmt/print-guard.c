@@ -8,7 +8,8 @@
  * damaged or hostile file turns each into a read outside the buffer
  * (SIGSEGV, or gigabytes of output).  tep_guard_record() checks a record
  * against its format before it is printed; the two helpers are replaced by
- * versions that read only the record being printed.
+ * versions that read only the record being printed; a record refused for
+ * its print format has its fields printed raw (tep_guard_print_fields()).
  */
 #include <dlfcn.h>
 #include <endian.h>
@@ -542,6 +543,23 @@ static unsigned long long parse_cdb(struct trace_seq *s, unsigned long long *arg
 		return 0;
 	memcpy(cdb, (const void *)(uintptr_t)args[1], n < sizeof(cdb) ? n : sizeof(cdb));
 	return real(s, copy);
+}
+
+/*
+ * libtraceevent prints a field through the conversion its print format
+ * gives it (from the print cache): the very conversion found unsafe, with
+ * its width and the argument that width is worked out from (a width of
+ * gigabytes, a division by 0).  With the cache hidden, every field is
+ * printed raw, which reads only the field (inside the record: a
+ * TEP_RECORD_BAD_PRINT record's fields were checked).
+ */
+void tep_guard_print_fields(struct trace_seq *s, struct tep_record *rec, struct tep_event *event)
+{
+	struct tep_print_parse *cache = event->print_fmt.print_cache;
+
+	event->print_fmt.print_cache = NULL;
+	tep_record_print_fields(s, rec, event);
+	event->print_fmt.print_cache = cache;
 }
 
 int tep_guard_refused(void)

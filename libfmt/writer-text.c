@@ -213,7 +213,7 @@ static void unsafe_record(struct tdat_writer *w, struct text *t, const struct td
 	count_unsafe(w, ev, event, why);
 	trace_seq_printf(s, "[UNSAFE TO PRINT: %s]", why);
 	if (safe == TEP_RECORD_BAD_PRINT)
-		tep_record_print_fields(s, &t->rec, event);
+		tep_guard_print_fields(s, &t->rec, event);
 }
 
 static int text_put(struct tdat_writer *w, const struct tdat_event *ev)

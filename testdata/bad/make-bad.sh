@@ -94,6 +94,11 @@ $RW print/division-by-field.dat sched_switch 'print fmt: .*' 'print fmt: "%d", R
 $RW print/index-by-field.dat hrtimer_start 'print fmt: .*' 'print fmt: "%llx", REC->hrtimer[REC->expires]'
 # a printf width taken from a field: lines padded to gigabytes, or a negative width (wrong argument printed)
 $RW print/width-by-field.dat sched_switch 'print fmt: .*' 'print fmt: "%*s|", REC->prev_pid * 1000000, REC->prev_comm'
+# the same for numbers, whose fields libtraceevent prints through their conversion even
+# when printing fields only: tdat prints a refused record's fields raw
+$RW print/width-on-number.dat sched_switch 'print fmt: .*' 'print fmt: "%*d|", REC->prev_pid * 1000000, REC->next_pid'
+$RW print/width-divides.dat sched_switch 'print fmt: .*' 'print fmt: "%*d|", 8 / REC->prev_pid, REC->next_pid'
+$RW print/wide-literal.dat sched_switch 'print fmt: .*' 'print fmt: "%99999999d|", REC->next_pid'
 # every format's common_pid far outside the record: refused (libtraceevent reads every pid there)
 $RW common-pid-offset.dat '*' 'common_pid;\toffset:4;' 'common_pid;\toffset:60000000;'
 ls -l
