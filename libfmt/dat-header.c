@@ -676,6 +676,8 @@ int tdat_file_open(struct tdat_file *f, const char *path, const struct tdat_open
 		ret = check_common(f);
 	if (!ret)
 		finish_info(f);
+	if (!ret && f->is_piece)	/* a piece is named after the file it was cut from */
+		ret = tdat_file_set_name(f, f->piece_name);
 out:
 	rd_drop_mem(&r);
 	if (ret == TDAT_ENOMEM && !f->errmsg[0])
@@ -829,6 +831,7 @@ void tdat_file_free(struct tdat_file *f)
 	src_close(&f->src);
 	free(f->path);
 	free(f->name);
+	free(f->piece_name);
 	free(f->uname);
 	free(f->version);
 	free(f->clock);

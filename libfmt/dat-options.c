@@ -320,6 +320,8 @@ static int handle_option(struct tdat_file *f, struct opts_state *st, unsigned id
 		f->tsc_shift = (uint32_t)v;
 		f->info.in_usecs = 1;
 		return 0;
+	case OPT_TDAT_PIECE:
+		return piece_read(f, buf, size);
 	case OPT_HEADER_INFO ... OPT_CMDLINES:
 		if (size >= 8)
 			st->sections[id - OPT_HEADER_INFO] = file_num(f, buf, 8);

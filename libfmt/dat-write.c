@@ -331,6 +331,10 @@ static void build_kept_options(struct dw *d, struct mbuf *o)
 		opt_head(d, o, m->opts[i].id, m->opts[i].b.len);
 		mb_put(o, m->opts[i].b.data, m->opts[i].b.len);
 	}
+	if (d->spec->extra_opt) {
+		opt_head(d, o, OPT_TDAT_PIECE, d->spec->extra_len);
+		mb_put(o, d->spec->extra_opt, d->spec->extra_len);
+	}
 }
 
 static int file_cpus(const struct dw *d)

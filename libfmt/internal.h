@@ -219,6 +219,9 @@ struct tdat_file {
 	struct idtab types;	/* struct ttype by event type id, built on use */
 
 	bool syms_pending;	/* kallsyms kept, not given to libtraceevent yet */
+	bool is_piece;		/* a tdat-split piece (piece.c) */
+	struct tdat_piece piece;
+	char *piece_name;
 	char **warnings;	/* damage found while opening (file_warn) */
 	int nwarnings;
 };
@@ -453,6 +456,7 @@ static inline uint64_t field_raw(const struct tdat_file *f, const unsigned char 
 #define OPT_PRINTK	20
 #define OPT_CMDLINES	21
 #define OPT_BUFFER_TEXT	22
+#define OPT_TDAT_PIECE	0x7464	/* ours: a tdat-split piece (piece.c); trace-cmd skips it */
 #define MAX_OPTION_SECTIONS 256
 #define MAX_CPUS	65536	/* more is damage, not a machine */
 /*
@@ -506,6 +510,12 @@ int opts_read(struct rd *r, struct opts_state *st, uint64_t *next);
 /* Take the clock from trace_clock text ("... [local] ..."). */
 void opts_set_clock(struct tdat_file *f, const char *text);
 int file_add_buffer(struct tdat_file *f, struct tdat_buffer **out);
+/* piece.c: the mark of a tdat-split piece */
+int piece_read(struct tdat_file *f, const char *buf, uint64_t size);
+/* The option's payload for @p (malloc'd, NUL included in *@len). */
+int piece_format(const struct tdat_piece *p, char **out, size_t *len);
+/* Whether two pieces can be read as one file: the same metadata and buffers. */
+bool piece_alike(const struct tdat_file *a, const struct tdat_file *b);
 /* dat-salvage.c: a v7 file cut inside its data; see there. */
 int v7_salvage(struct tdat_file *f, uint64_t from, const char *why);
 
@@ -517,6 +527,7 @@ struct cursor {
 	const struct tdat_cpu_info *ci;
 	int input, buffer;
 	int rank;		/* tie-break order in the merge */
+	unsigned piece;		/* the file's place in its split (0: not a piece) */
 	struct kbuffer *kbuf;
 
 	unsigned char *buf;	/* window of pages, or one decompressed chunk */
@@ -575,6 +586,9 @@ void cursor_release(struct cursor *c);
  * Not mixed with cursor_peek().
  */
 int cursor_next_page(struct cursor *c, const unsigned char **page, size_t *len);
+
+/* File @i of every file added to @m, the pieces of a split too; NULL past the end. */
+struct tdat_file *merge_member(const struct tdat_merge *m, int i);
 
 /*
  * Hand every undamaged page of every CPU of @m to @fn, one CPU after the
@@ -697,6 +711,8 @@ struct dat_out {
 	struct tdat_src *raw_src;	/* where meta->raw_off points, NULL: compress all */
 	const char *raw_path;		/* its name, for a read error */
 	const char *raw_zname;		/* and how those sections are compressed */
+	const char *extra_opt;		/* an option of ours to add (OPT_TDAT_PIECE), or NULL */
+	size_t extra_len;
 };
 
 int dat_out_init(struct dat_out *o, unsigned flags, size_t stage_limit, char *err);
@@ -911,6 +927,8 @@ struct tdat_writer {
 	uint64_t ndamaged;		/* events written without part of them */
 	const char *damaged_path;	/* the first one's file */
 	char damaged_first[TDAT_MSG_LEN];	/* the first one: sys:name at time: why */
+	char *piece;			/* dat: the piece mark to write, NULL: none */
+	size_t piece_len;
 	void *priv;
 };
 

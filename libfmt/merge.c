@@ -5,6 +5,9 @@
  * cpu slot).  Taking an event re-sifts the top once, so each event costs
  * O(log cursors), not a scan of all CPUs.  Ties break exactly as trace-cmd
  * report does (lower input, then buffer, then CPU first).
+ *
+ * The pieces of one tdat-split are one input: their cursors share its
+ * number, and on a tie the earlier piece of a CPU comes first.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +19,15 @@
 const char damage_no_format[] = "events of a type the file has no format for, written undecoded";
 
 struct tdat_merge {
-	struct tdat_file **files;
+	struct tdat_file **files;	/* per input: its file, or its split's first piece added */
 	int nfiles;
+	struct tdat_file **all;		/* every file added, pieces too */
+	int nall;
+	struct piece_in {		/* every piece added: its file and input */
+		struct tdat_file *f;
+		int input;
+	} *pieces;
+	int npieces;
 	struct cursor *cursors;
 	int ncursors;
 	int *heap;		/* indexes into cursors */
@@ -62,6 +72,7 @@ void damage_push(struct tdat_damage **list, int *n, const struct cursor *c, uint
 	*list = d;
 	d += (*n)++;
 	d->input = c->input;
+	d->path = c->f->info.path;
 	d->buffer = c->buffer;
 	d->cpu = c->ci->cpu;
 	d->offset = off;
@@ -77,14 +88,61 @@ static void on_damage(void *owner, const struct cursor *c, uint64_t off, uint64_
 	damage_push(&m->damage, &m->ndamage, c, off, bytes, reason);
 }
 
+/*
+ * The input a piece joins: the one of an earlier piece of its split, or -1
+ * (a new input).  A second copy of a piece, or a piece whose metadata
+ * differs from its split's, is refused.
+ */
+static int split_input(struct tdat_merge *m, struct tdat_file *f, int *input)
+{
+	const struct tdat_piece *p = tdat_file_piece(f), *q;
+
+	*input = -1;
+	for (int i = 0; p && i < m->npieces; i++) {
+		struct tdat_file *g = m->pieces[i].f;
+
+		q = tdat_file_piece(g);
+		if (q->split != p->split || strcmp(q->name, p->name))
+			continue;
+		if (q->seq == p->seq) {
+			tdat_msg(m->errmsg, "%s and %s are both piece %u of one split of %s",
+				 g->info.path, f->info.path, p->seq, p->name);
+			return TDAT_EINVAL;
+		}
+		if (!piece_alike(g, f)) {
+			tdat_msg(m->errmsg, "%s is marked as a piece of the split %s comes from, but "
+				 "its formats, buffers or time settings differ", f->info.path,
+				 g->info.path);
+			return TDAT_EINVAL;
+		}
+		*input = m->pieces[i].input;
+	}
+	return 0;
+}
+
+static int note_piece(struct tdat_merge *m, struct tdat_file *f, int input)
+{
+	struct piece_in *p;
+
+	if (!tdat_file_piece(f))
+		return 0;
+	if (!(p = realloc(m->pieces, sizeof(*p) * (size_t)(m->npieces + 1))))
+		return TDAT_ENOMEM;
+	m->pieces = p;
+	m->pieces[m->npieces++] = (struct piece_in){ .f = f, .input = input };
+	return 0;
+}
+
 int tdat_merge_add(struct tdat_merge *m, struct tdat_file *f)
 {
 	struct tdat_file **files;
 	struct cursor *cur;
-	int n = 0, ret;
+	int n = 0, ret, input;
 
 	if (m->started)
 		return TDAT_EINVAL;
+	if ((ret = split_input(m, f, &input)))
+		return ret;
 	for (int b = 0; b < f->nbuffers; b++)
 		if (!f->buffers[b].info.latency)
 			n += f->buffers[b].info.ncpus;
@@ -96,21 +154,29 @@ int tdat_merge_add(struct tdat_merge *m, struct tdat_file *f)
 	if (!cur)
 		return TDAT_ENOMEM;
 	m->cursors = cur;
+	if ((ret = note_piece(m, f, input < 0 ? m->nfiles : input)))
+		return ret;
+	if (!(files = realloc(m->all, sizeof(*files) * (size_t)(m->nall + 1))))
+		return TDAT_ENOMEM;
+	m->all = files;
+	m->all[m->nall++] = f;
 	for (int b = 0; b < f->nbuffers; b++) {
 		if (f->buffers[b].info.latency)
 			continue;
 		for (int c = 0; c < f->buffers[b].info.ncpus; c++) {
 			cur = &m->cursors[m->ncursors];
-			if ((ret = cursor_init(cur, f, m->nfiles, b, c))) {
+			if ((ret = cursor_init(cur, f, input < 0 ? m->nfiles : input, b, c))) {
 				cursor_release(cur);
 				return ret;
 			}
+			cur->piece = f->is_piece ? f->piece.seq : 0;
 			cur->damage = on_damage;
 			cur->owner = m;
 			m->ncursors++;
 		}
 	}
-	m->files[m->nfiles++] = f;
+	if (input < 0)
+		m->files[m->nfiles++] = f;
 	return 0;
 }
 
@@ -123,16 +189,34 @@ static inline bool before(const struct tdat_merge *m, int a, int b)
 
 /*
  * Tie-break rank, as trace-cmd report orders its handles: the top buffers
- * of all inputs first (in input order), then each input's instances.
+ * of all inputs first (in input order), then each input's instances; in
+ * one input, by buffer, then CPU, then (pieces of a split) piece.
  */
-static void rank_cursors(struct tdat_merge *m)
+static int rank_cmp(const void *x, const void *y, void *arg)
 {
-	int r = 0;
+	const struct cursor *cs = arg, *a = &cs[*(const int *)x], *b = &cs[*(const int *)y];
+	int pa = a->b->info.name[0] != '\0', pb = b->b->info.name[0] != '\0';
+	int ca = (int)(a->ci - a->b->cpus), cb = (int)(b->ci - b->b->cpus);
 
-	for (int pass = 0; pass < 2; pass++)
-		for (int i = 0; i < m->ncursors; i++)
-			if ((m->cursors[i].b->info.name[0] != '\0') == pass)
-				m->cursors[i].rank = r++;
+	if (pa != pb)
+		return pa - pb;
+	if (a->input != b->input)
+		return a->input - b->input;
+	if (a->buffer != b->buffer)
+		return a->buffer - b->buffer;
+	if (ca != cb)
+		return ca - cb;
+	return a->piece < b->piece ? -1 : a->piece > b->piece;
+}
+
+/* Rank the cursors; @order (ncursors entries) gets their indexes in rank order. */
+static void rank_cursors(struct tdat_merge *m, int *order)
+{
+	for (int i = 0; i < m->ncursors; i++)
+		order[i] = i;
+	qsort_r(order, (size_t)m->ncursors, sizeof(*order), rank_cmp, m->cursors);
+	for (int r = 0; r < m->ncursors; r++)
+		m->cursors[order[r]].rank = r;
 }
 
 static void sift_down(struct tdat_merge *m, int i)
@@ -177,10 +261,10 @@ static int start(struct tdat_merge *m)
 	int ret;
 
 	m->started = true;
-	rank_cursors(m);
 	m->heap = malloc(sizeof(*m->heap) * (size_t)(m->ncursors ? m->ncursors : 1));
 	if (!m->heap)
 		return merge_fail(m, NULL, TDAT_ENOMEM);
+	rank_cursors(m, m->heap);
 	for (int i = 0; i < m->ncursors; i++) {
 		ret = cursor_peek(&m->cursors[i]);
 		if (ret < 0)
@@ -231,32 +315,71 @@ int tdat_merge_seek(struct tdat_merge *m, uint64_t ts)
 	return 0;
 }
 
-int tdat_merge_first_ts(struct tdat_merge *m, uint64_t *ts)
+/*
+ * The first (or, with @last, the last) event time of cursor @c's CPU, read
+ * through a second cursor so that @c itself is not moved.  TDAT_END: none.
+ */
+static int probe_ts(const struct cursor *c, bool last, uint64_t *ts)
+{
+	struct cursor probe;
+	int ret, n = 0;
+
+	if (cursor_init(&probe, c->f, c->input, c->buffer, (int)(c->ci - c->b->cpus))) {
+		cursor_release(&probe);
+		return TDAT_ENOMEM;
+	}
+	if (last && (ret = cursor_seek(&probe, UINT64_MAX)))
+		goto out;
+	/* from the last page on, the latest of its events (a damaged page may go back) */
+	while ((ret = cursor_peek(&probe)) == 0) {
+		if (!n++ || probe.ev.ts > *ts)
+			*ts = probe.ev.ts;
+		if (!last)
+			break;
+		cursor_advance(&probe);
+	}
+	if (ret == TDAT_END && n)
+		ret = 0;
+out:
+	cursor_release(&probe);
+	return ret;
+}
+
+/* First and, unless @last is NULL, last event time over every cursor. */
+static int span(struct tdat_merge *m, uint64_t *first, uint64_t *last)
 {
 	bool any = false;
+	uint64_t t;
 	int ret;
 
-	if (m->started)
-		return TDAT_EINVAL;
 	for (int i = 0; i < m->ncursors; i++) {
-		struct cursor *c = &m->cursors[i];
-		struct cursor probe;
-
-		/* peek a second cursor so that this one can still seek */
-		if (cursor_init(&probe, c->f, c->input, c->buffer, (int)(c->ci - c->b->cpus))) {
-			cursor_release(&probe);
-			return TDAT_ENOMEM;
-		}
-		ret = cursor_peek(&probe);
-		if (!ret && (!any || probe.ev.ts < *ts)) {
-			*ts = probe.ev.ts;
-			any = true;
-		}
-		cursor_release(&probe);
-		if (ret < 0)
+		if ((ret = probe_ts(&m->cursors[i], false, &t)) == TDAT_END)
+			continue;
+		if (ret)
 			return ret;
+		if (!any || t < *first)
+			*first = t;
+		if (last && !any)
+			*last = t;
+		any = true;
+		if (last && (ret = probe_ts(&m->cursors[i], true, &t)) < 0)
+			return ret;
+		if (last && !ret && t > *last)
+			*last = t;
 	}
 	return any ? 0 : TDAT_END;
+}
+
+int tdat_merge_first_ts(struct tdat_merge *m, uint64_t *ts)
+{
+	if (m->started)
+		return TDAT_EINVAL;
+	return span(m, ts, NULL);
+}
+
+int tdat_merge_span(struct tdat_merge *m, uint64_t *first, uint64_t *last)
+{
+	return span(m, first, last);
 }
 
 int tdat_merge_nfiles(const struct tdat_merge *m)
@@ -267,6 +390,11 @@ int tdat_merge_nfiles(const struct tdat_merge *m)
 struct tdat_file *tdat_merge_file(const struct tdat_merge *m, int i)
 {
 	return i >= 0 && i < m->nfiles ? m->files[i] : NULL;
+}
+
+struct tdat_file *merge_member(const struct tdat_merge *m, int i)
+{
+	return i >= 0 && i < m->nall ? m->all[i] : NULL;
 }
 
 void tdat_merge_progress(const struct tdat_merge *m, uint64_t *done, uint64_t *total)
@@ -284,13 +412,17 @@ int merge_copy_pages(struct tdat_merge *m,
 {
 	const unsigned char *page;
 	size_t len;
-	int ret = 0;
+	int ret = 0, *order;
 
 	if (m->started)
 		return TDAT_EINVAL;
 	m->started = true;
+	/* in rank order: the pages of one CPU of a split's pieces come piece after piece */
+	if (!(order = malloc(sizeof(*order) * (size_t)(m->ncursors + 1))))
+		return merge_fail(m, NULL, TDAT_ENOMEM);
+	rank_cursors(m, order);
 	for (int i = 0; i < m->ncursors && !ret; i++) {
-		struct cursor *c = &m->cursors[i];
+		struct cursor *c = &m->cursors[order[i]];
 		bool fn_failed = false;	/* then the detail is @fn's own */
 
 		while ((ret = cursor_next_page(c, &page, &len)) == 0)
@@ -301,6 +433,7 @@ int merge_copy_pages(struct tdat_merge *m,
 		else if (ret < 0 && !fn_failed)
 			merge_fail(m, c, ret);
 	}
+	free(order);
 	return ret;
 }
 
@@ -324,6 +457,8 @@ void tdat_merge_free(struct tdat_merge *m)
 	free(m->cursors);
 	free(m->heap);
 	free(m->files);
+	free(m->pieces);
+	free(m->all);
 	free(m->damage);
 	free(m);
 }

@@ -9,6 +9,7 @@
  * it belongs to (the one before it on its CPU) was kept.
  */
 #include <fnmatch.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
@@ -38,6 +39,8 @@ struct tdat_select {
 	int nslots;
 	int *slot_base;			/* per input: first slot */
 	unsigned char *names;		/* per input and type id: 0 unknown, 1 -e match, 2 not */
+	/* until one event is kept: how many were looked at and passed each test alone */
+	uint64_t seen, kept, passed[TDAT_SEL_NCRITERIA];
 	char errmsg[TDAT_MSG_LEN];
 };
 
@@ -270,6 +273,273 @@ static int seek_start(struct tdat_select *s, struct tdat_merge *m)
 	return s->has_start && s->start > 0 ? tdat_merge_seek(m, (uint64_t)s->start) : 0;
 }
 
+/* ---- names the inputs must have ---- */
+
+/* Whether an event glob ("SYS:EVENT", or one glob for either) fits an event. */
+static bool glob_fits(const char *g, const char *system, const char *name)
+{
+	char full[512];
+
+	if (!strchr(g, ':'))
+		return !fnmatch(g, name, 0) || !fnmatch(g, system, 0);
+	snprintf(full, sizeof(full), "%s:%s", system, name);
+	return !fnmatch(g, full, 0);
+}
+
+/* Levenshtein distance of two short names (longer ones count as far apart). */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[65];
+
+	if (la > 64 || lb > 64)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0], up;
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			up = row[j];
+			row[j] = a[i - 1] == b[j - 1] ? diag :
+				 1 + (diag < up ? (diag < row[j - 1] ? diag : row[j - 1]) :
+					      (up < row[j - 1] ? up : row[j - 1]));
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* Keep @cand in *@best when it is nearer @want than what is there (and near at all). */
+static void nearer(const char *want, const char *cand, const char **best, size_t *dist)
+{
+	size_t d = edit_distance(want, cand), len = strlen(want);
+
+	if (d < *dist && d <= (len / 3 > 2 ? len / 3 : 2) && d < len) {
+		*best = cand;
+		*dist = d;
+	}
+}
+
+/* Every event format of every input: @fn(arg, event) until it returns true. */
+static bool each_event(struct tdat_merge *m, bool (*fn)(void *, struct tep_event *), void *arg)
+{
+	for (int i = 0; i < tdat_merge_nfiles(m); i++) {
+		struct tep_handle *tep = tdat_merge_file(m, i)->tep;
+
+		for (int k = 0; tep && k < tep_get_events_count(tep); k++)
+			if (fn(arg, tep_get_event(tep, k)))
+				return true;
+	}
+	return false;
+}
+
+struct glob_hunt {
+	const char *glob, *sys, *ev;	/* sys and ev: the parts around ':' (NULL: none) */
+	bool sys_hit;			/* some system matches sys */
+	const char *best;		/* the nearest name to what does not match */
+	size_t dist;
+};
+
+static bool glob_hits(void *arg, struct tep_event *e)
+{
+	const struct glob_hunt *h = arg;
+
+	return glob_fits(h->glob, e->system, e->name);
+}
+
+static bool glob_near(void *arg, struct tep_event *e)
+{
+	struct glob_hunt *h = arg;
+
+	if (h->sys && !fnmatch(h->sys, e->system, 0)) {
+		h->sys_hit = true;
+		nearer(h->ev, e->name, &h->best, &h->dist);
+	} else if (h->sys) {
+		nearer(h->sys, e->system, &h->best, &h->dist);
+	} else {
+		nearer(h->glob, e->name, &h->best, &h->dist);
+		nearer(h->glob, e->system, &h->best, &h->dist);
+	}
+	return false;
+}
+
+static bool list_system(void *arg, struct tep_event *e)
+{
+	char *list = arg;
+	size_t len = strlen(list);
+
+	if (len > 160 || strstr(list, e->system))
+		return len > 160;
+	snprintf(list + len, 200 - len, "%s%s", len ? ", " : "", e->system);
+	return false;
+}
+
+/* An event glob that matches no format of any input: name the nearest one. */
+static int glob_missing(struct tdat_select *s, struct tdat_merge *m, const char *g)
+{
+	struct glob_hunt h = { .glob = g, .dist = SIZE_MAX };
+	char sys[128], list[200] = "";
+	const char *colon = strchr(g, ':');
+
+	if (colon && (size_t)(colon - g) < sizeof(sys)) {
+		memcpy(sys, g, (size_t)(colon - g));
+		sys[colon - g] = '\0';
+		h.sys = sys;
+		h.ev = colon + 1;
+	}
+	each_event(m, glob_near, &h);
+	if (h.best && h.sys && h.sys_hit)
+		tdat_msg(s->errmsg, "event '%s' matches no event format of the input; did you mean "
+			 "'%s:%s'?", g, sys, h.best);
+	else if (h.best && h.sys)
+		tdat_msg(s->errmsg, "event '%s' matches no event format of the input; did you mean "
+			 "'%s:%s'?", g, h.best, h.ev);
+	else if (h.best)
+		tdat_msg(s->errmsg, "event '%s' matches no event format of the input; did you mean "
+			 "'%s'?", g, h.best);
+	else {
+		each_event(m, list_system, list);
+		tdat_msg(s->errmsg, "event '%s' matches no event format of the input (its systems: "
+			 "%s)", g, *list ? list : "none");
+	}
+	return TDAT_EINVAL;
+}
+
+static int check_events(struct tdat_select *s, struct tdat_merge *m)
+{
+	for (int i = 0; i < s->events.n; i++) {
+		struct glob_hunt h = { .glob = s->events.v[i] };
+
+		if (!each_event(m, glob_hits, &h))
+			return glob_missing(s, m, s->events.v[i]);
+	}
+	return 0;
+}
+
+/* The buffer names of the inputs, as "top, foo" (the top buffer as "top"). */
+static void buffer_names(struct tdat_merge *m, char *list, size_t len)
+{
+	*list = '\0';
+	for (int i = 0; i < tdat_merge_nfiles(m); i++) {
+		struct tdat_file *f = tdat_merge_file(m, i);
+
+		for (int b = 0; b < f->nbuffers; b++) {
+			const char *name = *f->buffers[b].info.name ? f->buffers[b].info.name : "top";
+			size_t used = strlen(list);
+
+			snprintf(list + used, len - used, "%s%s", used ? ", " : "", name);
+		}
+	}
+}
+
+static bool has_buffer(struct tdat_merge *m, const char *name, const char **best, size_t *dist)
+{
+	for (int i = 0; i < tdat_merge_nfiles(m); i++) {
+		struct tdat_file *f = tdat_merge_file(m, i);
+
+		for (int b = 0; b < f->nbuffers; b++) {
+			if (!strcmp(f->buffers[b].info.name, name))
+				return true;
+			if (name[0] && f->buffers[b].info.name[0])
+				nearer(name, f->buffers[b].info.name, best, dist);
+		}
+	}
+	return false;
+}
+
+static int check_buffers(struct tdat_select *s, struct tdat_merge *m)
+{
+	char list[256];
+
+	for (int i = -1; i < s->buffers.n; i++) {
+		const char *name = i < 0 ? "" : s->buffers.v[i], *best = NULL;
+		size_t dist = SIZE_MAX;
+
+		if ((i < 0 && !s->top) || has_buffer(m, name, &best, &dist))
+			continue;
+		buffer_names(m, list, sizeof(list));
+		if (best)
+			tdat_msg(s->errmsg, "no input has a buffer \"%s\"; did you mean \"%s\"? (buffers: %s)",
+				 name, best, list);
+		else
+			tdat_msg(s->errmsg, "no input has %s%s%s (buffers: %s)", *name ? "a buffer \"" :
+				 "a top buffer", name, *name ? "\"" : "", list);
+		return TDAT_EINVAL;
+	}
+	return 0;
+}
+
+/* Set in @have the CPU ids of every buffer of every input. */
+static void input_cpus(struct tdat_merge *m, unsigned char *have)
+{
+	for (int i = 0; i < tdat_merge_nfiles(m); i++) {
+		struct tdat_file *f = tdat_merge_file(m, i);
+
+		for (int b = 0; b < f->nbuffers; b++)
+			for (int c = 0; c < f->buffers[b].info.ncpus; c++) {
+				int cpu = f->buffers[b].info.cpus[c].cpu;
+
+				if (cpu >= 0 && cpu < 65536)
+					have[cpu / 8] |= (unsigned char)(1u << (cpu % 8));
+			}
+	}
+}
+
+/* "0-3, 8": the CPUs set in @bits, into @out. */
+static void cpu_ranges(const unsigned char *bits, char *out, size_t len)
+{
+	*out = '\0';
+	for (int c = 0; c < 65536; c++) {
+		int e = c;
+		size_t used = strlen(out);
+
+		if (!(bits[c / 8] & (1u << (c % 8))))
+			continue;
+		while (e + 1 < 65536 && (bits[(e + 1) / 8] & (1u << ((e + 1) % 8))))
+			e++;
+		if (used + 24 >= len)
+			break;
+		snprintf(out + used, len - used, e > c ? "%s%d-%d" : "%s%d", used ? ", " : "", c, e);
+		c = e;
+	}
+}
+
+static int check_cpus(struct tdat_select *s, struct tdat_merge *m)
+{
+	unsigned char *have;
+	char list[200];
+	int missing = -1;
+
+	if (!s->cpus)
+		return 0;
+	if (!(have = calloc(65536 / 8, 1)))
+		return TDAT_ENOMEM;
+	input_cpus(m, have);
+	for (int c = 0; c < 65536 && missing < 0; c++)
+		if ((s->cpus[c / 8] & (1u << (c % 8))) && !(have[c / 8] & (1u << (c % 8))))
+			missing = c;
+	if (missing >= 0) {
+		cpu_ranges(have, list, sizeof(list));
+		tdat_msg(s->errmsg, "no input has CPU %d (CPUs: %s)", missing, *list ? list : "none");
+	}
+	free(have);
+	return missing >= 0 ? TDAT_EINVAL : 0;
+}
+
+/* A window that ends before it starts, once relative times are known. */
+static int check_window(struct tdat_select *s)
+{
+	bool known = s->based || (!s->start_rel && !s->end_rel);
+
+	if (!s->has_start || !s->has_end || !known || s->end >= s->start)
+		return 0;
+	tdat_msg(s->errmsg, "the time window ends (%lld.%09lld) before it starts (%lld.%09lld)",
+		 (long long)(s->end / 1000000000), (long long)(s->end % 1000000000),
+		 (long long)(s->start / 1000000000), (long long)(s->start % 1000000000));
+	return TDAT_EINVAL;
+}
+
 int tdat_select_bind(struct tdat_select *s, struct tdat_merge *m)
 {
 	int n = tdat_merge_nfiles(m), ret;
@@ -294,23 +564,20 @@ int tdat_select_bind(struct tdat_select *s, struct tdat_merge *m)
 		return TDAT_ENOMEM;
 	if (s->events.n && !(s->names = calloc((size_t)n << 16, 1)))
 		return TDAT_ENOMEM;
-	return seek_start(s, m);
+	if ((ret = check_events(s, m)) || (ret = check_buffers(s, m)) || (ret = check_cpus(s, m)))
+		return ret;
+	if ((ret = check_window(s)) || (ret = seek_start(s, m)))
+		return ret;
+	return check_window(s);
 }
 
 /* ---- matching ---- */
 
 static bool glob_match(const struct tdat_select *s, const struct ttype *t)
 {
-	char full[512];
-
-	snprintf(full, sizeof(full), "%s:%s", t->system, t->name);
-	for (int i = 0; i < s->events.n; i++) {
-		const char *g = s->events.v[i];
-
-		if (strchr(g, ':') ? !fnmatch(g, full, 0) :
-		    !fnmatch(g, t->name, 0) || !fnmatch(g, t->system, 0))
+	for (int i = 0; i < s->events.n; i++)
+		if (glob_fits(s->events.v[i], t->system, t->name))
 			return true;
-	}
 	return false;
 }
 
@@ -392,14 +659,40 @@ bool tdat_select_done(const struct tdat_select *s, const struct tdat_event *ev)
 	return s->based && s->has_end && (int64_t)ev->ts > s->end;
 }
 
-bool tdat_select_match(struct tdat_select *s, const struct tdat_event *ev)
+static bool cpu_match(const struct tdat_select *s, const struct tdat_event *ev)
+{
+	return !s->cpus || (ev->cpu >= 0 && ev->cpu < 65536 && (s->cpus[ev->cpu / 8] & (1u << (ev->cpu % 8))));
+}
+
+/*
+ * Until the first event is kept, every test is also applied to every event
+ * on its own and counted, so that an empty result can be explained: which
+ * test no event passed (tdat_select_why_empty()).
+ */
+static void count_tests(struct tdat_select *s, const struct tdat_event *ev)
+{
+	const struct ttype *t = file_type(ev->file, ev);
+	bool ok[TDAT_SEL_NCRITERIA];
+
+	ok[TDAT_SEL_WINDOW] = time_match(s, ev);
+	ok[TDAT_SEL_BUFFER] = buffer_match(s, ev);
+	ok[TDAT_SEL_CPU] = cpu_match(s, ev);
+	ok[TDAT_SEL_EVENT] = t && name_match(s, t, ev->input);
+	ok[TDAT_SEL_TASK] = task_match(s, ev);
+	ok[TDAT_SEL_FILTER] = !s->pos || !s->pos[ev->input] || filter_match(s, s->pos[ev->input], ev);
+	if (ok[TDAT_SEL_FILTER] && s->neg && s->neg[ev->input])
+		ok[TDAT_SEL_FILTER] = !filter_match(s, s->neg[ev->input], ev);
+	s->seen++;
+	for (int i = 0; i < TDAT_SEL_NCRITERIA; i++)
+		s->passed[i] += ok[i];
+}
+
+static bool match(struct tdat_select *s, const struct tdat_event *ev)
 {
 	const struct ttype *t;
 	bool *last = NULL, keep;
 
-	if (!time_match(s, ev) || !buffer_match(s, ev))
-		return false;
-	if (s->cpus && (ev->cpu < 0 || ev->cpu >= 65536 || !(s->cpus[ev->cpu / 8] & (1u << (ev->cpu % 8)))))
+	if (!time_match(s, ev) || !buffer_match(s, ev) || !cpu_match(s, ev))
 		return false;
 	if (!(t = file_type(ev->file, ev)))
 		return false;
@@ -415,4 +708,52 @@ bool tdat_select_match(struct tdat_select *s, const struct tdat_event *ev)
 	if (last)
 		*last = keep;
 	return keep;
+}
+
+bool tdat_select_match(struct tdat_select *s, const struct tdat_event *ev)
+{
+	bool keep;
+
+	if (!s->kept)
+		count_tests(s, ev);
+	keep = match(s, ev);
+	s->kept |= keep;
+	return keep;
+}
+
+int tdat_select_why_empty(struct tdat_select *s, struct tdat_merge *m, struct tdat_select_empty *out)
+{
+	bool window = s->has_start || s->has_end;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->criterion = -1;
+	out->seen = s->seen;
+	ret = tdat_merge_span(m, &out->first, &out->last);
+	if (ret == TDAT_END) {
+		out->no_events = true;
+		return 0;
+	}
+	if (ret)
+		return ret;
+	if (!s->based) {	/* no event was looked at: relative times count from the span's start */
+		s->based = true;
+		s->start += s->start_rel ? (int64_t)out->first : 0;
+		s->end += s->end_rel ? (int64_t)out->first : 0;
+	}
+	out->has_start = s->has_start;
+	out->has_end = s->has_end;
+	out->start = s->start;
+	out->end = s->end;
+	/* events a window skipped were never looked at: they all failed it */
+	if (window && (!s->seen || !s->passed[TDAT_SEL_WINDOW])) {
+		out->criterion = TDAT_SEL_WINDOW;
+		return 0;
+	}
+	for (int i = 0; i < TDAT_SEL_NCRITERIA && s->seen; i++)
+		if (!s->passed[i]) {
+			out->criterion = i;
+			break;
+		}
+	return 0;
 }

@@ -166,6 +166,24 @@ int tdat_file_set_name(struct tdat_file *f, const char *name);
  */
 void tdat_file_set_ts_offset(struct tdat_file *f, int64_t ns);
 
+/* The mark tdat-split leaves in each piece it writes (an option trace-cmd skips). */
+struct tdat_piece {
+	uint64_t split;		/* the same in every piece of one split, another in another */
+	unsigned seq;		/* the piece's place in the split, from 1 */
+	unsigned count;		/* pieces in the split; 0 where it was not known yet */
+	const char *name;	/* the name of the file cut (as tdat_file_info.name) */
+};
+
+/**
+ * tdat_file_piece - the piece mark of @f
+ *
+ * A piece opens with its name (tdat_file_info.name) set to the name of
+ * the file it was cut from.
+ *
+ * Return: the mark (owned by @f), or NULL if @f is not a piece of a split.
+ */
+const struct tdat_piece *tdat_file_piece(const struct tdat_file *f);
+
 /**
  * tdat_file_nwarnings - damage found while opening that did not stop it
  *
@@ -240,7 +258,15 @@ struct tdat_merge *tdat_merge_new(void);
  * Inputs are numbered in the order they are added; on equal timestamps the
  * lower input comes first, then the lower buffer, then the lower CPU.
  *
- * Return: 0 or a negative enum tdat_err.
+ * The pieces of one split (tdat_file_piece(): the same split and name) are
+ * one input, whatever their order: the first added stands for them all in
+ * tdat_merge_file() (events keep their own file in tdat_event.file), and
+ * equal timestamps of one buffer and CPU come in the pieces' order, so the
+ * timeline is the one of the file they were cut from.
+ *
+ * Return: 0 or a negative enum tdat_err; TDAT_EINVAL (tdat_merge_errmsg())
+ * for a second copy of a piece already added, or a piece whose metadata
+ * differs from the other pieces of its split.
  */
 int tdat_merge_add(struct tdat_merge *m, struct tdat_file *f);
 
@@ -278,6 +304,18 @@ int tdat_merge_seek(struct tdat_merge *m, uint64_t ts);
  */
 int tdat_merge_first_ts(struct tdat_merge *m, uint64_t *ts);
 
+/**
+ * tdat_merge_span - the times of the first and the last event of the timeline
+ * @m: a merge (started or not: it is not moved)
+ * @first: set to the earliest event time
+ * @last: set to the latest
+ *
+ * Reads the first page and the last page (or chunk) of every CPU.
+ *
+ * Return: 0, TDAT_END if there is no event, or a negative enum tdat_err.
+ */
+int tdat_merge_span(struct tdat_merge *m, uint64_t *first, uint64_t *last);
+
 /** tdat_merge_nfiles - number of inputs added to @m. */
 int tdat_merge_nfiles(const struct tdat_merge *m);
 
@@ -295,6 +333,7 @@ void tdat_merge_progress(const struct tdat_merge *m, uint64_t *done, uint64_t *t
 /* One damaged region met while reading. */
 struct tdat_damage {
 	int input, buffer, cpu;
+	const char *path;	/* the file the offset is in (a split's piece, say) */
 	uint64_t offset;	/* file offset of the damaged page or chunk */
 	uint64_t bytes;		/* stored bytes skipped */
 	const char *reason;
@@ -373,9 +412,12 @@ int tdat_select_window(struct tdat_select *s, int which, int64_t ns, bool relati
  * tdat_select_bind - compile the filters against the inputs of @m
  *
  * Call before the first tdat_merge_next(): with a start time, the merge
- * seeks to it (tdat_merge_seek()).
+ * seeks to it (tdat_merge_seek()).  A selection that names what no input
+ * has is refused: an event glob that matches no event format, a buffer or
+ * a CPU that no input has, a window that ends before it starts.
  *
- * Return: 0, or TDAT_EINVAL with tdat_select_errmsg() naming the bad filter.
+ * Return: 0, or TDAT_EINVAL with tdat_select_errmsg() naming the bad
+ * filter or name (and the closest one the inputs have, or what they have).
  */
 int tdat_select_bind(struct tdat_select *s, struct tdat_merge *m);
 
@@ -394,6 +436,43 @@ bool tdat_select_match(struct tdat_select *s, const struct tdat_event *ev);
  * which this is true.
  */
 bool tdat_select_done(const struct tdat_select *s, const struct tdat_event *ev);
+
+/* The tests of a selection (struct tdat_select_empty). */
+enum tdat_select_criterion {
+	TDAT_SEL_WINDOW,	/* the time window */
+	TDAT_SEL_BUFFER,	/* buffers */
+	TDAT_SEL_CPU,		/* CPUs */
+	TDAT_SEL_EVENT,		/* event type globs */
+	TDAT_SEL_TASK,		/* pids and comm globs */
+	TDAT_SEL_FILTER,	/* filter expressions */
+	TDAT_SEL_NCRITERIA
+};
+
+/* Why a selection kept no event. */
+struct tdat_select_empty {
+	bool no_events;		/* the inputs hold no event at all */
+	int criterion;		/* a test no event passed (enum tdat_select_criterion),
+				 * or -1: each test alone kept some event, not all together */
+	uint64_t seen;		/* events looked at (a window skips the others) */
+	uint64_t first, last;	/* the timeline's span, unless no_events */
+	bool has_start, has_end;
+	int64_t start, end;	/* the window, relative times resolved */
+};
+
+/**
+ * tdat_select_why_empty - explain a run in which nothing was kept
+ * @s: a selection bound to @m, after tdat_select_match() kept no event
+ * @m: its merge (its span is read again; it need not be at its end)
+ * @out: the explanation
+ *
+ * Until one event is kept, tdat_select_match() counts for every test how
+ * many events passed it alone; the first test in enum order that none
+ * passed is the reason.
+ *
+ * Return: 0 or a negative enum tdat_err.
+ */
+int tdat_select_why_empty(struct tdat_select *s, struct tdat_merge *m,
+			  struct tdat_select_empty *out);
 
 /** tdat_select_errmsg - detail of the last failure ("" if none). */
 const char *tdat_select_errmsg(const struct tdat_select *s);
@@ -541,6 +620,16 @@ int tdat_writer_copy(struct tdat_writer *w);
  * if the format cannot tell (only "dat" can today).
  */
 uint64_t tdat_writer_size(struct tdat_writer *w);
+
+/**
+ * tdat_writer_set_piece - mark the trace.dat being written as a piece of a split
+ * @w: a "dat" writer, before tdat_writer_close()
+ * @p: the mark (copied); its @count may be 0 until the last piece is known
+ *
+ * Return: 0; TDAT_EUNSUPP for another format; TDAT_EINVAL for a mark
+ * without a @seq, or a name with a newline or longer than 200 bytes.
+ */
+int tdat_writer_set_piece(struct tdat_writer *w, const struct tdat_piece *p);
 
 /** tdat_writer_errmsg - detail of the last failure ("" if none). */
 const char *tdat_writer_errmsg(const struct tdat_writer *w);

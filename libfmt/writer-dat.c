@@ -341,6 +341,8 @@ static int dat_close(struct tdat_writer *w)
 
 	if (!d || !d->ready || d->failed)
 		return d && d->failed ? d->failed : 0;
+	d->o.extra_opt = w->piece;
+	d->o.extra_len = w->piece_len;
 	return dat_out_write(&d->o, &w->sink);
 }
 

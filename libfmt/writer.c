@@ -367,8 +367,8 @@ int tdat_writer_open(struct tdat_writer *w, int fd, const char *path, struct tda
 			 (flags & TDAT_W_SPLIT) ? "directory" : "file");
 		return TDAT_EINVAL;
 	}
-	for (int i = 0; w->ops->symbols && i < tdat_merge_nfiles(m); i++)
-		file_load_symbols(tdat_merge_file(m, i));
+	for (int i = 0; w->ops->symbols && merge_member(m, i); i++)
+		file_load_symbols(merge_member(m, i));
 	if ((ret = sink_init(&w->sink, fd)) || ((flags & TDAT_W_GZIP) && fd >= 0 && (ret = sink_gzip(&w->sink)))) {
 		tdat_msg(w->errmsg, "out of memory");
 		return ret;
@@ -458,10 +458,27 @@ int tdat_writer_errno(const struct tdat_writer *w)
 	return w->sink.err;
 }
 
+int tdat_writer_set_piece(struct tdat_writer *w, const struct tdat_piece *p)
+{
+	char *text;
+	size_t len;
+	int ret;
+
+	if (w->ops != &tdat_writer_dat_ops)
+		return TDAT_EUNSUPP;
+	if ((ret = piece_format(p, &text, &len)))
+		return ret;
+	free(w->piece);
+	w->piece = text;
+	w->piece_len = len;
+	return 0;
+}
+
 void tdat_writer_free(struct tdat_writer *w)
 {
 	if (!w)
 		return;
+	free(w->piece);
 	if (w->ops->free)
 		w->ops->free(w);
 	sink_release(&w->sink);

@@ -15,6 +15,9 @@
  *   TDAT_EIO_WRITE=NAME:BYTES     writes to the file NAME fail once BYTES
  *                                 bytes in all were written to it (the write
  *                                 that crosses the limit is cut short)
+ *   TDAT_SIG_AFTER_RENAME=SIG:N   the process raises signal SIG right after
+ *                                 its Nth successful rename(): a Ctrl-C that
+ *                                 comes when N outputs are complete
  *
  * The tools write NAME.tmp-XXXXXX and rename it, SQLite may add
  * NAME.tmp-XXXXXX-journal, and a directory output holds NAME.tmp-XXXXXX/FILE:
@@ -26,6 +29,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,4 +189,18 @@ ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
 	if (ok < 0)
 		EIO_FAIL();
 	return next(fd, buf, (size_t)ok, off);
+}
+
+int rename(const char *from, const char *to)
+{
+	static unsigned long long renamed;
+	char sig[16];
+	unsigned long long n;
+	int ret;
+
+	NEXT(rename);
+	ret = next(from, to);
+	if (!ret && config("TDAT_SIG_AFTER_RENAME", sig, sizeof(sig), &n, NULL) && ++renamed == n)
+		raise(atoi(sig));
+	return ret;
 }

@@ -26,6 +26,15 @@ bool lenient;
 #define MAX_TMP 256
 static char *volatile tmp_paths[MAX_TMP];
 static volatile sig_atomic_t tmp_dirs[MAX_TMP];
+/*
+ * Outputs already renamed that go too if the run fails or is interrupted
+ * (outs_track(): tdat-split's pieces).  Grown with signals blocked, so the
+ * handler always sees a whole array.
+ */
+static char **volatile committed;
+static volatile sig_atomic_t ncommitted;
+static int committed_cap;
+static bool tracking;
 
 /* Remove a temporary output directory and the files in it. */
 static void remove_dir(const char *path)
@@ -81,10 +90,35 @@ static bool remove_all_tmp(void)
 	return had;
 }
 
+/* Remove every committed output of a tracked run; how many there were. */
+static int remove_committed(void)
+{
+	int n = ncommitted;
+
+	for (int i = 0; i < n; i++)
+		unlink(committed[i]);
+	ncommitted = 0;
+	return n;
+}
+
 static void say(const char *s)
 {
 	if (write(STDERR_FILENO, s, strlen(s)) < 0)
 		return;
+}
+
+/* A count for a message written from a signal handler (no stdio there). */
+static void say_count(int n)
+{
+	char buf[16];
+	int i = sizeof(buf);
+
+	buf[--i] = '\0';
+	do {
+		buf[--i] = (char)('0' + n % 10);
+		n /= 10;
+	} while (n && i > 0);
+	say(buf + i);
 }
 
 /*
@@ -95,10 +129,20 @@ static void say(const char *s)
 static void on_signal(int sig)
 {
 	bool had_tmp = remove_all_tmp();
+	int done = remove_committed();
 
 	say(progname);
 	say(sig == SIGINT ? ": interrupted" : sig == SIGTERM ? ": terminated" : ": hangup");
-	say(had_tmp ? "; the unfinished output was removed\n" : "\n");
+	if (had_tmp || done)
+		say("; removed ");
+	if (had_tmp)
+		say(done ? "the unfinished output and " : "the unfinished output");
+	if (done) {
+		say("the ");
+		say_count(done);
+		say(done == 1 ? " file written" : " files written");
+	}
+	say("\n");
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -161,6 +205,8 @@ void die_(int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg(fmt, ap, 0);
 	va_end(ap);
+	remove_all_tmp();
+	remove_committed();
 	exit(code);
 }
 
@@ -172,6 +218,8 @@ void usage_error(const char *fmt, ...)
 	vmsg(fmt, ap, 0);
 	va_end(ap);
 	fprintf(stderr, "Try '%s --help' for more information.\n", progname);
+	remove_all_tmp();
+	remove_committed();
 	exit(EXIT_USAGE);
 }
 
@@ -185,32 +233,53 @@ unsigned dat_layout_option(unsigned wflags, bool version, const char *arg)
 {
 	if (version && (!strcmp(arg, "6") || !strcmp(arg, "7")))
 		return (wflags & ~TDAT_W_V6) | (arg[0] == '6' ? TDAT_W_V6 : 0);
+	if (!version && !strcmp(arg, "zlib"))
+		warnx_("--compression zlib: trace-cmd builds without zlib (Debian's 3.1.6 lists only "
+		       "zstd in 'trace-cmd list -c') cannot read the file; tdat reads it");
 	if (!version && (!strcmp(arg, "zstd") || !strcmp(arg, "zlib") || !strcmp(arg, "none")))
 		return (wflags & ~(TDAT_W_ZLIB | TDAT_W_ZNONE)) |
 		       (arg[1] == 'l' ? TDAT_W_ZLIB : arg[0] == 'n' ? TDAT_W_ZNONE : 0);
 	usage_error("invalid --%s '%s'", version ? "file-version" : "compression", arg);
 }
 
-bool parse_ns(const char *s, int64_t *out)
+/* The unit at @s ("ns", "us", "ms", "s" or none) in ns; 0 if it is none of them. */
+static int64_t unit_ns(const char *s)
 {
 	static const struct { const char *unit; int64_t mul; } units[] = {
 		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { "", 1 },
 	};
-	char *end;
-	long long v;
 
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || end == s)
-		return false;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].unit))
-			continue;
-		if (__builtin_mul_overflow((int64_t)v, units[i].mul, out))
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(s, units[i].unit))
+			return units[i].mul;
+	return 0;
+}
+
+bool parse_ns(const char *s, int64_t *out)
+{
+	const char *p = s + (*s == '-' || *s == '+');
+	int64_t mul, v = 0, frac = 0, scale = 1;
+	int digits = 0;
+
+	for (; *p >= '0' && *p <= '9'; p++, digits++)
+		if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, *p - '0', &v))
 			return false;
-		return true;
-	}
-	return false;
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++, digits++) {
+			if (scale > 100000000000000000LL)
+				return false;	/* more decimals than any unit has */
+			frac = frac * 10 + (*p - '0');
+			scale *= 10;
+		}
+	if (!digits || !(mul = unit_ns(p)) || __builtin_mul_overflow(v, mul, &v))
+		return false;
+	/* the fraction must come out in whole nanoseconds: 1.5ms yes, 1.5ns no */
+	if (frac && ((__int128)frac * mul) % scale)
+		return false;
+	if (__builtin_add_overflow(v, (int64_t)((__int128)frac * mul / scale), &v))
+		return false;
+	*out = *s == '-' ? -v : v;
+	return true;
 }
 
 /* An output directory must not exist, or be empty: say so before any work. */
@@ -263,12 +332,8 @@ static int out_open_special(struct tool_out *o, int kind, bool binary)
 		warn_("%s", o->path);
 		return -1;
 	}
-	if (binary && isatty(o->fd)) {
-		warnx_("%s: refusing to write binary output to a terminal", o->path);
-		close(o->fd);
-		o->fd = -1;
-		return -1;
-	}
+	if (binary && isatty(o->fd))
+		usage_error("%s: refusing to write binary output to a terminal", o->path);
 	return 0;
 }
 
@@ -283,18 +348,20 @@ int out_open(struct tool_out *o, const char *path, int kind, bool binary)
 			usage_error("this format needs an output %s: -o %s",
 				    kind == TDAT_OUT_DIR ? "directory" : "file",
 				    kind == TDAT_OUT_DIR ? "DIR" : "FILE");
-		if (binary && isatty(STDOUT_FILENO)) {
-			warnx_("refusing to write binary output to a terminal (use -o FILE)");
-			return -1;
-		}
+		if (binary && isatty(STDOUT_FILENO))
+			usage_error("refusing to write binary output to a terminal (use -o FILE or a pipe)");
 		o->fd = STDOUT_FILENO;
 		return 0;
 	}
+	if (!*path)
+		usage_error("-o needs a name, not an empty string");
 	o->path = path;
 	o->dir = kind == TDAT_OUT_DIR;
 	if (o->dir && !dir_usable(path))
 		return -1;
-	if (!o->dir && !stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+	if (!o->dir && ((!stat(path, &st) && S_ISDIR(st.st_mode)) || path[strlen(path) - 1] == '/'))
+		usage_error("-o %s: a file name is expected, not a directory", path);
+	if (!o->dir && !stat(path, &st) && !S_ISREG(st.st_mode))
 		return out_open_special(o, kind, binary);
 	if (asprintf(&o->tmp, "%s.tmp-XXXXXX", path) < 0)
 		die_(EXIT_FAIL, "out of memory");
@@ -318,6 +385,34 @@ int out_open(struct tool_out *o, const char *path, int kind, bool binary)
 		chmod(o->tmp, 0777 & ~current_umask());
 	else
 		fchmod(o->fd, 0666 & ~current_umask());
+	return 0;
+}
+
+/* Note @path as a committed output of a tracked run (signals are blocked). */
+static int remember_committed(const char *path)
+{
+	char *copy = strdup(path);
+
+	if (copy && ncommitted == committed_cap) {
+		int cap = committed_cap ? 2 * committed_cap : 64;
+		char **a = malloc(sizeof(*a) * (size_t)cap);
+
+		if (a) {
+			for (int i = 0; i < ncommitted; i++)
+				a[i] = committed[i];
+			free(committed);
+			committed = a;
+			committed_cap = cap;
+		}
+	}
+	if (!copy || ncommitted == committed_cap) {
+		free(copy);
+		unlink(path);	/* it could not be taken back on failure: not kept either */
+		warnx_("%s: out of memory", path);
+		return -1;
+	}
+	committed[ncommitted] = copy;
+	ncommitted = ncommitted + 1;
 	return 0;
 }
 
@@ -345,10 +440,27 @@ int out_commit(struct tool_out *o)
 		ret = -1;
 	}
 	tmp_done(o->tmp, ret != 0);
+	if (!ret && tracking)
+		ret = remember_committed(o->path);
 	block_signals(false);
 	free(o->tmp);
 	o->tmp = NULL;
 	return ret;
+}
+
+void outs_track(void)
+{
+	tracking = true;
+}
+
+int outs_remove(void)
+{
+	int n;
+
+	block_signals(true);
+	n = remove_committed();
+	block_signals(false);
+	return n;
 }
 
 void out_abort(struct tool_out *o)
@@ -366,17 +478,47 @@ void out_abort(struct tool_out *o)
 	o->tmp = NULL;
 }
 
-bool out_is_input(const char *out, char **inputs, int n)
+/* Whether @a and @b name the same file (a path, a symlink or a hard link to it). */
+static bool same_file(const char *a, const char *b)
 {
-	struct stat so, si;
+	struct stat sa, sb;
 
-	if (!out || !strcmp(out, "-") || stat(out, &so))
-		return false;
+	if (!strcmp(a, "-") || !strcmp(b, "-"))
+		return !strcmp(a, b);
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+void refuse_input_as_output(const char *what, const char *out, char **inputs, int n)
+{
+	if (!out || !strcmp(out, "-"))
+		return;
 	for (int i = 0; i < n; i++)
-		if (strcmp(inputs[i], "-") && !stat(inputs[i], &si) &&
-		    si.st_dev == so.st_dev && si.st_ino == so.st_ino)
-			return true;
-	return false;
+		if (same_file(out, inputs[i]))
+			usage_error("%s %s is the input %s: it would be overwritten", what, out,
+				    inputs[i]);
+}
+
+void refuse_duplicate_inputs(char **inputs, int n)
+{
+	for (int i = 1; i < n; i++)
+		for (int j = 0; j < i; j++)
+			if (same_file(inputs[i], inputs[j]))
+				usage_error(strcmp(inputs[i], inputs[j]) ?
+					    "%s and %s are the same input file; name it once" :
+					    "%s is named twice as an input%s", inputs[j],
+					    strcmp(inputs[i], inputs[j]) ? inputs[i] : "");
+}
+
+const char *default_input(void)
+{
+	struct stat st;
+
+	if (isatty(STDIN_FILENO))
+		return "trace.dat";
+	if (!fstat(STDIN_FILENO, &st) && (S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode) ||
+					  S_ISSOCK(st.st_mode)))
+		return "-";
+	usage_error("no input file (-i FILE, FILE, or a pipe on standard input)");
 }
 
 struct tdat_file *open_input(const char *path, const struct tdat_open_opts *opts)
@@ -401,13 +543,86 @@ struct tdat_file *open_input(const char *path, const struct tdat_open_opts *opts
 	return f;
 }
 
+/* The clock of buffer @b of @f ("" when unknown). */
+static const char *buffer_clock(struct tdat_file *f, int b)
+{
+	const char *c = tdat_file_buffer(f, b)->clock;
+
+	return *c ? c : tdat_file_info(f)->clock;
+}
+
+void warn_mixed_clocks(struct tdat_file **in, int n)
+{
+	const char *first = NULL, *fpath = NULL, *fbuf = NULL;
+
+	for (int i = 0; i < n; i++)
+		for (int b = 0; b < tdat_file_info(in[i])->nbuffers; b++) {
+			const char *c = buffer_clock(in[i], b), *name = tdat_file_buffer(in[i], b)->name;
+
+			if (!*c || tdat_file_buffer(in[i], b)->latency)
+				continue;
+			if (!first) {
+				first = c;
+				fpath = tdat_file_info(in[i])->path;
+				fbuf = name;
+			} else if (strcmp(c, first)) {
+				warnx_("%s%s%s uses the %s clock, %s%s%s the %s clock: their timestamps "
+				       "are not comparable, and the merged order means little", fpath,
+				       *fbuf ? " buffer " : "", fbuf, first, tdat_file_info(in[i])->path,
+				       *name ? " buffer " : "", name, c);
+				return;
+			}
+		}
+}
+
+/* Whether input @j is a piece of the split of input @i's piece @p. */
+static bool same_split(struct tdat_file *f, const struct tdat_piece *p)
+{
+	const struct tdat_piece *q = tdat_file_piece(f);
+
+	return q && q->split == p->split && !strcmp(q->name, p->name);
+}
+
+void warn_missing_pieces(struct tdat_file **in, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const struct tdat_piece *p = tdat_file_piece(in[i]);
+		unsigned last = 0, count = 0, missing = 0, first = 0;
+		bool seen_before = false;
+
+		for (int j = 0; p && j < i; j++)
+			seen_before |= same_split(in[j], p);
+		if (!p || seen_before)
+			continue;
+		for (int j = i; j < n; j++)
+			if (same_split(in[j], p)) {
+				last = tdat_file_piece(in[j])->seq > last ? tdat_file_piece(in[j])->seq : last;
+				count = tdat_file_piece(in[j])->count ? tdat_file_piece(in[j])->count : count;
+			}
+		last = count ? count : last;
+		for (unsigned s = 1; s <= last; s++) {
+			bool have = false;
+
+			for (int j = i; j < n && !have; j++)
+				have = same_split(in[j], p) && tdat_file_piece(in[j])->seq == s;
+			if (!have && !missing++)
+				first = s;
+		}
+		if (missing)
+			warnx_("%s: %u of the %s%u pieces of its split of %s (the first: piece %u) %s not "
+			       "among the inputs: their events are missing", tdat_file_info(in[i])->path,
+			       missing, count ? "" : "first ", last, p->name, first,
+			       missing == 1 ? "is" : "are");
+	}
+}
+
 /* One damaged region of @f: what, where, and how much was skipped. */
 static uint64_t warn_region(struct tdat_file *f, const struct tdat_damage *d)
 {
 	const struct tdat_buffer_info *b = tdat_file_buffer(f, d->buffer);
 
 	warnx_("%s: %s (offset %llu, cpu %d%s%s%s): %llu bytes skipped",
-	       tdat_file_info(f)->path, d->reason, (unsigned long long)d->offset,
+	       d->path ? d->path : tdat_file_info(f)->path, d->reason, (unsigned long long)d->offset,
 	       d->cpu, b->name[0] ? ", buffer \"" : "", b->name, b->name[0] ? "\"" : "",
 	       (unsigned long long)d->bytes);
 	return d->bytes;
@@ -461,36 +676,18 @@ int damage_status(bool damaged)
 
 bool parse_time(const char *s, int64_t *ns, bool *relative)
 {
-	const char *p = s, *dot;
-	int64_t v = 0;
-	int digits = 0;
+	const char *p = s + (*s == '+');
+	char buf[64];
 
-	*relative = *p == '+';
-	if (*relative)
-		p++;
-	if (strpbrk(p, "nums"))
-		return parse_ns(p, ns) && *ns >= 0;
-	/* seconds with up to 9 decimals, exactly */
-	dot = strchr(p, '.');
-	for (; *p && p != dot; p++) {
-		if (*p < '0' || *p > '9' || __builtin_mul_overflow(v, 10, &v) ||
-		    __builtin_add_overflow(v, *p - '0', &v))
-			return false;
-		digits++;
-	}
-	if (!digits || __builtin_mul_overflow(v, 1000000000, &v))
+	*relative = *s == '+';
+	if (*p == '-' || *p == '+')
 		return false;
-	if (dot) {
-		int64_t scale = 100000000;
-
-		for (p = dot + 1; *p; p++, scale /= 10) {
-			if (*p < '0' || *p > '9' || (!scale && *p != '0'))
-				return false;
-			v += (*p - '0') * scale;
-		}
-	}
-	*ns = v;
-	return true;
+	if (strpbrk(p, "nums"))
+		return parse_ns(p, ns);
+	/* a bare number is seconds, as trace-cmd prints them (468.873643) */
+	if (snprintf(buf, sizeof(buf), "%ss", p) >= (int)sizeof(buf))
+		return false;
+	return parse_ns(buf, ns);
 }
 
 /* The selection options that take a list or glob, by name (an empty one is a mistake). */
@@ -504,6 +701,9 @@ static const char *list_option(int c)
 	}
 	return NULL;
 }
+
+/* The --start and --end arguments as given, for messages. */
+static const char *window_arg[2];
 
 bool select_option(struct tdat_select **s, int c, const char *arg)
 {
@@ -535,6 +735,7 @@ bool select_option(struct tdat_select **s, int c, const char *arg)
 		if (!parse_time(arg, &ns, &rel))
 			usage_error("invalid time '%s' (e.g. 468.873643, 250ms, +2s)", arg);
 		ret = tdat_select_window(*s, c == OPT_SEL_END, ns, rel);
+		window_arg[c == OPT_SEL_END] = arg;
 		break;
 	}
 	if (ret == TDAT_EINVAL && (c == OPT_SEL_CPU || c == OPT_SEL_PID))
@@ -544,6 +745,74 @@ bool select_option(struct tdat_select **s, int c, const char *arg)
 	if (ret)
 		die_(EXIT_FAIL, "out of memory");
 	return true;
+}
+
+/*
+ * A time as the text output prints it: seconds with 6 decimals for ns
+ * clocks (with @exact, up to 9 where the ns matter), else clock units.
+ */
+static const char *show_ts(char *buf, size_t len, int64_t ts, bool in_ns, bool exact)
+{
+	uint64_t a = ts < 0 ? (uint64_t)0 - (uint64_t)ts : (uint64_t)ts;
+	int digits = 6;
+
+	if (!in_ns) {
+		snprintf(buf, len, "%lld", (long long)ts);
+		return buf;
+	}
+	while (exact && digits < 9 && a % 1000 % (digits == 6 ? 1000 : digits == 7 ? 100 : 10))
+		digits++;
+	snprintf(buf, len, "%s%llu.%09llu", ts < 0 ? "-" : "", (unsigned long long)(a / 1000000000),
+		 (unsigned long long)(a % 1000000000));
+	buf[strlen(buf) - (size_t)(9 - digits)] = '\0';
+	return buf;
+}
+
+/* The window missed the trace: before or after it, or between its events. */
+static void warn_window(const struct tdat_select_empty *e, bool in_ns)
+{
+	char a[40], b[40], c[40];
+
+	show_ts(b, sizeof(b), (int64_t)e->first, in_ns, false);
+	show_ts(c, sizeof(c), (int64_t)e->last, in_ns, false);
+	if (e->has_end && e->end < (int64_t)e->first)
+		warnx_("no event selected: the window ends at %s, before the trace starts (it spans "
+		       "%s .. %s)%s%s%s", show_ts(a, sizeof(a), e->end, in_ns, true), b, c,
+		       window_arg[1] && *window_arg[1] != '+' ? "; --end +" : "",
+		       window_arg[1] && *window_arg[1] != '+' ? window_arg[1] : "",
+		       window_arg[1] && *window_arg[1] != '+' ? " counts from its first event" : "");
+	else if (e->has_start && e->start > (int64_t)e->last)
+		warnx_("no event selected: the window starts at %s, after the trace ends (it spans "
+		       "%s .. %s)", show_ts(a, sizeof(a), e->start, in_ns, true), b, c);
+	else
+		warnx_("no event selected: no event lies in the time window (the trace spans %s .. %s)",
+		       b, c);
+}
+
+void warn_empty_selection(struct tdat_select *s, struct tdat_merge *m)
+{
+	static const char *const why[TDAT_SEL_NCRITERIA] = {
+		[TDAT_SEL_BUFFER] = "the buffers selected (-B, --top) hold no event",
+		[TDAT_SEL_CPU] = "the CPUs selected (--cpu) have no event",
+		[TDAT_SEL_EVENT] = "no event of the types selected (-e) occurs in the trace",
+		[TDAT_SEL_TASK] = "the tasks selected (--pid, --comm) have no event in the trace",
+		[TDAT_SEL_FILTER] = "no event matches the filters (-F)",
+	};
+	struct tdat_select_empty e;
+
+	if (tdat_select_why_empty(s, m, &e)) {
+		warnx_("no event selected");
+		return;
+	}
+	if (e.no_events)
+		warnx_("no event selected: the input holds no event");
+	else if (e.criterion == TDAT_SEL_WINDOW)
+		warn_window(&e, tdat_file_info(tdat_merge_file(m, 0))->in_usecs);
+	else if (e.criterion >= 0)
+		warnx_("no event selected: %s", why[e.criterion]);
+	else
+		warnx_("no event selected: each part of the selection keeps some event, but no event "
+		       "passes all of them");
 }
 
 /* ---- progress ---- */

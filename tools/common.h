@@ -29,7 +29,11 @@ void print_version(void) __attribute__((noreturn));
 /* --file-version (@version) or --compression @arg into writer flags; a bad one exits 2. */
 unsigned dat_layout_option(unsigned wflags, bool version, const char *arg);
 
-/* A signed integer with an optional unit (ns, us, ms, s); false if malformed. */
+/*
+ * A signed decimal with an optional unit (ns, us, ms, s), exactly in ns:
+ * "250us", "1.5ms", "-2s"; a bare number is ns.  False if malformed, out of
+ * range or finer than a nanosecond.
+ */
 bool parse_ns(const char *s, int64_t *out);
 
 /*
@@ -46,11 +50,36 @@ struct tool_out {
 int out_open(struct tool_out *o, const char *path, int kind, bool binary);
 int out_commit(struct tool_out *o);	/* fsync-free close + rename; 0 or -1 (message printed) */
 void out_abort(struct tool_out *o);	/* remove the temporary file */
-/* Refuse an output that is one of the inputs; true when @out names an input. */
-bool out_is_input(const char *out, char **inputs, int n);
+/*
+ * Before anything is written: exit 2 when output @out (@what: "-o", "piece")
+ * is one of @inputs (the same path, a symlink or a hard link), naming both.
+ */
+void refuse_input_as_output(const char *what, const char *out, char **inputs, int n);
+/* Exit 2 when one input file is named twice (also through another path). */
+void refuse_duplicate_inputs(char **inputs, int n);
+/*
+ * From now on every output committed is remembered: outs_remove() (and
+ * any exit through die_(), usage_error() or a signal) removes them all.
+ */
+void outs_track(void);
+/* Remove the committed outputs of a tracked run; returns how many. */
+int outs_remove(void);
+
+/*
+ * The input when none is named: standard input ("-") when it is a pipe or a
+ * file, "trace.dat" when it is a terminal (as trace-cmd report); else a
+ * usage error.
+ */
+const char *default_input(void);
 
 /* Open every input, or print why not and return NULL. */
 struct tdat_file *open_input(const char *path, const struct tdat_open_opts *opts);
+
+/* Warn when the pieces of a split among inputs @in have gaps (piece 3 of 1..5 missing). */
+void warn_missing_pieces(struct tdat_file **in, int n);
+
+/* Warn when the buffers of inputs @in use different trace clocks. */
+void warn_mixed_clocks(struct tdat_file **in, int n);
 
 /* Report damage met by a merge; non-zero if there was any, or an input was damaged. */
 int report_damage(struct tdat_merge *m);
@@ -110,6 +139,9 @@ enum { OPT_SEL_CPU = 1000, OPT_SEL_PID, OPT_SEL_COMM, OPT_SEL_TOP, OPT_SEL_START
  * Return: true if @c was one; a bad value is a usage error (exit 2).
  */
 bool select_option(struct tdat_select **s, int c, const char *arg);
+
+/* After a run in which selection @s kept no event of @m: a warning saying why. */
+void warn_empty_selection(struct tdat_select *s, struct tdat_merge *m);
 
 /* A time as --start/--end take it: "12.5", "12.500000123", "3ms", "+2s". */
 bool parse_time(const char *s, int64_t *ns, bool *relative);

@@ -44,21 +44,26 @@ struct opts {
 	bool align;		/* --align: every input starts at 0 */
 	struct tdat_select *sel;	/* NULL: every event */
 	bool dat_opts;		/* --file-version or --compression given */
+	char **inputs;		/* -i FILE, then the arguments */
+	int ninputs;
 };
 
 static __attribute__((noreturn)) void usage(FILE *fp, int code)
 {
 	fprintf(fp,
-		"Usage: %s [-t] [-f FORMAT] [-o OUT] [--split-by-event] [--raw-ts]\n"
+		"Usage: %s [-Nt] [-f FORMAT] [-o OUT] [--split-by-event] [--raw-ts]\n"
 		"       [--file-version 6|7] [--compression zstd|zlib|none]\n"
-		"       [--ts-offset [FILE=]NS] [--align] [--name FILE=NAME] [--no-plugins]\n"
-		"       [--progress | --no-progress] [SELECTION] FILE...\n"
+		"       [--ts-offset [FILE=]NS] [--align] [--name FILE=NAME] [--lenient]\n"
+		"       [--progress | --no-progress] [SELECTION] [-i FILE]... [FILE...]\n"
 		SUMMARY "\nunless -f or -o's extension says otherwise.\n"
-		"Events of all CPUs, buffers and files are merged by timestamp.\n\n"
+		"Events of all CPUs, buffers and files are merged by timestamp; the pieces of\n"
+		"one tdat-split merge back into the file they came from.  With no FILE:\n"
+		"standard input when it is a pipe or a file, ./trace.dat when it is a terminal.\n\n"
 		"  -f, --format FORMAT   text (as trace-cmd report), csv, json, sqlite, dat, perfetto;\n"
 		"                        default from -o's extension (.txt, .csv, ...; .gz gzips),\n"
 		"                        else %s\n"
 		"  -o, --output OUT      output file (default: standard output)\n"
+		"  -i, --input FILE      an input (repeatable), as trace-cmd report -i\n"
 		"      --split-by-event  csv: one typed file per event type in the directory -o\n"
 		"      --file-version 6|7  dat: trace.dat version (default 7)\n"
 		"      --compression zstd|zlib|none  dat: v7 compression (default zstd)\n"
@@ -70,7 +75,7 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"                        (before --ts-offset)\n"
 		"      --name FILE=NAME  dat, several inputs: FILE's buffers become NAME and\n"
 		"                        NAME:INSTANCE (default: FILE's base name without .dat)\n"
-		"      --no-plugins      do not load libtraceevent print plugins\n"
+		"  -N, --no-plugins      do not load libtraceevent print plugins\n"
 		"      --progress        show progress on stderr (default: when stderr is a terminal)\n"
 		"      --no-progress     never show progress\n"
 		LENIENT_USAGE
@@ -82,18 +87,19 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 	exit(code);
 }
 
-enum { OPT_RAW_TS = 256, OPT_TS_OFFSET, OPT_NO_PLUGINS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SPLIT,
+enum { OPT_RAW_TS = 256, OPT_TS_OFFSET, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SPLIT,
        OPT_FILE_VERSION, OPT_COMPRESSION, OPT_ALIGN, OPT_NAME };
 
 static const struct option longopts[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "output", required_argument, NULL, 'o' },
+	{ "input", required_argument, NULL, 'i' },
 	{ "nsec", no_argument, NULL, 't' },
 	{ "raw-ts", no_argument, NULL, OPT_RAW_TS },
 	{ "ts-offset", required_argument, NULL, OPT_TS_OFFSET },
 	{ "align", no_argument, NULL, OPT_ALIGN },
 	{ "name", required_argument, NULL, OPT_NAME },
-	{ "no-plugins", no_argument, NULL, OPT_NO_PLUGINS },
+	{ "no-plugins", no_argument, NULL, 'N' },
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 	{ "split-by-event", no_argument, NULL, OPT_SPLIT },
@@ -114,11 +120,33 @@ static void push_arg(char ***list, int *n, char *arg)
 	(*list)[(*n)++] = arg;
 }
 
+/*
+ * The format -o's name implies (.gz looked through), NULL for a name with
+ * no extension (the default format); an extension of no format is a usage
+ * error, so that "-o t.DB" does not quietly write text.
+ */
+static const char *format_of_output(const char *out)
+{
+	const char *base = strrchr(out, '/') ? strrchr(out, '/') + 1 : out, *f;
+	size_t len = strlen(base), dot;
+
+	if ((f = tdat_format_from_path(out)))
+		return f;
+	if (len > 3 && !strcmp(base + len - 3, ".gz"))
+		len -= 3;
+	for (dot = len; dot > 1 && base[dot - 1] != '.'; dot--)
+		;
+	if (dot <= 1)	/* no extension (or only a hidden file's dot) */
+		return NULL;
+	usage_error("-o %s: '.%.*s' is the extension of no format; name the format with -f (%s)",
+		    out, (int)(len - dot), base + dot, tdat_format_names());
+}
+
 static void parse_args(struct opts *o, int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, "f:o:thV" SELECT_SHORTOPTS, longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:i:NthV" SELECT_SHORTOPTS, longopts, NULL)) != -1) {
 		if (select_option(&o->sel, c, optarg))
 			continue;
 		switch (c) {
@@ -126,7 +154,8 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		case 'o': o->out = optarg; break;
 		case 't': o->wflags |= TDAT_W_NSEC; break;
 		case OPT_RAW_TS: o->open.flags |= TDAT_OPEN_RAW_TS; break;
-		case OPT_NO_PLUGINS: o->open.flags |= TDAT_OPEN_NO_PLUGINS; break;
+		case 'N': o->open.flags |= TDAT_OPEN_NO_PLUGINS; break;
+		case 'i': push_arg(&o->inputs, &o->ninputs, optarg); break;
 		case OPT_PROGRESS: o->progress = 1; break;
 		case OPT_NO_PROGRESS: o->progress = 0; break;
 		case OPT_SPLIT: o->wflags |= TDAT_W_SPLIT; break;
@@ -149,7 +178,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		}
 	}
 	if (!o->format)
-		o->format = o->out && !(o->wflags & TDAT_W_SPLIT) ? tdat_format_from_path(o->out) : NULL;
+		o->format = o->out && !(o->wflags & TDAT_W_SPLIT) ? format_of_output(o->out) : NULL;
 	if (!o->format)
 		o->format = (o->wflags & TDAT_W_SPLIT) ? "csv" : DEFAULT_FORMAT;
 	if (tdat_format_output(o->format, o->wflags) < 0)
@@ -163,6 +192,15 @@ static void parse_args(struct opts *o, int argc, char **argv)
 	if (o->out && !(o->wflags & TDAT_W_SPLIT) && strlen(o->out) > 3 &&
 	    !strcmp(o->out + strlen(o->out) - 3, ".gz"))
 		o->wflags |= TDAT_W_GZIP;
+	if ((o->wflags & TDAT_W_GZIP) && tdat_format_output(o->format, o->wflags) != TDAT_OUT_STREAM)
+		usage_error("-o %s: %s output is a database or a directory; it cannot be gzipped",
+			    o->out, o->format);
+	for (int i = optind; i < argc; i++)
+		push_arg(&o->inputs, &o->ninputs, argv[i]);
+	if (!o->ninputs)
+		push_arg(&o->inputs, &o->ninputs, (char *)default_input());
+	refuse_duplicate_inputs(o->inputs, o->ninputs);
+	refuse_input_as_output("-o", o->out, o->inputs, o->ninputs);
 }
 
 /* The value of the last FILE=VALUE entry naming @path, else NULL. */
@@ -199,37 +237,58 @@ static int64_t offset_for(const struct opts *o, const char *path)
 	return named ? v : all;
 }
 
-/* --align: move @f's first event to 0 (then the user's offset @user is added). */
-static int align_input(struct tdat_file *f, int64_t user)
+/*
+ * The time of the first event of input @i, or of the whole file it is a
+ * piece of (its split's pieces among @in); TDAT_END if there is none.
+ */
+static int first_event(struct tdat_file **in, int n, int i, uint64_t *first)
 {
+	const struct tdat_piece *p = tdat_file_piece(in[i]), *q;
 	struct tdat_merge *one = tdat_merge_new();
-	uint64_t first;
 	int ret;
 
 	if (!one)
 		die_(EXIT_FAIL, "out of memory");
-	ret = tdat_merge_add(one, f);
+	ret = tdat_merge_add(one, in[i]);
+	for (int j = 0; j < n && !ret && p; j++)
+		if (j != i && (q = tdat_file_piece(in[j])) && q->split == p->split &&
+		    !strcmp(q->name, p->name))
+			ret = tdat_merge_add(one, in[j]);
 	if (!ret)
-		ret = tdat_merge_first_ts(one, &first);
+		ret = tdat_merge_first_ts(one, first);
+	if (ret < 0)
+		warnx_("%s: %s", tdat_file_info(in[i])->path,
+		       *tdat_merge_errmsg(one) ? tdat_merge_errmsg(one) : tdat_strerror(ret));
 	tdat_merge_free(one);
-	if (ret == TDAT_END)
-		return 0;	/* no events */
-	if (ret < 0) {
-		warnx_("%s: %s", tdat_file_info(f)->path, tdat_strerror(ret));
-		return -1;
-	}
-	tdat_file_set_ts_offset(f, user - (int64_t)(first - (uint64_t)user));
-	return 0;
+	return ret;
 }
 
-/* Per-input settings: --name, --align. */
-static int setup_input(const struct opts *o, struct tdat_file *f, const char *path)
+/*
+ * --align: move each input's first event to 0 (then its --ts-offset is
+ * added); the pieces of one split move together, as the file they were cut
+ * from.  All first times are found before any input is moved.
+ */
+static int align_inputs(const struct opts *o, struct tdat_file **in, char **paths, int n)
 {
-	const char *name = value_for(o->names, o->nnames, path);
+	uint64_t *first = calloc((size_t)n, sizeof(*first));
+	int *has = calloc((size_t)n, sizeof(*has)), ret = 0;
 
-	if (name && tdat_file_set_name(f, name))
+	if (!first || !has)
 		die_(EXIT_FAIL, "out of memory");
-	return o->align ? align_input(f, offset_for(o, path)) : 0;
+	for (int i = 0; i < n && !ret; i++) {
+		ret = first_event(in, n, i, &first[i]);
+		has[i] = ret == 0;
+		ret = ret == TDAT_END ? 0 : ret;
+	}
+	for (int i = 0; i < n && !ret; i++) {
+		int64_t user = offset_for(o, paths[i]);
+
+		if (has[i])
+			tdat_file_set_ts_offset(in[i], user - (int64_t)(first[i] - (uint64_t)user));
+	}
+	free(first);
+	free(has);
+	return ret ? -1 : 0;
 }
 
 /* Latency (text) buffers have no events: only -f text prints them. */
@@ -246,20 +305,17 @@ static void warn_latency(const struct opts *o, struct tdat_file **in, int n)
 	}
 }
 
-static int run(struct opts *o, char **files, int n, struct tdat_merge *m, struct tdat_file **in)
+static int run(struct opts *o, int n, struct tdat_merge *m, struct tdat_file **in)
 {
 	struct tdat_writer *w = tdat_writer_new(o->format);
 	const struct tdat_event *ev;
 	struct tool_out out;
 	uint64_t count = 0;
-	int ret, unprinted;
-
-	int kind = tdat_format_output(o->format, o->wflags);
+	int ret, unprinted, kind = tdat_format_output(o->format, o->wflags);
+	bool kept = false;
 
 	if (!w)
 		die_(EXIT_FAIL, "out of memory");
-	if (out_is_input(o->out, files, n))
-		die_(EXIT_FAIL, "%s: output file is one of the inputs", o->out);
 	if (out_open(&out, o->out, kind, (o->wflags & TDAT_W_GZIP) || !strcmp(o->format, "dat") ||
 		     !strcmp(o->format, "perfetto"))) {
 		tdat_writer_free(w);
@@ -283,11 +339,15 @@ static int run(struct opts *o, char **files, int n, struct tdat_merge *m, struct
 			ret = TDAT_END;
 			break;
 		}
-		if (!o->sel || tdat_select_match(o->sel, ev))
+		if (!o->sel || tdat_select_match(o->sel, ev)) {
 			ret = tdat_writer_put(w, ev);
+			kept = true;
+		}
 		progress_tick(m, ++count);
 	}
 	progress_end();
+	if (ret == TDAT_END && o->sel && !kept)
+		warn_empty_selection(o->sel, m);
 	if (ret < 0 && !*tdat_writer_errmsg(w))
 		warnx_("%s", *tdat_merge_errmsg(m) ? tdat_merge_errmsg(m) : tdat_strerror(ret));
 	if (tdat_writer_close(w) && ret >= 0)
@@ -317,24 +377,36 @@ int main(int argc, char **argv)
 
 	tool_init(argv);
 	parse_args(&o, argc, argv);
-	argc -= optind;
-	argv += optind;
-	if (argc < 1)
-		usage_error("no input file");
-	n = argc;
+	argv = o.inputs;
+	n = o.ninputs;
 	in = calloc((size_t)n, sizeof(*in));
 	m = tdat_merge_new();
 	if (!in || !m)
 		die_(EXIT_FAIL, "out of memory");
 	for (int i = 0; i < n; i++) {
 		struct tdat_open_opts oo = o.open;
+		const char *name = value_for(o.names, o.nnames, argv[i]);
 
 		oo.ts_offset = offset_for(&o, argv[i]);
-		in[i] = open_input(argv[i], &oo);
-		if (!in[i] || setup_input(&o, in[i], argv[i]) || tdat_merge_add(m, in[i]))
+		if (!(in[i] = open_input(argv[i], &oo)))
 			goto out;
+		if (name && tdat_file_set_name(in[i], name))
+			die_(EXIT_FAIL, "out of memory");
 	}
-	ret = run(&o, argv, n, m, in);
+	if (o.align && align_inputs(&o, in, argv, n))
+		goto out;
+	for (int i = 0; i < n; i++) {
+		int err = tdat_merge_add(m, in[i]);
+
+		if (err) {
+			warnx_("%s", *tdat_merge_errmsg(m) ? tdat_merge_errmsg(m) : tdat_strerror(err));
+			ret = err == TDAT_EINVAL ? EXIT_USAGE : EXIT_FAIL;
+			goto out;
+		}
+	}
+	warn_mixed_clocks(in, n);
+	warn_missing_pieces(in, n);
+	ret = run(&o, n, m, in);
 out:
 	tdat_select_free(o.sel);	/* its filters belong to the files' event formats */
 	tdat_merge_free(m);
@@ -343,5 +415,6 @@ out:
 	free(in);
 	free(o.offsets);
 	free(o.names);
+	free(o.inputs);
 	return ret;
 }

@@ -4,9 +4,12 @@
  * event count, by size, per CPU or per buffer.  Each piece is a complete
  * trace.dat (every metadata section of the input, only its events) written
  * by libfmt's dat writer under a temporary name and renamed when complete;
- * if anything fails, the pieces of this run are removed again.
+ * if anything fails, or a signal ends the run, the pieces of this run are
+ * removed again.  Each piece carries a mark (which split, which piece) by
+ * which tdat-merge and tdat-convert read the pieces as the file cut.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -24,11 +27,17 @@ struct piece {			/* an output being written */
 	struct tool_out out;
 	uint64_t events;
 	int key;		/* CPU or buffer index in per-CPU/buffer modes */
+	int seq;		/* its place in the split, from 1 */
 };
+
+#define DEFAULT_MAX_PIECES 10000
 
 struct split {
 	enum mode mode;
 	uint64_t limit;		/* ns, events or bytes */
+	uint64_t max_pieces;	/* --max-pieces */
+	const char *size_arg;	/* --size as given */
+	const char *input;
 	const char *prefix;
 	unsigned wflags;
 	int progress;
@@ -37,28 +46,33 @@ struct split {
 	struct tdat_merge *m;
 	struct piece *open_pieces;	/* per-CPU/buffer modes: one per key */
 	int nopen;
-	char **done;		/* committed pieces, removed if the run fails */
-	int ndone;
+	int ndone;		/* pieces committed (common.c removes them on failure) */
 	int seq;		/* pieces started */
 	uint64_t start;		/* --every: start of the current piece */
+	struct tdat_piece mark;	/* what every piece is marked with */
 };
 
 static __attribute__((noreturn)) void usage(FILE *fp, int code)
 {
 	fprintf(fp,
 		"Usage: %s (--every DURATION | --events N | --size BYTES | --per-cpu | --per-buffer)\n"
-		"       [-o PREFIX] [--file-version 6|7] [--compression zstd|zlib|none]\n"
-		"       [--progress | --no-progress] [SELECTION] FILE\n"
-		"Split a trace.dat (\"-\" reads standard input) into complete trace.dat pieces\n"
-		"PREFIX.0001.dat, PREFIX.0002.dat, ... (PREFIX.cpuN.dat, PREFIX.BUFFER.dat).\n"
-		"The selection applies first; every piece holds all of the input's metadata.\n\n"
-		"      --every DURATION  a piece per DURATION of trace time (10s, 500ms, ...)\n"
+		"       [-o PREFIX] [--max-pieces N] [--file-version 6|7] [--compression zstd|zlib|none]\n"
+		"       [--progress | --no-progress] [--lenient] [SELECTION] [-i] FILE\n"
+		"Split a trace.dat (\"-\" reads standard input; none: a pipe on standard input,\n"
+		"or ./trace.dat) into complete trace.dat pieces PREFIX.0001.dat, PREFIX.0002.dat,\n"
+		"... (PREFIX.cpuN.dat, PREFIX.BUFFER.dat).  The selection applies first; every\n"
+		"piece holds all of the input's metadata, and tdat-merge of the pieces gives\n"
+		"the file back.\n\n"
+		"      --every DURATION  a piece per DURATION of trace time (10s, 1.5ms, ...)\n"
 		"      --events N        a piece per N events\n"
 		"      --size BYTES      pieces of about BYTES each (suffixes k, M, G)\n"
 		"      --per-cpu         a piece per CPU\n"
 		"      --per-buffer      a piece per buffer (the top buffer is \"top\")\n"
 		"  -o, --output PREFIX   piece names start with PREFIX (default: the input's\n"
 		"                        name without .dat)\n"
+		"  -i, --input FILE      the input, as trace-cmd's -i\n"
+		"      --max-pieces N    stop (and remove the pieces) rather than write more than\n"
+		"                        N pieces (default 10000)\n"
 		"      --file-version 6|7  trace.dat version of the pieces (default 7)\n"
 		"      --compression zstd|zlib|none  v7 compression (default zstd)\n"
 		"      --progress        show progress on stderr (default: when stderr is a terminal)\n"
@@ -69,13 +83,14 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		SELECT_USAGE "\n"
 		"Exit status: 0 ok, 1 failure or damaged input (no piece is left behind on\n"
 		"failure; on damage the pieces hold what could be read; 0 with --lenient),\n"
-		"2 usage error.\n",
+		"2 usage error, 128+N killed by signal N (130 SIGINT, 143 SIGTERM; no piece\n"
+		"is left behind).\n",
 		progname);
 	exit(code);
 }
 
 enum { OPT_EVERY = 256, OPT_EVENTS, OPT_SIZE, OPT_PER_CPU, OPT_PER_BUFFER, OPT_FILE_VERSION,
-       OPT_COMPRESSION, OPT_PROGRESS, OPT_NO_PROGRESS };
+       OPT_COMPRESSION, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_MAX_PIECES };
 
 static const struct option longopts[] = {
 	{ "every", required_argument, NULL, OPT_EVERY },
@@ -84,6 +99,8 @@ static const struct option longopts[] = {
 	{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
 	{ "per-buffer", no_argument, NULL, OPT_PER_BUFFER },
 	{ "output", required_argument, NULL, 'o' },
+	{ "input", required_argument, NULL, 'i' },
+	{ "max-pieces", required_argument, NULL, OPT_MAX_PIECES },
 	{ "file-version", required_argument, NULL, OPT_FILE_VERSION },
 	{ "compression", required_argument, NULL, OPT_COMPRESSION },
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
@@ -125,10 +142,11 @@ static void set_mode(struct split *sp, enum mode m, const char *opt, const char 
 	if (m == M_EVERY) {
 		/* a bare number would be nanoseconds: a unit must say what is meant */
 		if (!parse_ns(arg, &ns) || ns <= 0 || isdigit((unsigned char)arg[strlen(arg) - 1]))
-			usage_error("invalid --every '%s' (a duration with its unit: 10s, 500ms, ...)", arg);
+			usage_error("invalid --every '%s' (a duration with its unit: 10s, 1.5ms, ...)", arg);
 		sp->limit = (uint64_t)ns;
 	} else if (m == M_EVENTS || m == M_SIZE) {
 		sp->limit = parse_count(opt, arg, m == M_SIZE);
+		sp->size_arg = arg;
 	}
 }
 
@@ -136,7 +154,7 @@ static void parse_args(struct split *sp, int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, "o:hV" SELECT_SHORTOPTS, longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:i:hV" SELECT_SHORTOPTS, longopts, NULL)) != -1) {
 		if (select_option(&sp->sel, c, optarg))
 			continue;
 		switch (c) {
@@ -146,6 +164,12 @@ static void parse_args(struct split *sp, int argc, char **argv)
 		case OPT_PER_CPU: set_mode(sp, M_CPU, "per-cpu", NULL); break;
 		case OPT_PER_BUFFER: set_mode(sp, M_BUFFER, "per-buffer", NULL); break;
 		case 'o': sp->prefix = optarg; break;
+		case 'i':
+			if (sp->input)
+				usage_error("one input file only");
+			sp->input = optarg;
+			break;
+		case OPT_MAX_PIECES: sp->max_pieces = parse_count("max-pieces", optarg, false); break;
 		case OPT_FILE_VERSION: case OPT_COMPRESSION:
 			sp->wflags = dat_layout_option(sp->wflags, c == OPT_FILE_VERSION, optarg);
 			break;
@@ -162,8 +186,10 @@ static void parse_args(struct split *sp, int argc, char **argv)
 		usage_error("say how to split: --every, --events, --size, --per-cpu or --per-buffer");
 	if ((sp->wflags & TDAT_W_V6) && (sp->wflags & TDAT_W_ZLIB))
 		usage_error("trace.dat version 6 is not compressed");
-	if (optind + 1 != argc)
-		usage_error(optind == argc ? "no input file" : "one input file only");
+	if (optind + !sp->input < argc)
+		usage_error("one input file only");
+	if (!sp->input)
+		sp->input = optind < argc ? argv[optind] : default_input();
 	if (sp->prefix && (!*sp->prefix || !strcmp(sp->prefix, "-")))
 		usage_error("-o takes a file name prefix");
 }
@@ -188,6 +214,131 @@ static char *piece_name(struct split *sp, int key)
 	return name;
 }
 
+/* Whether @name is PREFIX-BASE.NNNN.dat (four digits or more), a sequential piece's name. */
+static bool seq_name(const char *name, const char *base)
+{
+	size_t n = strlen(base), d = 0;
+
+	if (strncmp(name, base, n) || name[n] != '.')
+		return false;
+	for (name += n + 1; isdigit((unsigned char)name[d]); d++)
+		;
+	return d >= 4 && !strcmp(name + d, ".dat");
+}
+
+/* Every existing file a sequential split could write: none may be the input. */
+static void check_seq_names(struct split *sp, char **in)
+{
+	const char *slash = strrchr(sp->prefix, '/'), *base = slash ? slash + 1 : sp->prefix;
+	char *dir = slash ? strndup(sp->prefix, (size_t)(slash - sp->prefix) + 1) : strdup("./");
+	struct dirent *e;
+	DIR *d;
+
+	if (!dir)
+		die_(EXIT_FAIL, "out of memory");
+	if ((d = opendir(dir))) {
+		while ((e = readdir(d))) {
+			char *path;
+
+			if (!seq_name(e->d_name, base))
+				continue;
+			if (asprintf(&path, "%s%s", slash ? dir : "", e->d_name) < 0)
+				die_(EXIT_FAIL, "out of memory");
+			refuse_input_as_output("piece", path, in, 1);
+			free(path);
+		}
+		closedir(d);
+	}
+	free(dir);
+}
+
+/* Before anything is written: no piece this run could write may be the input. */
+static void check_names(struct split *sp)
+{
+	struct tdat_file *f = tdat_merge_file(sp->m, 0);
+	char *in[1] = { (char *)sp->input };
+
+	if (!strcmp(sp->input, "-"))
+		return;
+	if (sp->mode != M_CPU && sp->mode != M_BUFFER) {
+		check_seq_names(sp, in);
+		return;
+	}
+	for (int b = 0; b < tdat_file_info(f)->nbuffers; b++) {
+		const struct tdat_buffer_info *bi = tdat_file_buffer(f, b);
+
+		for (int c = 0; c < (sp->mode == M_CPU ? bi->ncpus : 1); c++) {
+			char *name = piece_name(sp, sp->mode == M_CPU ? bi->cpus[c].cpu : b);
+
+			refuse_input_as_output("piece", name, in, 1);
+			free(name);
+		}
+	}
+}
+
+/* Per-CPU and per-buffer splits know their piece count before they start. */
+static void check_count(struct split *sp)
+{
+	struct tdat_file *f = tdat_merge_file(sp->m, 0);
+	int cpus[256], ncpus = 0, keys = 0;
+
+	for (int b = 0; b < tdat_file_info(f)->nbuffers; b++) {
+		const struct tdat_buffer_info *bi = tdat_file_buffer(f, b);
+
+		keys += sp->mode == M_BUFFER && !bi->latency;
+		for (int c = 0; sp->mode == M_CPU && c < bi->ncpus; c++) {
+			int k = 0;
+
+			while (k < ncpus && cpus[k] != bi->cpus[c].cpu)
+				k++;
+			keys += k == ncpus;	/* a CPU not seen yet (or past 256 CPUs) */
+			if (k == ncpus && ncpus < 256)
+				cpus[ncpus++] = bi->cpus[c].cpu;
+		}
+	}
+	if ((uint64_t)keys > sp->max_pieces)
+		usage_error("the split would write %d pieces, past --max-pieces %llu", keys,
+			    (unsigned long long)sp->max_pieces);
+}
+
+/*
+ * --size must hold what every piece repeats (the input's metadata: event
+ * formats, kallsyms, ...) and a page of events, and each CPU's data starts
+ * on a page of its own; else every event would make a piece of its own.
+ */
+static void check_size(struct split *sp)
+{
+	struct tdat_writer *w = tdat_writer_new("dat");
+	struct tdat_file *f = tdat_merge_file(sp->m, 0);
+	unsigned page = tdat_file_info(f)->page_size;
+	uint64_t meta;
+
+	for (int b = 0; b < tdat_file_info(f)->nbuffers; b++)
+		page += tdat_file_buffer(f, b)->ncpus * tdat_file_buffer(f, b)->page_size;
+	if (!w)
+		die_(EXIT_FAIL, "out of memory");
+	meta = tdat_writer_open(w, -1, NULL, sp->m, sp->wflags) ? 0 : tdat_writer_size(w);
+	tdat_writer_free(w);
+	if (meta && sp->limit < meta + page)
+		usage_error("--size %s is too small for this input: every piece repeats its "
+			    "metadata (%llu bytes) and needs room for a page of events and a page "
+			    "per CPU (%u bytes); the smallest size that works is --size %lluk",
+			    sp->size_arg, (unsigned long long)meta, page,
+			    (unsigned long long)((meta + page + 1023) / 1024));
+}
+
+/* One more piece would pass --max-pieces: say so (the run then removes what it wrote). */
+static bool room_for_piece(struct split *sp)
+{
+	if ((uint64_t)sp->seq < sp->max_pieces)
+		return true;
+	warnx_("the split would write more pieces than --max-pieces %llu; it stopped, and the "
+	       "%d written are removed: cut bigger pieces or raise --max-pieces",
+	       (unsigned long long)sp->max_pieces,
+	       sp->mode == M_CPU || sp->mode == M_BUFFER ? sp->nopen : sp->ndone);
+	return false;
+}
+
 static int piece_start(struct split *sp, struct piece *p, int key)
 {
 	char *name;
@@ -195,7 +346,7 @@ static int piece_start(struct split *sp, struct piece *p, int key)
 
 	memset(p, 0, sizeof(*p));
 	p->key = key;
-	sp->seq++;
+	p->seq = ++sp->seq;
 	name = piece_name(sp, key);
 	if (!(p->w = tdat_writer_new("dat")))
 		die_(EXIT_FAIL, "out of memory");
@@ -210,13 +361,22 @@ static int piece_start(struct split *sp, struct piece *p, int key)
 	return 0;
 }
 
-/* Close a piece; a committed one is remembered, a failed one removed. */
-static int piece_end(struct split *sp, struct piece *p, bool ok)
+/*
+ * Close a piece, marked as piece p->seq of @count (0: not known yet);
+ * a committed one is remembered (and removed if the run fails later), a
+ * failed one removed.
+ */
+static int piece_end(struct split *sp, struct piece *p, bool ok, int count)
 {
 	char *name = (char *)p->out.path;
+	struct tdat_piece mark = sp->mark;
 
 	if (!p->w)
 		return 0;
+	mark.seq = (unsigned)p->seq;
+	mark.count = (unsigned)count;
+	if (ok && tdat_writer_set_piece(p->w, &mark))
+		die_(EXIT_FAIL, "%s: cannot mark the piece", name);
 	if (ok && tdat_writer_close(p->w)) {
 		warnx_("%s: %s", name, tdat_writer_errmsg(p->w));
 		ok = false;
@@ -224,10 +384,8 @@ static int piece_end(struct split *sp, struct piece *p, bool ok)
 	tdat_writer_free(p->w);
 	p->w = NULL;
 	if (ok && !out_commit(&p->out)) {
-		sp->done = realloc(sp->done, sizeof(char *) * (size_t)(sp->ndone + 1));
-		if (!sp->done)
-			die_(EXIT_FAIL, "out of memory");
-		sp->done[sp->ndone++] = name;
+		sp->ndone++;
+		free(name);
 		return 0;
 	}
 	if (p->out.tmp)
@@ -258,7 +416,7 @@ static struct piece *piece_for(struct split *sp, const struct tdat_event *ev)
 	if (sp->mode != M_CPU && sp->mode != M_BUFFER) {
 		if (!cut_before(sp, p, ev))
 			return p;
-		if (piece_end(sp, p, true))
+		if (piece_end(sp, p, true, 0) || !room_for_piece(sp))
 			return NULL;
 		if (sp->mode == M_EVERY && !sp->seq)
 			sp->start = ev->ts;
@@ -269,6 +427,8 @@ static struct piece *piece_for(struct split *sp, const struct tdat_event *ev)
 	for (int i = 0; i < sp->nopen; i++)
 		if (sp->open_pieces[i].key == key)
 			return &sp->open_pieces[i];
+	if (!room_for_piece(sp))
+		return NULL;
 	p = realloc(sp->open_pieces, sizeof(*p) * (size_t)(sp->nopen + 1));
 	if (!p)
 		die_(EXIT_FAIL, "out of memory");
@@ -310,37 +470,68 @@ static int split_events(struct split *sp)
 	return 0;
 }
 
+/*
+ * What marks this split's pieces: the same in every piece of this run of
+ * this command on this file, another for another cut or another file.
+ */
+static void set_mark(struct split *sp, int argc, char **argv)
+{
+	const struct tdat_file_info *fi = tdat_file_info(tdat_merge_file(sp->m, 0));
+	uint64_t h = 0xcbf29ce484222325ULL, first = 0;
+	char buf[64];
+
+	tdat_merge_first_ts(sp->m, &first);
+	snprintf(buf, sizeof(buf), "%llu %llu", (unsigned long long)fi->file_size,
+		 (unsigned long long)first);
+	for (int i = 0; i <= argc; i++) {
+		const char *p = i < argc ? argv[i] : buf;
+
+		for (; *p; p++)
+			h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+		h = (h ^ 0xff) * 0x100000001b3ULL;
+	}
+	sp->mark.split = h;
+	sp->mark.name = fi->name;
+}
+
 /* Split; on failure remove every piece, finished or not. */
 static int run(struct split *sp)
 {
 	int ret;
 
-	if (sp->mode != M_CPU && sp->mode != M_BUFFER) {
-		sp->open_pieces = calloc(1, sizeof(*sp->open_pieces));
-		if (!sp->open_pieces)
+	check_names(sp);
+	if (sp->mode == M_CPU || sp->mode == M_BUFFER) {
+		check_count(sp);
+	} else {
+		if (!(sp->open_pieces = calloc(1, sizeof(*sp->open_pieces))))
 			die_(EXIT_FAIL, "out of memory");
 		sp->nopen = 1;
 	}
+	if (sp->mode == M_SIZE)
+		check_size(sp);
 	if (sp->sel && tdat_select_bind(sp->sel, sp->m)) {
 		warnx_("%s", tdat_select_errmsg(sp->sel));
 		return EXIT_USAGE;
 	}
+	outs_track();
 	ret = split_events(sp);
 	for (int i = 0; i < sp->nopen; i++)
-		ret |= piece_end(sp, &sp->open_pieces[i], ret == 0);
+		ret |= piece_end(sp, &sp->open_pieces[i], ret == 0,
+				 sp->mode == M_CPU || sp->mode == M_BUFFER ? sp->nopen : sp->seq);
 	if (ret) {
-		for (int i = 0; i < sp->ndone; i++)
-			unlink(sp->done[i]);
+		outs_remove();
 		return EXIT_FAIL;
 	}
+	if (!sp->ndone && sp->sel)
+		warn_empty_selection(sp->sel, sp->m);
 	if (!sp->ndone)
-		warnx_("no events selected: no piece written");
+		warnx_("no event%s: no piece written", sp->sel ? " selected" : " in the input");
 	return damage_status(report_damage(sp->m));
 }
 
 int main(int argc, char **argv)
 {
-	struct split sp = { .progress = -1 };
+	struct split sp = { .progress = -1, .max_pieces = DEFAULT_MAX_PIECES };
 	struct tdat_file *in = NULL;
 	int ret = EXIT_FAIL;
 
@@ -348,17 +539,16 @@ int main(int argc, char **argv)
 	parse_args(&sp, argc, argv);
 	if (!(sp.m = tdat_merge_new()))
 		die_(EXIT_FAIL, "out of memory");
-	in = open_input(argv[optind], &sp.open);
+	in = open_input(sp.input, &sp.open);
 	if (in && !sp.prefix)
 		sp.prefix = tdat_file_info(in)->name;	/* base name without .dat */
-	if (in && !tdat_merge_add(sp.m, in))
+	if (in && !tdat_merge_add(sp.m, in)) {
+		set_mark(&sp, argc - 1, argv + 1);
 		ret = run(&sp);
+	}
 	tdat_select_free(sp.sel);
 	tdat_merge_free(sp.m);
 	tdat_file_free(in);
-	for (int i = 0; i < sp.ndone; i++)
-		free(sp.done[i]);
-	free(sp.done);
 	free(sp.open_pieces);
 	return ret;
 }

@@ -81,7 +81,7 @@ t_stderr_match "and names the file" "tdat-convert: .*nodir/x.txt: No such file o
 t_exit "damaged input with -o" 1 -- tdat-convert -o "$T_TMP/outdir/bad.txt" $TD/bad/bad-magic.dat
 t_empty_dir "nothing is left behind when an input cannot be read" "$T_TMP/outdir"
 cp $TD/v6.dat "$T_TMP/in.dat"
-t_exit "output naming an input is refused" 1 -- tdat-convert -o "$T_TMP/in.dat" "$T_TMP/in.dat"
+t_exit "output naming an input is refused (usage)" 2 -- tdat-convert -o "$T_TMP/in.dat" "$T_TMP/in.dat"
 t_assert "and the input is untouched" cmp -s "$T_TMP/in.dat" $TD/v6.dat
 if [[ -w /dev/full ]]; then
 	t_exit "a full disk is an error" 1 -- sh -c "tdat-convert $TD/v6.dat > /dev/full"

@@ -61,7 +61,8 @@ t_exit "-f csv" 0 -- tdat-merge -f csv $A $C
 t_assert "has every event" test "$(($(wc -l <"$T_OUT") - 1))" = "$(($(count $A) + $(count $C)))"
 
 # --- refusals ---
-t_exit "two inputs of one name" 1 -- tdat-merge -o "$O/x.dat" $A $A
+mkdir -p "$O/other" && cp $A "$O/other/"
+t_exit "two inputs of one name" 1 -- tdat-merge -o "$O/x.dat" $A "$O/other/${A##*/}"
 t_stderr_match "says to use --name" 'both named "v6".*--name'
 t_assert "no output left behind" test ! -e "$O/x.dat"
 t_exit "v6 output" 1 -- tdat-merge --file-version 6 -o "$O/x.dat" $A $C

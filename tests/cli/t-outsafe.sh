@@ -150,9 +150,14 @@ t_assert "tdat-filter | head: SIGPIPE, quietly" test "$T_RC" = 141 -a ! -s "$T_E
 
 # ---- Ctrl-C and SIGTERM in the middle ----
 # 40 copies of chunks.dat merged: about 1.2 million events, seconds of work
-# (-f dat takes one input, too fast to interrupt).
+# (-f dat takes one input, too fast to interrupt).  Copies, since one file
+# named twice is refused.
 many=()
-for i in $(seq 40); do many+=(testdata/chunks.dat); done
+mkdir -p "$T_TMP/many"
+for i in $(seq 40); do
+	cp testdata/chunks.dat "$T_TMP/many/c$i.dat"
+	many+=("$T_TMP/many/c$i.dat")
+done
 for sig in INT TERM; do
 	for fmt in text csv sqlite; do
 		rm -rf "$OUT" && mkdir -p "$OUT"
@@ -191,11 +196,12 @@ cp testdata/markers.dat "$T_TMP/in.dat"
 ln "$T_TMP/in.dat" "$T_TMP/hard.dat"
 ln -s in.dat "$T_TMP/sym.dat"
 for o in in.dat hard.dat sym.dat; do
-	t_exit "-o $o (the input) is refused" 1 -- tdat-convert -o "$T_TMP/$o" "$T_TMP/in.dat"
-	t_stderr_match "-o $o: the message says why" "$o: output file is one of the inputs"
+	t_exit "-o $o (the input) is refused, a usage error" 2 -- tdat-convert -o "$T_TMP/$o" "$T_TMP/in.dat"
+	t_stderr_match "-o $o: the message names both and says why" \
+		"^tdat-convert: -o .*/$o is the input .*/in.dat: it would be overwritten"
 	t_assert "-o $o: the input is untouched" cmp -s "$T_TMP/in.dat" testdata/markers.dat
 done
-t_exit "tdat-filter -o its second input is refused" 1 -- \
+t_exit "tdat-filter -o its second input is refused" 2 -- \
 	tdat-filter -o "$T_TMP/in.dat" testdata/markers.dat "$T_TMP/in.dat"
 t_assert "the input is untouched" cmp -s "$T_TMP/in.dat" testdata/markers.dat
 t_assert "and no temporary file is left" test "$(ls "$T_TMP" | grep -c 'tmp-')" = 0

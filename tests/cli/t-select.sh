@@ -96,4 +96,77 @@ for o in --cpu --pid --comm --event; do
 	t_exit "an empty $o is a usage error" 2 -- tdat-convert $o '' v6.dat
 	t_stderr_match "and says so" "^tdat-convert: $o needs a value, not an empty string"
 done
+
+# ---- a selection that names what the input has not is a usage error (issue 23, 4) ----
+# in every tool that selects, before anything is written
+for tool in tdat-convert tdat-filter tdat-split; do
+	extra=()
+	[[ $tool == tdat-split ]] && extra=(--events 100 -o "$T_TMP/sel")
+	[[ $tool == tdat-filter ]] && extra=(-o "$T_TMP/sel.dat")
+	t_exit "$tool -e 'shed:*' (a typo)" 2 -- $tool "${extra[@]}" -e 'shed:*' v6.dat
+	t_stderr_match "$tool: names the glob and the closest system" "^$tool: event 'shed:\*' matches no event format.*did you mean 'sched:\*'\?"
+	t_exit "$tool --cpu 7 of a 2-CPU trace" 2 -- $tool "${extra[@]}" --cpu 7 v6.dat
+	t_stderr_match "$tool: says which CPUs there are" "^$tool: no input has CPU 7 \(CPUs: 0-1\)"
+	t_exit "$tool -B fo" 2 -- $tool "${extra[@]}" -B fo two-buffers.dat
+	t_stderr_match "$tool: names the closest buffer and all of them" 'no input has a buffer "fo"; did you mean "foo"\? \(buffers: top, foo\)'
+	t_exit "$tool --end before --start" 2 -- $tool "${extra[@]}" --start 470.3 --end 470.2 v6.dat
+	t_stderr_match "$tool: says the window ends before it starts" 'time window ends \(470\.200000000\) before it starts \(470\.300000000\)'
+	t_assert "$tool: nothing was written" test -z "$(ls "$T_TMP" | grep '^sel')"
+done
+t_exit "-e sched_swich (an event)" 2 -- tdat-convert -e sched_swich v6.dat
+t_stderr_match "names the closest event" "did you mean 'sched_switch'\?"
+t_exit "-e sched:sched_swich" 2 -- tdat-convert -e sched:sched_swich v6.dat
+t_stderr_match "names the closest event of that system" "did you mean 'sched:sched_switch'\?"
+t_exit "-e nothing-like-it" 2 -- tdat-convert -e 'zzzz:*' v6.dat
+t_stderr_match "lists the systems there are" 'its systems: .*sched'
+t_exit "--top of a merged file that has no top buffer" 2 -- bash -c \
+	"tdat-merge -o $T_TMP/m.dat v6.dat two-buffers.dat && tdat-convert --top $T_TMP/m.dat"
+t_stderr_match "lists its buffers" 'no input has a top buffer \(buffers: v6, two-buffers, two-buffers:foo\)'
+t_exit "+T window that ends before it starts" 2 -- tdat-convert --start +20ms --end +10ms v6.dat
+t_exit "-e of an event with a format but no occurrence is fine" 0 -- tdat-convert -e sched:sched_process_hang v6.dat
+
+# ---- a valid selection that keeps nothing: the empty output and why (issue 23, 5) ----
+t_run "--end 10ms: absolute, before a trace at 470 s" -- tdat-convert --end 10ms v6.dat
+t_assert "exit 0" test "$T_RC" = 0
+t_assert "the empty output" test "$(cat "$T_OUT")" = "cpus=2"
+t_stderr_match "says the window is before the trace, with its span, and suggests +10ms" \
+	'^tdat-convert: no event selected: the window ends at 0\.010000, before the trace starts \(it spans 470\.153446 \.\. 470\.448473\); --end \+10ms counts from its first event$'
+t_run "--start after the trace" -- tdat-convert --start 500 -f csv v6.dat
+t_assert "exit 0, the CSV header only" test "$T_RC" = 0 -a "$(wc -l <"$T_OUT")" = 1
+t_stderr_match "says the window starts after the trace ends" 'the window starts at 500\.000000, after the trace ends \(it spans 470\.153446 \.\. 470\.448473\)'
+# a gap between two events, strictly inside it
+gap=$(tdat-convert -f csv v6.dat | tail -n +2 | cut -d, -f1 | awk 'NR > 1 && $1 - p > 1000 { printf "%.0f %.0f\n", p + 1, $1 - 1; exit } { p = $1 }')
+t_run "a window between two events" -- tdat-convert --start "${gap% *}ns" --end "${gap#* }ns" v6.dat
+t_stderr_match "says no event lies in it" 'no event lies in the time window \(the trace spans 470\.153446 \.\. 470\.448473\)'
+t_run "--pid that never runs" -- tdat-convert --pid 999999 v6.dat
+t_assert "exit 0" test "$T_RC" = 0
+t_stderr_match "says the task has no event" 'no event selected: the tasks selected \(--pid, --comm\) have no event'
+t_run "-e of a type that never occurs" -- tdat-convert -e sched:sched_process_hang v6.dat
+t_stderr_match "says no event of the type occurs" 'no event of the types selected \(-e\) occurs'
+t_run "a filter that matches nothing" -- tdat-convert --cpu 0 -F 'sched_switch:prev_pid==999999' v6.dat
+t_stderr_match "says the filter kept nothing" 'no event matches the filters \(-F\)'
+t_run "parts that each keep something, but not together" -- tdat-convert -B foo --cpu 0 -e 'sched:*' two-buffers.dat
+t_stderr_match "says so" 'each part of the selection keeps some event, but no event passes all of them'
+t_run "a selection that keeps events" -- tdat-convert -e sched_switch v6.dat
+t_assert "says nothing" test ! -s "$T_ERR"
+t_run "tdat-split: a window before the trace" -- tdat-split --end 10ms --events 10 -o "$T_TMP/none" v6.dat
+t_stderr_match "tdat-split says why too" 'window ends at 0\.010000, before the trace starts'
+
+# ---- times with fractions and units (issue 23, 8) ----
+tdat-convert -f csv v6.dat | tail -n +2 | cut -d, -f1 >"$T_TMP/ts"
+first=$(head -n 1 "$T_TMP/ts")
+t_run "--start +1.5ms --end +2.5ms" -- tdat-convert -f csv --start +1.5ms --end +2.5ms v6.dat
+t_assert "keeps the events 1.5 to 2.5 ms after the first" cmp -s <(tail -n +2 "$T_OUT" | cut -d, -f1) \
+	<(awk -v a=$((first + 1500000)) -v b=$((first + 2500000)) '$1 >= a && $1 <= b' "$T_TMP/ts")
+t_run "+0.0025s is +2.5ms" -- tdat-convert -f csv --start +1500us --end +0.0025s v6.dat
+t_assert "the same events" cmp -s <(tail -n +2 "$T_OUT" | cut -d, -f1) \
+	<(awk -v a=$((first + 1500000)) -v b=$((first + 2500000)) '$1 >= a && $1 <= b' "$T_TMP/ts")
+t_run "--ts-offset 1.5ms" -- tdat-convert -f csv --ts-offset 1.5ms v6.dat
+t_assert "shifts every event by 1500000 ns" test "$(sed -n 2p "$T_OUT" | cut -d, -f1)" = $((first + 1500000))
+t_run "--ts-offset -0.25s" -- tdat-convert -f csv --ts-offset -0.25s v6.dat
+t_assert "shifts back by 250000000 ns" test "$(sed -n 2p "$T_OUT" | cut -d, -f1)" = $((first - 250000000))
+for bad in 1.5ns 1.0000000001s 1..5ms +-2ms 1.5xs .ms 470.1234567891; do
+	t_exit "--start $bad is refused" 2 -- tdat-convert --start "$bad" v6.dat
+done
+t_exit "--ts-offset 1.5 (no unit: ns) is refused" 2 -- tdat-convert --ts-offset 1.5 v6.dat
 done_testing

@@ -215,7 +215,7 @@ is "by the new one" "$(q "$T_TMP/out/a.db" "SELECT count(*) FROM ftrace_event")"
 rm -f "$T_TMP/out"/*
 t_exit "a damaged input fails" 1 -- tdat-convert -o "$T_TMP/out/bad.db" $TD/bad/bad-magic.dat
 t_empty_dir "and leaves no file" "$T_TMP/out"
-t_exit "a database cannot be gzipped" 1 -- tdat-convert -o "$T_TMP/out/x.db.gz" $TD/v6.dat
+t_exit "a database cannot be gzipped (a usage error)" 2 -- tdat-convert -o "$T_TMP/out/x.db.gz" $TD/v6.dat
 t_empty_dir "and that leaves no file" "$T_TMP/out"
 t_exit "a write failure (file size limit) fails" 1 -- \
 	bash -c "ulimit -f 64; trap '' XFSZ; exec tdat-convert -o '$T_TMP/out/big.db' $TD/v7-zstd.dat"
