@@ -108,7 +108,7 @@ t_exit "a bad option is a usage error" 2 -- tdat-convert --bogus $TD/v6.dat
 t_stderr_match "naming the option" "bogus"
 t_exit "a bad option, the tool run by its path" 2 -- "$BIN/tdat-convert" --bogus $TD/v6.dat
 t_stderr_match "the message starts with the tool's name, not its path" "^tdat-convert: .*bogus"
-t_exit "no input is a usage error" 2 -- tdat-convert
+t_exit "no input (standard input not a pipe, file or terminal) is a usage error" 2 -- tdat-convert
 t_exit "an unknown format is a usage error" 2 -- tdat-convert -f xml $TD/v6.dat
 t_stderr_match "naming the format" "unknown format 'xml'"
 t_exit "--split-by-event is for csv" 2 -- tdat-convert -f text --split-by-event -o "$T_TMP/d" $TD/v6.dat
@@ -122,4 +122,60 @@ t_run "ts-offset per file" -- tdat-convert -f csv --ts-offset $TD/v6.dat=1000 --
 t_assert "FILE=NS applies to that file only" \
 	test "$(awk -F, '$3 == 0' "$T_OUT" | head -1 | cut -d, -f1)" = \
 	"$(($(tdat-convert -f csv $TD/v6.dat | sed -n 2p | cut -d, -f1) + 1000))"
+
+# ---- trace-cmd's spellings (issue 23, 9) ----
+t_run "-i FILE" -- tdat-convert -i $TD/v6.dat
+t_assert "-i FILE reads FILE" cmp -s "$T_OUT" tests/expected/v6.text.out
+t_run "-i twice" -- tdat-convert -f csv -i $TD/v6.dat -i $TD/v7-none.dat
+t_assert "-i twice merges both, as two FILE arguments" \
+	cmp -s "$T_OUT" <(tdat-convert -f csv $TD/v6.dat $TD/v7-none.dat)
+t_run "-N" -- tdat-convert -N $TD/v6.dat
+t_assert "-N is --no-plugins" cmp -s "$T_OUT" <(tdat-convert --no-plugins $TD/v6.dat)
+t_assert "and differs from the plugins' text" ! cmp -s "$T_OUT" tests/expected/v6.text.out
+mkdir -p "$T_TMP/cwd" && cp $TD/v6.dat "$T_TMP/cwd/trace.dat"
+t_run "no input, standard input a terminal" -- \
+	script -qec "cd '$T_TMP/cwd' && tdat-convert -o out.txt" /dev/null
+t_assert "reads ./trace.dat, as trace-cmd report (exit $T_RC)" cmp -s "$T_TMP/cwd/out.txt" tests/expected/v6.text.out
+t_run "no input, standard input a pipe" -- bash -c "cat $TD/v6.dat | tdat-convert"
+t_assert "reads the pipe" cmp -s "$T_OUT" tests/expected/v6.text.out
+t_run "no input, a terminal, no ./trace.dat" -- script -qec "cd '$T_TMP' && tdat-convert" /dev/null
+t_assert "fails naming trace.dat (exit $T_RC)" test "$T_RC" = 1
+t_stdout_match "the message names trace.dat" '^tdat-convert: trace\.dat: No such file'
+
+# ---- usage mistakes are usage errors, exit 2 (issue 23, 10) ----
+for o in out.xyz t.DB t.db.gz t.sqlite.gz trace.dat.1; do
+	t_exit "-o $o: an extension of no format (or not gzippable)" 2 -- tdat-convert -o "$T_TMP/$o" $TD/v6.dat
+	t_assert "-o $o: nothing written" test ! -e "$T_TMP/$o"
+done
+t_stderr_match "says what to do" "database or a directory; it cannot be gzipped|name the format with -f"
+t_exit "-o t.DB: refused" 2 -- tdat-convert -o "$T_TMP/t.DB" $TD/v6.dat
+t_stderr_match "names the extension and -f" "^tdat-convert: -o .*/t.DB: '\.DB' is the extension of no format; name the format with -f"
+t_exit "-f says the format: any name goes" 0 -- tdat-convert -f sqlite -o "$T_TMP/t.DB" $TD/v6.dat
+t_assert "and it is that format" sqlite3 "$T_TMP/t.DB" 'select count(*) from ftrace_event'
+t_exit "-o NAME with no extension: the default format" 0 -- tdat-convert -o "$T_TMP/plain" $TD/v6.dat
+t_assert "is text" cmp -s "$T_TMP/plain" tests/expected/v6.text.out
+t_exit "-o .gz of text" 0 -- tdat-convert -o "$T_TMP/x.txt.gz" $TD/v6.dat
+mkdir -p "$T_TMP/adir"
+t_exit "-o an existing directory" 2 -- tdat-convert -o "$T_TMP/adir" $TD/v6.dat
+t_stderr_match "says a file is expected" "-o .*/adir: a file name is expected, not a directory"
+t_exit "-o DIR/" 2 -- tdat-convert -o "$T_TMP/newdir/" $TD/v6.dat
+t_stderr_match "says a file is expected" "a file name is expected, not a directory"
+t_empty_dir "nothing written into the directory" "$T_TMP/adir"
+t_exit "the same input twice" 2 -- tdat-convert $TD/v6.dat $TD/v6.dat
+t_stderr_match "says so" "is named twice as an input"
+ln -sf "$PWD/$TD/v6.dat" "$T_TMP/link.dat"
+t_exit "the same input through a link" 2 -- tdat-convert $TD/v6.dat "$T_TMP/link.dat"
+t_stderr_match "names both" "v6.dat and .*/link.dat are the same input file"
+t_run "binary output to a terminal" -- script -qec "tdat-filter $PWD/$TD/v6.dat" /dev/null
+t_assert "is a usage error (exit $T_RC)" test "$T_RC" = 2
+t_stdout_match "that says so" "refusing to write binary output to a terminal"
+t_run "-f sqlite -o -" -- tdat-convert -f sqlite -o - $TD/v6.dat
+t_assert "a database on standard output is a usage error" test "$T_RC" = 2
+
+# ---- zlib is not what Debian's trace-cmd reads (issue 23, 11) ----
+t_run "--compression zlib" -- tdat-filter --compression zlib -o "$T_TMP/z.dat" $TD/v6.dat
+t_assert "writes the file (exit $T_RC)" test "$T_RC" = 0 -a -s "$T_TMP/z.dat"
+t_stderr_match "warns that trace-cmd without zlib cannot read it" "^tdat-filter: --compression zlib: trace-cmd builds without zlib .*cannot read the file"
+t_run "--compression zstd" -- tdat-filter --compression zstd -o "$T_TMP/z.dat" $TD/v6.dat
+t_assert "no warning for zstd" test ! -s "$T_ERR"
 done_testing

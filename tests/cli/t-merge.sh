@@ -83,4 +83,15 @@ t_exit "event ids that disagree" 1 -- tdat-merge -o "$O/x.dat" $C "$O/ids.dat"
 t_stderr_match "names the event and the ids" 'ids.dat: event id [0-9]+ is sched:sched_(switch|wakeup) there but sched:sched_(switch|wakeup)'
 t_assert "no output left behind" test ! -e "$O/x.dat"
 t_exit "--name without =" 2 -- tdat-merge --name foo $A
+
+# ---- clocks that differ are not comparable (issue 23, 6) ----
+t_run "x86-tsc and mono" -- tdat-merge -o "$O/clocks.dat" $TD/clock-x86-tsc.dat $TD/clock-mono.dat
+t_assert "still merges (exit $T_RC)" test "$T_RC" = 0
+t_stderr_match "warns, naming both clocks" "clock-x86-tsc.dat uses the x86-tsc clock, .*clock-mono.dat the mono clock: their timestamps are not comparable"
+t_run "counter and local, to text" -- tdat-convert $TD/clock-counter.dat $TD/v6.dat
+t_stderr_match "tdat-convert warns too" "uses the counter clock, .*v6.dat the local clock"
+t_run "one clock" -- tdat-merge -o "$O/one.dat" $TD/v6.dat $TD/two-buffers.dat
+t_assert "no warning" test ! -s "$T_ERR"
+t_exit "one input twice" 2 -- tdat-merge -o "$O/twice.dat" $TD/v6.dat $TD/v6.dat
+t_stderr_match "is a usage error that says so" "v6.dat is named twice as an input"
 done_testing
