@@ -5,7 +5,8 @@
  * once from the format libtraceevent parsed, and values are then read
  * straight from the event payload with bounds checks: numbers sign-extended
  * or not as the format says, strings up to their NUL, dynamic (__data_loc,
- * __rel_loc) and flexible arrays resolved.
+ * __rel_loc) and flexible arrays resolved.  A last field of size 0 holds the
+ * rest of the record.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,30 +14,67 @@
 
 #include "internal.h"
 
-static enum tkind kind_of(const struct tep_format_field *fl)
+static enum tkind kind_of(unsigned long flags, int size)
 {
-	if (fl->flags & TEP_FIELD_IS_STRING)
+	if (flags & TEP_FIELD_IS_STRING)
 		return TK_STR;
-	if (fl->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC))
+	if (flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC))
 		return TK_ARRAY;
-	if (fl->size != 1 && fl->size != 2 && fl->size != 4 && fl->size != 8)
+	if (size != 1 && size != 2 && size != 4 && size != 8)
 		return TK_ARRAY;
-	if (fl->flags & TEP_FIELD_IS_POINTER)
+	if (flags & TEP_FIELD_IS_POINTER)
 		return TK_PTR;
-	return (fl->flags & TEP_FIELD_IS_SIGNED) ? TK_INT : TK_UINT;
+	return (flags & TEP_FIELD_IS_SIGNED) ? TK_INT : TK_UINT;
 }
 
-static void set_field(struct tfield *tf, const struct tep_format_field *fl)
+/*
+ * @tail: @fl is the last field and has size 0.  Kernels before the format
+ * files spelt flexible arrays "[]" (4.x: "field:char buf; offset:16;
+ * size:0;" for ftrace:print, "field:u32 buf; offset:24; size:0;" for
+ * bprint, "unsigned long caller; ... size:0;" for kernel_stack) declare the
+ * data that runs to the end of the record so, and libtraceevent prints it
+ * so: such a field is read as its newer spelling, "char buf[]", a string
+ * when its elements are characters (libtraceevent's rule).  A flexible array
+ * of longs has elements of the file's long size, other flexible arrays bytes.
+ */
+static void set_field(struct tfield *tf, const struct tep_format_field *fl, bool tail)
 {
+	unsigned long flags = fl->flags;
+
+	if (tail) {
+		flags |= TEP_FIELD_IS_ARRAY;
+		if (strstr(fl->type, "char") || strstr(fl->type, "u8") || strstr(fl->type, "s8"))
+			flags |= TEP_FIELD_IS_STRING;
+	}
 	tf->name = fl->name;
 	tf->offset = (unsigned)fl->offset;
 	tf->size = (unsigned)fl->size;
 	tf->elem = fl->elementsize > 0 ? (unsigned)fl->elementsize : 1;
-	tf->flags = fl->flags;
-	tf->kind = kind_of(fl);
-	if (tf->kind == TK_ARRAY && (tf->size == 0 || !(fl->flags & TEP_FIELD_IS_ARRAY)) &&
-	    !(fl->flags & TEP_FIELD_IS_DYNAMIC))
+	tf->flags = flags;
+	tf->kind = kind_of(flags, fl->size);
+	if (tf->kind != TK_ARRAY || (flags & TEP_FIELD_IS_DYNAMIC))
+		return;
+	if (!tf->size && (flags & TEP_FIELD_IS_ARRAY) && (flags & TEP_FIELD_IS_LONG) && fl->event &&
+	    fl->event->tep)
+		tf->elem = (unsigned)tep_get_long_size(fl->event->tep);
+	else if (tf->size == 0 || !(flags & TEP_FIELD_IS_ARRAY))
 		tf->elem = 1;
+}
+
+/* The last field of @e if it has size 0 and is not yet an array or dynamic; else NULL. */
+static const struct tep_format_field *size0_tail(const struct tep_event *e)
+{
+	const struct tep_format_field *fl, *last = NULL;
+
+	for (fl = e ? e->format.fields : NULL; fl; fl = fl->next)
+		if (!last || fl->offset >= last->offset)
+			last = fl;
+	if (!last || last->size || (last->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)))
+		return NULL;
+	for (fl = e->format.fields; fl; fl = fl->next)
+		if (fl != last && fl->offset + fl->size > last->offset)
+			return NULL;
+	return last;
 }
 
 /*
@@ -98,6 +136,7 @@ static void mark_stack(struct ttype *t)
 
 static struct ttype *build(struct tep_event *e, unsigned id)
 {
+	const struct tep_format_field *tail = size0_tail(e);
 	struct tep_format_field *fl;
 	struct ttype *t;
 	int n = 0;
@@ -113,15 +152,15 @@ static struct ttype *build(struct tep_event *e, unsigned id)
 	t->name = e ? e->name : "";
 	for (fl = e ? e->format.common_fields : NULL; fl; fl = fl->next) {
 		if (!strcmp(fl->name, "common_pid"))
-			set_field(&t->pid, fl);
+			set_field(&t->pid, fl, false);
 		else if (!strcmp(fl->name, "common_flags"))
-			set_field(&t->cflags, fl);
+			set_field(&t->cflags, fl, false);
 		else if (!strcmp(fl->name, "common_preempt_count"))
-			set_field(&t->preempt, fl);
+			set_field(&t->preempt, fl, false);
 	}
 	for (fl = e ? e->format.fields : NULL; fl; fl = fl->next)
 		if (strncmp(fl->name, "common_", 7))
-			set_field(&t->fields[t->nfields++], fl);
+			set_field(&t->fields[t->nfields++], fl, fl == tail);
 	mark_stack(t);
 	learn_extent(t);
 	return t;

@@ -225,7 +225,6 @@ struct tdat_file {
 
 /* ---- fields.c: typed access to event fields ---- */
 
-
 enum tkind { TK_INT, TK_UINT, TK_PTR, TK_STR, TK_ARRAY };
 
 struct tfield {
@@ -237,7 +236,11 @@ struct tfield {
 				 * the record holds, up to a -1 (caller[8] or not) */
 };
 
-/* One event type of a file: its own fields (not common_*) and the common ones. */
+/*
+ * One event type of a file: its own fields (not common_*) and the common
+ * ones.  A last field of size 0 (old kernels' "char buf; size:0") is read as
+ * the flexible array newer kernels declare ("char buf[]").
+ */
 struct ttype {
 	unsigned id;
 	const char *system, *name;	/* "" if the type has no format */
