@@ -6,13 +6,24 @@
  * straight from the event payload with bounds checks: numbers sign-extended
  * or not as the format says, strings up to their NUL, dynamic (__data_loc,
  * __rel_loc) and flexible arrays resolved.  A last field of size 0 holds the
- * rest of the record.
+ * rest of the record, and ftrace:bprint gets its formatted message as one
+ * more string field.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
+#include <traceevent/trace-seq.h>
 
 #include "internal.h"
+
+/* What formats ftrace:bprint's message, per type of a file. */
+struct tmsg {
+	struct tep_event *event;
+	const struct tfield *ip;
+	struct tep_guard_type guard;
+	struct trace_seq seq;
+	struct tep_record rec;
+};
 
 static enum tkind kind_of(unsigned long flags, int size)
 {
@@ -134,16 +145,46 @@ static void mark_stack(struct ttype *t)
 			f->stack = true;
 }
 
+/*
+ * ftrace:bprint's "msg": the text libtraceevent makes of the record through
+ * the printk format its fmt field points to, which is a string field of no
+ * kernel format.  NULL without memory.
+ */
+static struct tmsg *msg_new(struct ttype *t)
+{
+	struct tmsg *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	trace_seq_init(&m->seq);
+	m->event = t->event;
+	m->ip = ttype_field(t, "ip");
+	t->fields[t->nfields++] = (struct tfield){ .name = "msg", .kind = TK_STR, .elem = 1, .msg = m };
+	return m;
+}
+
+static void type_free(void *p)
+{
+	struct ttype *t = p;
+
+	if (t && t->nfields && t->fields[t->nfields - 1].msg) {
+		trace_seq_destroy(&t->fields[t->nfields - 1].msg->seq);
+		free(t->fields[t->nfields - 1].msg);
+	}
+	free(t);
+}
+
 static struct ttype *build(struct tep_event *e, unsigned id)
 {
 	const struct tep_format_field *tail = size0_tail(e);
+	bool bprint = e && (e->flags & TEP_EVENT_FL_ISBPRINT);
 	struct tep_format_field *fl;
 	struct ttype *t;
 	int n = 0;
 
 	for (fl = e ? e->format.fields : NULL; fl; fl = fl->next)
 		n++;
-	t = calloc(1, sizeof(*t) + sizeof(t->fields[0]) * (size_t)n);
+	t = calloc(1, sizeof(*t) + sizeof(t->fields[0]) * (size_t)(n + bprint));
 	if (!t)
 		return NULL;
 	t->id = id;
@@ -163,6 +204,10 @@ static struct ttype *build(struct tep_event *e, unsigned id)
 			set_field(&t->fields[t->nfields++], fl, fl == tail);
 	mark_stack(t);
 	learn_extent(t);
+	if (bprint && !msg_new(t)) {
+		free(t);
+		return NULL;
+	}
 	return t;
 }
 
@@ -191,7 +236,7 @@ const struct tfield *ttype_field(const struct ttype *t, const char *name)
 
 void file_types_free(struct tdat_file *f)
 {
-	idtab_release(&f->types, free);
+	idtab_release(&f->types, type_free);
 }
 
 bool tfield_num(const struct tdat_event *ev, const struct tfield *f, uint64_t *v)
@@ -244,12 +289,57 @@ static bool extent(const struct tdat_event *ev, const struct tfield *f, unsigned
 	return off + n <= ev->size;
 }
 
+/*
+ * bprint's message: libtraceevent prints "%ps: " and the printk format, so
+ * the text after the ip as %ps shows it (its symbol, else 0x and hex), as
+ * the text output prints it (no final newline, up to a NUL).  None for a
+ * record the text output would not print through its format.
+ */
+static bool msg_text(const struct tdat_event *ev, struct tmsg *m, const unsigned char **p,
+		     unsigned *len)
+{
+	struct tdat_file *f = ev->file;
+	struct trace_seq *s = &m->seq;
+	const char *sym, *at;
+	char why[128], ip[40];
+	uint64_t addr = 0;
+	size_t n, k;
+
+	if (tep_guard_record(&m->guard, m->event, ev->data, ev->size, why, sizeof(why)))
+		return false;
+	file_load_symbols(f);
+	m->rec = (struct tep_record){ .ts = ev->ts, .cpu = ev->cpu, .size = (int)ev->size,
+				      .data = (void *)ev->data };
+	trace_seq_reset(s);
+	tep_print_event(f->tep, s, &m->rec, "%s", TEP_PRINT_INFO);
+	if (s->state != TRACE_SEQ__GOOD)
+		return false;
+	n = strnlen(s->buffer, s->len);
+	if (n && s->buffer[n - 1] == '\n' && n == s->len)
+		n--;
+	tfield_num(ev, m->ip, &addr);
+	sym = tep_find_function(f->tep, addr);
+	snprintf(ip, sizeof(ip), "0x%llx", (unsigned long long)addr);
+	at = sym ? sym : ip;
+	k = strlen(at);
+	if (n >= k + 2 && !memcmp(s->buffer, at, k) && !memcmp(s->buffer + k, ": ", 2)) {
+		*p = (const unsigned char *)s->buffer + k + 2;
+		*len = (unsigned)(n - k - 2);
+	} else {
+		*p = (const unsigned char *)s->buffer;
+		*len = (unsigned)n;
+	}
+	return true;
+}
+
 bool tfield_bytes(const struct tdat_event *ev, const struct tfield *f, const unsigned char **p,
 		  unsigned *len)
 {
 	const unsigned char *d = ev->data;
 	unsigned off, n;
 
+	if (f->msg)
+		return msg_text(ev, f->msg, p, len);
 	if (!extent(ev, f, &off, &n))
 		return false;
 	if (f->kind == TK_STR) {

@@ -5,9 +5,9 @@
 # testdata/old-kernel.dat is testdata/atrace.dat with those formats, bytes
 # after the NUL of each print text, and six binary printk (bprint) records
 # (testdata/README.md).  In every export (CSV, typed CSV, JSON, SQLite,
-# Perfetto) every print carries the text trace-cmd report prints
-# (tests/expected/old-kernel.text.out, its output), and the atrace markers
-# give what they give for the modern-format capture.
+# Perfetto) every print carries the text and every bprint the message
+# trace-cmd report prints (tests/expected/old-kernel.text.out, its output),
+# and the atrace markers give what they give for the modern-format capture.
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
 TD=testdata
 OLD=$TD/old-kernel.dat
@@ -81,6 +81,8 @@ t_exit "csv" 0 -- tdat-convert -f csv $OLD
 cp "$T_OUT" "$T_TMP/old.csv"
 values csv "$T_TMP/old.csv" print buf >"$T_TMP/got"
 same "csv: every print's buf is the text trace-cmd prints" "$T_TMP/got" "$T_TMP/want-print"
+values csv "$T_TMP/old.csv" bprint msg >"$T_TMP/got"
+same "csv: every bprint's msg is the message trace-cmd prints" "$T_TMP/got" "$T_TMP/want-bprint"
 tdat-convert -f csv $NEW | grep ',ftrace,print,' >"$T_TMP/new-print.csv"
 grep ',ftrace,print,' "$T_TMP/old.csv" >"$T_TMP/got"
 same "csv: the print rows are those of the modern-format capture" "$T_TMP/got" "$T_TMP/new-print.csv"
@@ -92,6 +94,10 @@ values typed "$T_TMP/old.d/ftrace.print.csv" buf >"$T_TMP/got"
 same "typed csv: buf is the text trace-cmd prints" "$T_TMP/got" "$T_TMP/want-print"
 same "typed csv: ftrace.print.csv is the modern capture's" "$T_TMP/old.d/ftrace.print.csv" \
 	"$T_TMP/new.d/ftrace.print.csv"
+t_assert "typed csv: bprint has a msg column" \
+	grep -qx 'ts,cpu,input,buffer,pid,comm,lost,ip,fmt,buf,msg' "$T_TMP/old.d/ftrace.bprint.csv"
+values typed "$T_TMP/old.d/ftrace.bprint.csv" msg >"$T_TMP/got"
+same "typed csv: msg is the message trace-cmd prints" "$T_TMP/got" "$T_TMP/want-bprint"
 
 # --- JSON: the markers become the modern capture's slices and counters ---
 t_exit "json" 0 -- tdat-convert -f json $OLD
@@ -102,6 +108,8 @@ grep -v '^"metadata"' "$T_TMP/new.json" >"$T_TMP/want"
 same "json: all but the bprints is the modern capture's JSON" "$T_TMP/got" "$T_TMP/want"
 t_assert "json: 10 atrace markers become tracing_mark_write lines" \
 	test "$(grep -o 'tracing_mark_write: [BECSF]' "$T_TMP/old.json" | wc -l)" = 10
+values json "$T_TMP/old.json" bprint msg >"$T_TMP/got"
+same "json: every bprint's msg is the message trace-cmd prints" "$T_TMP/got" "$T_TMP/want-bprint"
 if [[ -x $CHECK ]]; then
 	tdat-info --json $OLD >"$T_TMP/old.info"
 	t_exit "json: passes json-check with tdat-info's counts" 0 -- \
@@ -123,6 +131,9 @@ if command -v sqlite3 >/dev/null; then
 	sq "$T_TMP/old.db" "SELECT a.string_value AS v FROM ftrace_event e JOIN args a USING (arg_set_id)
 		WHERE e.name = 'print' AND a.key = 'buf' ORDER BY e.ts" >"$T_TMP/got"
 	same "sqlite: and so is each print's buf arg" "$T_TMP/got" "$T_TMP/want-print-utf8"
+	sq "$T_TMP/old.db" "SELECT a.string_value AS v FROM ftrace_event e JOIN args a USING (arg_set_id)
+		WHERE e.name = 'bprint' AND a.key = 'msg' ORDER BY e.ts" >"$T_TMP/got"
+	same "sqlite: each bprint's msg arg is the message trace-cmd prints" "$T_TMP/got" "$T_TMP/want-bprint"
 	for db in old new; do
 		sqlite3 -batch "$T_TMP/$db.db" "SELECT ts, dur, depth, name FROM slice ORDER BY ts;
 			SELECT c.ts, c.value, t.name FROM counter c JOIN track t ON c.track_id = t.id
@@ -132,7 +143,7 @@ if command -v sqlite3 >/dev/null; then
 		test "$(wc -l <"$T_TMP/old.slices")" = 5
 	same "sqlite: the modern capture's slices and counters" "$T_TMP/old.slices" "$T_TMP/new.slices"
 else
-	for n in 1 2 3 4 5; do skip "sqlite" "no sqlite3 command"; done
+	for n in 1 2 3 4 5 6; do skip "sqlite" "no sqlite3 command"; done
 fi
 
 # --- Perfetto: print events are PrintFtraceEvent, read back by trace processor ---
@@ -156,6 +167,10 @@ if [[ -x $TP ]]; then
 	tr -d '\377' <"$T_TMP/want-print" >"$T_TMP/want"
 	tr -d '\377' <"$T_TMP/got" >"$T_TMP/got2"
 	same "perfetto: each print's buf is the text trace-cmd prints" "$T_TMP/got2" "$T_TMP/want"
+	tpq "$T_TMP/old.pftrace" "SELECT a.display_value FROM ftrace_event e JOIN args a USING (arg_set_id)
+		WHERE e.name = 'bprint' AND a.key = 'msg' ORDER BY e.ts" >"$T_TMP/got"
+	same "perfetto: each bprint's msg arg is the message trace-cmd prints" "$T_TMP/got" \
+		"$T_TMP/want-bprint"
 	q="SELECT ts, dur, depth, name FROM slice WHERE name <> 'bprint' ORDER BY ts;"
 	q="$q SELECT c.ts, c.value, t.name FROM counter c JOIN counter_track t ON c.track_id = t.id ORDER BY c.ts"
 	for f in old new; do
@@ -169,6 +184,6 @@ if [[ -x $TP ]]; then
 	same "json: trace processor finds the modern capture's slices and counters" \
 		"$T_TMP/old.tpj" "$T_TMP/new.tpj"
 else
-	for n in 1 2 3 4; do skip "trace processor" "no $TP"; done
+	for n in 1 2 3 4 5; do skip "trace processor" "no $TP"; done
 fi
 done_testing

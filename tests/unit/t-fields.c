@@ -8,7 +8,7 @@
  * passes through: a record longer than its fields make it is too long, no
  * record of a real capture is.  The ftrace formats of 4.x kernels
  * (old-kernel.dat): a last field of size 0 is read as the flexible array
- * newer kernels declare.
+ * newer kernels declare, and bprint has its message as a field.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -276,6 +276,12 @@ static void check_old_formats(void)
 	len = 0;
 	tfield_bytes(&s.ev, ttype_field(s.t, "buf"), &p, &len);
 	ok(len > 0 && len == s.ev.size - 24, "runs to the end of the record (%u bytes)", len);
+	f = ttype_field(s.t, "msg");
+	ok(f && f == &s.t->fields[s.t->nfields - 1] && f->kind == TK_STR, "bprint's last field is msg");
+	ok(f && tfield_bytes(&s.ev, f, &p, &len) && len == 37 &&
+	   !memcmp(p, "tdat_bprint: step=pre pid=10736 cpu=0", len),
+	   "the message trace-cmd prints after the ip");
+	ok(!tfield_num(&s.ev, f, &(uint64_t){ 0 }), "which is no number");
 	sample_close(&s);
 }
 
