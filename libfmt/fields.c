@@ -5,38 +5,87 @@
  * once from the format libtraceevent parsed, and values are then read
  * straight from the event payload with bounds checks: numbers sign-extended
  * or not as the format says, strings up to their NUL, dynamic (__data_loc,
- * __rel_loc) and flexible arrays resolved.
+ * __rel_loc) and flexible arrays resolved.  A last field of size 0 holds the
+ * rest of the record, and ftrace:bprint gets its formatted message as one
+ * more string field.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
+#include <traceevent/trace-seq.h>
 
 #include "internal.h"
 
-static enum tkind kind_of(const struct tep_format_field *fl)
+/* What formats ftrace:bprint's message, per type of a file. */
+struct tmsg {
+	struct tep_event *event;
+	const struct tfield *ip;
+	struct tep_guard_type guard;
+	struct trace_seq seq;
+	struct tep_record rec;
+};
+
+static enum tkind kind_of(unsigned long flags, int size)
 {
-	if (fl->flags & TEP_FIELD_IS_STRING)
+	if (flags & TEP_FIELD_IS_STRING)
 		return TK_STR;
-	if (fl->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC))
+	if (flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC))
 		return TK_ARRAY;
-	if (fl->size != 1 && fl->size != 2 && fl->size != 4 && fl->size != 8)
+	if (size != 1 && size != 2 && size != 4 && size != 8)
 		return TK_ARRAY;
-	if (fl->flags & TEP_FIELD_IS_POINTER)
+	if (flags & TEP_FIELD_IS_POINTER)
 		return TK_PTR;
-	return (fl->flags & TEP_FIELD_IS_SIGNED) ? TK_INT : TK_UINT;
+	return (flags & TEP_FIELD_IS_SIGNED) ? TK_INT : TK_UINT;
 }
 
-static void set_field(struct tfield *tf, const struct tep_format_field *fl)
+/*
+ * @tail: @fl is the last field and has size 0.  Kernels before the format
+ * files spelt flexible arrays "[]" (4.x: "field:char buf; offset:16;
+ * size:0;" for ftrace:print, "field:u32 buf; offset:24; size:0;" for
+ * bprint, "unsigned long caller; ... size:0;" for kernel_stack) declare the
+ * data that runs to the end of the record so, and libtraceevent prints it
+ * so: such a field is read as its newer spelling, "char buf[]", a string
+ * when its elements are characters (libtraceevent's rule).  A flexible array
+ * of longs has elements of the file's long size, other flexible arrays bytes.
+ */
+static void set_field(struct tfield *tf, const struct tep_format_field *fl, bool tail)
 {
+	unsigned long flags = fl->flags;
+
+	if (tail) {
+		flags |= TEP_FIELD_IS_ARRAY;
+		if (strstr(fl->type, "char") || strstr(fl->type, "u8") || strstr(fl->type, "s8"))
+			flags |= TEP_FIELD_IS_STRING;
+	}
 	tf->name = fl->name;
 	tf->offset = (unsigned)fl->offset;
 	tf->size = (unsigned)fl->size;
 	tf->elem = fl->elementsize > 0 ? (unsigned)fl->elementsize : 1;
-	tf->flags = fl->flags;
-	tf->kind = kind_of(fl);
-	if (tf->kind == TK_ARRAY && (tf->size == 0 || !(fl->flags & TEP_FIELD_IS_ARRAY)) &&
-	    !(fl->flags & TEP_FIELD_IS_DYNAMIC))
+	tf->flags = flags;
+	tf->kind = kind_of(flags, fl->size);
+	if (tf->kind != TK_ARRAY || (flags & TEP_FIELD_IS_DYNAMIC))
+		return;
+	if (!tf->size && (flags & TEP_FIELD_IS_ARRAY) && (flags & TEP_FIELD_IS_LONG) && fl->event &&
+	    fl->event->tep)
+		tf->elem = (unsigned)tep_get_long_size(fl->event->tep);
+	else if (tf->size == 0 || !(flags & TEP_FIELD_IS_ARRAY))
 		tf->elem = 1;
+}
+
+/* The last field of @e if it has size 0 and is not yet an array or dynamic; else NULL. */
+static const struct tep_format_field *size0_tail(const struct tep_event *e)
+{
+	const struct tep_format_field *fl, *last = NULL;
+
+	for (fl = e ? e->format.fields : NULL; fl; fl = fl->next)
+		if (!last || fl->offset >= last->offset)
+			last = fl;
+	if (!last || last->size || (last->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)))
+		return NULL;
+	for (fl = e->format.fields; fl; fl = fl->next)
+		if (fl != last && fl->offset + fl->size > last->offset)
+			return NULL;
+	return last;
 }
 
 /*
@@ -96,15 +145,46 @@ static void mark_stack(struct ttype *t)
 			f->stack = true;
 }
 
+/*
+ * ftrace:bprint's "msg": the text libtraceevent makes of the record through
+ * the printk format its fmt field points to, which is a string field of no
+ * kernel format.  NULL without memory.
+ */
+static struct tmsg *msg_new(struct ttype *t)
+{
+	struct tmsg *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	trace_seq_init(&m->seq);
+	m->event = t->event;
+	m->ip = ttype_field(t, "ip");
+	t->fields[t->nfields++] = (struct tfield){ .name = "msg", .kind = TK_STR, .elem = 1, .msg = m };
+	return m;
+}
+
+static void type_free(void *p)
+{
+	struct ttype *t = p;
+
+	if (t && t->nfields && t->fields[t->nfields - 1].msg) {
+		trace_seq_destroy(&t->fields[t->nfields - 1].msg->seq);
+		free(t->fields[t->nfields - 1].msg);
+	}
+	free(t);
+}
+
 static struct ttype *build(struct tep_event *e, unsigned id)
 {
+	const struct tep_format_field *tail = size0_tail(e);
+	bool bprint = e && (e->flags & TEP_EVENT_FL_ISBPRINT);
 	struct tep_format_field *fl;
 	struct ttype *t;
 	int n = 0;
 
 	for (fl = e ? e->format.fields : NULL; fl; fl = fl->next)
 		n++;
-	t = calloc(1, sizeof(*t) + sizeof(t->fields[0]) * (size_t)n);
+	t = calloc(1, sizeof(*t) + sizeof(t->fields[0]) * (size_t)(n + bprint));
 	if (!t)
 		return NULL;
 	t->id = id;
@@ -113,17 +193,21 @@ static struct ttype *build(struct tep_event *e, unsigned id)
 	t->name = e ? e->name : "";
 	for (fl = e ? e->format.common_fields : NULL; fl; fl = fl->next) {
 		if (!strcmp(fl->name, "common_pid"))
-			set_field(&t->pid, fl);
+			set_field(&t->pid, fl, false);
 		else if (!strcmp(fl->name, "common_flags"))
-			set_field(&t->cflags, fl);
+			set_field(&t->cflags, fl, false);
 		else if (!strcmp(fl->name, "common_preempt_count"))
-			set_field(&t->preempt, fl);
+			set_field(&t->preempt, fl, false);
 	}
 	for (fl = e ? e->format.fields : NULL; fl; fl = fl->next)
 		if (strncmp(fl->name, "common_", 7))
-			set_field(&t->fields[t->nfields++], fl);
+			set_field(&t->fields[t->nfields++], fl, fl == tail);
 	mark_stack(t);
 	learn_extent(t);
+	if (bprint && !msg_new(t)) {
+		free(t);
+		return NULL;
+	}
 	return t;
 }
 
@@ -152,7 +236,7 @@ const struct tfield *ttype_field(const struct ttype *t, const char *name)
 
 void file_types_free(struct tdat_file *f)
 {
-	idtab_release(&f->types, free);
+	idtab_release(&f->types, type_free);
 }
 
 bool tfield_num(const struct tdat_event *ev, const struct tfield *f, uint64_t *v)
@@ -205,12 +289,57 @@ static bool extent(const struct tdat_event *ev, const struct tfield *f, unsigned
 	return off + n <= ev->size;
 }
 
+/*
+ * bprint's message: libtraceevent prints "%ps: " and the printk format, so
+ * the text after the ip as %ps shows it (its symbol, else 0x and hex), as
+ * the text output prints it (no final newline, up to a NUL).  None for a
+ * record the text output would not print through its format.
+ */
+static bool msg_text(const struct tdat_event *ev, struct tmsg *m, const unsigned char **p,
+		     unsigned *len)
+{
+	struct tdat_file *f = ev->file;
+	struct trace_seq *s = &m->seq;
+	const char *sym, *at;
+	char why[128], ip[40];
+	uint64_t addr = 0;
+	size_t n, k;
+
+	if (tep_guard_record(&m->guard, m->event, ev->data, ev->size, why, sizeof(why)))
+		return false;
+	file_load_symbols(f);
+	m->rec = (struct tep_record){ .ts = ev->ts, .cpu = ev->cpu, .size = (int)ev->size,
+				      .data = (void *)ev->data };
+	trace_seq_reset(s);
+	tep_print_event(f->tep, s, &m->rec, "%s", TEP_PRINT_INFO);
+	if (s->state != TRACE_SEQ__GOOD)
+		return false;
+	n = strnlen(s->buffer, s->len);
+	if (n && s->buffer[n - 1] == '\n' && n == s->len)
+		n--;
+	tfield_num(ev, m->ip, &addr);
+	sym = tep_find_function(f->tep, addr);
+	snprintf(ip, sizeof(ip), "0x%llx", (unsigned long long)addr);
+	at = sym ? sym : ip;
+	k = strlen(at);
+	if (n >= k + 2 && !memcmp(s->buffer, at, k) && !memcmp(s->buffer + k, ": ", 2)) {
+		*p = (const unsigned char *)s->buffer + k + 2;
+		*len = (unsigned)(n - k - 2);
+	} else {
+		*p = (const unsigned char *)s->buffer;
+		*len = (unsigned)n;
+	}
+	return true;
+}
+
 bool tfield_bytes(const struct tdat_event *ev, const struct tfield *f, const unsigned char **p,
 		  unsigned *len)
 {
 	const unsigned char *d = ev->data;
 	unsigned off, n;
 
+	if (f->msg)
+		return msg_text(ev, f->msg, p, len);
 	if (!extent(ev, f, &off, &n))
 		return false;
 	if (f->kind == TK_STR) {

@@ -228,8 +228,8 @@ struct tdat_file {
 
 /* ---- fields.c: typed access to event fields ---- */
 
-
 enum tkind { TK_INT, TK_UINT, TK_PTR, TK_STR, TK_ARRAY };
+struct tmsg;
 
 struct tfield {
 	const char *name;	/* owned by libtraceevent */
@@ -238,9 +238,16 @@ struct tfield {
 	enum tkind kind;
 	bool stack;		/* ftrace:kernel_stack's caller: as many entries as
 				 * the record holds, up to a -1 (caller[8] or not) */
+	struct tmsg *msg;	/* not in the record: ftrace:bprint's message, as the
+				 * text output prints it after the ip (fields.c) */
 };
 
-/* One event type of a file: its own fields (not common_*) and the common ones. */
+/*
+ * One event type of a file: its own fields (not common_*) and the common
+ * ones.  A last field of size 0 (old kernels' "char buf; size:0") is read as
+ * the flexible array newer kernels declare ("char buf[]"); ftrace:bprint has
+ * one field more, "msg", its formatted message.
+ */
 struct ttype {
 	unsigned id;
 	const char *system, *name;	/* "" if the type has no format */
@@ -261,7 +268,10 @@ const struct tfield *ttype_field(const struct ttype *t, const char *name);
 void file_types_free(struct tdat_file *f);
 /* A number field (TK_INT sign-extended); false if absent or outside the event. */
 bool tfield_num(const struct tdat_event *ev, const struct tfield *f, uint64_t *v);
-/* A string (without its NUL) or array field's bytes; false if outside the event. */
+/*
+ * A string (without its NUL) or array field's bytes; false if outside the
+ * event.  A message field's text is valid until the next call for that type.
+ */
 bool tfield_bytes(const struct tdat_event *ev, const struct tfield *f, const unsigned char **p,
 		  unsigned *len);
 /*

@@ -6,7 +6,9 @@
  * the field; a kernel stack has the callers its record holds, more or
  * fewer than its caller[8].  ttype_overlong(), the check every record read
  * passes through: a record longer than its fields make it is too long, no
- * record of a real capture is.
+ * record of a real capture is.  The ftrace formats of 4.x kernels
+ * (old-kernel.dat): a last field of size 0 is read as the flexible array
+ * newer kernels declare, and bprint has its message as a field.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,11 +219,78 @@ static void check_overlong(void)
 	sample_close(&s);
 }
 
+/* The type of id @id in @s's file (no record of it needed), built from a made-up header. */
+static const struct ttype *type_by_id(struct sample *s, unsigned id)
+{
+	static unsigned char rec[8];
+	struct tdat_event ev = { .file = s->f, .data = rec, .size = sizeof(rec) };
+
+	rec[0] = (unsigned char)id;
+	rec[1] = (unsigned char)(id >> 8);
+	return file_type(s->f, &ev);
+}
+
+static void field_is(const struct ttype *t, const char *name, enum tkind kind, unsigned elem,
+		     const char *what)
+{
+	const struct tfield *f = ttype_field(t, name);
+
+	if (!ok(f && f->kind == kind && f->elem == elem, "%s: %s.%s is %s of %u-byte elements", what,
+		t->name, name, kind == TK_STR ? "a string" : "an array", elem) && f)
+		diag("kind %d, elements of %u bytes", (int)f->kind, f->elem);
+}
+
+/*
+ * 4.x kernels: "char buf; size:0" is print's text to the end of the record,
+ * up to its NUL (the bytes after it are not cleared); "u32 buf; size:0" is
+ * bprint's words, "unsigned long caller; size:0" kernel_stack's callers;
+ * all as newer kernels' "[]" spellings give them.
+ */
+static void check_old_formats(void)
+{
+	static struct sample s, m;
+	const unsigned char *p, *q;
+	unsigned len, mlen;
+	const struct tfield *f;
+
+	sample_open(&s, "old-kernel.dat", "print");
+	sample_open(&m, "atrace.dat", "print");
+	field_is(s.t, "buf", TK_STR, 1, "char buf, size 0");
+	len = mlen = 0;
+	if (!tfield_bytes(&s.ev, ttype_field(s.t, "buf"), &p, &len) ||
+	    !tfield_bytes(&m.ev, ttype_field(m.t, "buf"), &q, &mlen))
+		len = UINT32_MAX;
+	ok(len == mlen && mlen > 0 && !memcmp(p, q, len), "the first marker's text is the modern capture's "
+	   "(%u bytes)", mlen);
+	ok(s.ev.size > ttype_field(s.t, "buf")->offset + len + 1 && s.buf[s.ev.size - 1],
+	   "though bytes that are not 0 follow its NUL");
+	field_is(type_by_id(&s, 4), "caller", TK_ARRAY, 8, "unsigned long caller, size 0");
+	f = ttype_field(type_by_id(&s, 4), "caller");
+	ok(f && f->stack, "is a kernel stack's callers");
+	field_is(type_by_id(&s, 19), "buf", TK_STR, 1, "raw_data's char buf, size 0");
+	sample_close(&m);
+	sample_close(&s);
+
+	sample_open(&s, "old-kernel.dat", "bprint");
+	field_is(s.t, "buf", TK_ARRAY, 1, "u32 buf, size 0");
+	len = 0;
+	tfield_bytes(&s.ev, ttype_field(s.t, "buf"), &p, &len);
+	ok(len > 0 && len == s.ev.size - 24, "runs to the end of the record (%u bytes)", len);
+	f = ttype_field(s.t, "msg");
+	ok(f && f == &s.t->fields[s.t->nfields - 1] && f->kind == TK_STR, "bprint's last field is msg");
+	ok(f && tfield_bytes(&s.ev, f, &p, &len) && len == 37 &&
+	   !memcmp(p, "tdat_bprint: step=pre pid=10736 cpu=0", len),
+	   "the message trace-cmd prints after the ip");
+	ok(!tfield_num(&s.ev, f, &(uint64_t){ 0 }), "which is no number");
+	sample_close(&s);
+}
+
 /* No event of a real capture is too long. */
 static void check_captures_not_overlong(void)
 {
 	static const char *const files[] = { "v6.dat", "v7-zstd.dat", "two-buffers.dat", "markers.dat",
-					     "stack.dat", "atrace.dat", "extract.dat", "chunks.dat" };
+					     "stack.dat", "atrace.dat", "extract.dat", "chunks.dat",
+					     "old-kernel.dat" };
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		struct tdat_file *f = tdat_file_new();
@@ -253,5 +322,6 @@ int main(void)
 	check_stacks();
 	check_overlong();
 	check_captures_not_overlong();
+	check_old_formats();
 	return done_testing();
 }
