@@ -133,10 +133,10 @@ static void on_signal(int sig)
 
 	say(progname);
 	say(sig == SIGINT ? ": interrupted" : sig == SIGTERM ? ": terminated" : ": hangup");
-	if (had_tmp || done)
-		say("; removed ");
-	if (had_tmp)
-		say(done ? "the unfinished output and " : "the unfinished output");
+	if (had_tmp && !done)
+		say("; the unfinished output was removed");
+	if (done)
+		say(had_tmp ? "; removed the unfinished output and " : "; removed ");
 	if (done) {
 		say("the ");
 		say_count(done);

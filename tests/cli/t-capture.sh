@@ -219,7 +219,7 @@ t_exit "settings on stop are a usage error" 2 -- tdat-capture stop -e sched
 t_exit "--top on start is a usage error" 2 -- tdat-capture start --top
 t_exit "an unwritable output fails" 1 -- tdat-capture record -q -o /nonexistent/dir/x.dat -- true
 if command -v script >/dev/null; then
-	t_exit "binary output to a terminal is refused" 1 -- script -qec "tdat-capture record -q -o - -- true" /dev/null
+	t_exit "binary output to a terminal is refused (a usage error)" 2 -- script -qec "tdat-capture record -q -o - -- true" /dev/null
 	t_stdout_match "and says why" "refusing to write binary output to a terminal"
 else
 	skip "binary output to a terminal is refused" "script (util-linux) is not installed"
