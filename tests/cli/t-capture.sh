@@ -20,11 +20,29 @@ if [[ -z $TFS ]] && ! mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; th
 	skip_all "tracefs is not available (not mounted, cannot mount)"
 fi
 TFS=${TFS:-/sys/kernel/tracing}
+# Other worktrees may run this test at the same time, and the top buffer is shared (--top
+# cases, the snapshots below): one run at a time.
+if command -v flock >/dev/null; then
+	exec 9>/tmp/tdat-t-capture.lock
+	flock -w 900 9 || diag "another t-capture.sh has held /tmp/tdat-t-capture.lock for 15 minutes"
+fi
 
+# Instances but those of another run still going (a record's tdat-capture-PID, a test's
+# tdat-test-...-PID, whose PID lives): a test of an older tree does not take the lock.
+instances() {
+	local name
+	for name in $(ls "$TFS/instances"); do
+		if [[ $name =~ ^tdat-(capture|test.*)-([0-9]+)$ && ${BASH_REMATCH[2]} != "$$" ]] &&
+			kill -0 "${BASH_REMATCH[2]}" 2>/dev/null; then
+			continue
+		fi
+		echo "$name"
+	done
+}
 # The tracefs settings a capture must leave as it found them.
 state() {
 	local f
-	ls "$TFS/instances"
+	instances
 	for f in buffer_size_kb buffer_subbuf_size_kb trace_clock tracing_on tracing_cpumask \
 		events/enable set_event set_event_notrace_pid buffer_percent options/stacktrace options/record-tgid \
 		events/sched/sched_switch/enable events/sched/sched_switch/filter; do
@@ -44,11 +62,22 @@ if [[ -n $grows && -z $(cat "$TFS/set_event") ]]; then
 		test "$now" -ge "$grows" -a "$now" -lt $((grows + 16))
 	rm -f "$O/grow.dat"
 fi
+# (not while another run's capture may have changed the top buffer)
+for _ in $(seq 60); do pgrep -x tdat-capture >/dev/null || break; sleep 1; done
 state >"$O/state.before"
 
 # unchanged NAME: the tracefs settings are those of the start of the test.
+# A tdat-capture running now is another run's (ours have ended): what it changed in the top
+# buffer is its own to put back, so wait for it (up to a minute) before saying it differs.
 unchanged() {
-	state >"$O/state.now"
+	local i
+	for i in $(seq 60); do
+		state >"$O/state.now"
+		if cmp -s "$O/state.before" "$O/state.now" || ! pgrep -x tdat-capture >/dev/null; then
+			break
+		fi
+		sleep 1
+	done
 	if cmp -s "$O/state.before" "$O/state.now"; then
 		ok "tracefs unchanged after $1"
 	else
