@@ -507,6 +507,7 @@ int main(int argc, char **argv)
 {
 	struct opts o = { 0 };
 	static const char *const cmds[] = { "record", "start", "stop", "extract", "reset", "list", "stat" };
+	char prefix[64];
 	bool known = false;
 
 	tool_init(argv);
@@ -521,6 +522,9 @@ int main(int argc, char **argv)
 		known |= !strcmp(o.cmd, cmds[i]);
 	if (!known)
 		usage_error("unknown subcommand '%s'", o.cmd);
+	/* getopt's messages: "tdat-capture: record: invalid option", as every other one */
+	snprintf(prefix, sizeof(prefix), "%s: %s", progname, o.cmd);
+	argv[1] = prefix;
 	parse(argc - 1, argv + 1, &o);
 	argc -= optind + 1;
 	argv += optind + 1;

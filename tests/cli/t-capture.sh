@@ -6,18 +6,40 @@
 # --duration, a failing command's status, --top with settings, pipes,
 # filters, v6/zlib, refusals.  After every case tracefs must be as it was
 # (buffer size, clock, instances, top events, tracing_on, cpumask, options).
+# The messages of usage errors come first: they need no root.
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
 O=$T_TMP
 
+# --- usage: every message starts with the tool's name ---
+# A bad option and a missing argument for each subcommand (getopt's messages too).
+only_ours() {
+	if grep -qvE "^tdat-capture: |^Try 'tdat-capture --help'" "$T_ERR" ||
+		! head -n 1 "$T_ERR" | grep -qE "^tdat-capture: $1"; then
+		not_ok "$2" "$(head -n 3 "$T_ERR")"
+	else
+		ok "$2"
+	fi
+}
+for sub in record start stop extract reset list stat; do
+	t_exit "$sub: a bad option is a usage error" 2 -- tdat-capture "$sub" --bogus
+	only_ours "$sub: " "$sub: the message starts with 'tdat-capture: $sub:'"
+	t_exit "$sub: a missing argument is a usage error" 2 -- tdat-capture "$sub" -B
+	only_ours "$sub: " "$sub: the message on a missing argument too"
+done
+
 if [[ $(id -u) != 0 ]]; then
-	skip_all "needs root to trace (tracefs)"
+	skip "tracing" "needs root to trace (tracefs)"
+	done_testing
+	exit 0
 fi
 TFS=
 for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
 	[[ -d $d/instances ]] && TFS=$d && break
 done
 if [[ -z $TFS ]] && ! mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; then
-	skip_all "tracefs is not available (not mounted, cannot mount)"
+	skip "tracing" "tracefs is not available (not mounted, cannot mount)"
+	done_testing
+	exit 0
 fi
 TFS=${TFS:-/sys/kernel/tracing}
 # Other worktrees may run this test at the same time, and the top buffer is shared (--top
