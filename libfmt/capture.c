@@ -2,8 +2,9 @@
 /*
  * capture.c - the tracefs side of tdat-capture, at the head of the
  * pipelines: finds (or mounts) tracefs, attaches to an instance (creating
- * or removing it as asked), enables events and kernel filters, changes
- * buffer sizes, clock, CPU mask and options, lists what the kernel offers.
+ * or removing it as asked), enables events and kernel filters, starts and
+ * stops tracing, lists what the kernel offers.  capture-set.c changes the
+ * instance's settings (buffer, clock, CPUs, options, the pids followed),
  * capture-read.c reads every CPU's per_cpu/cpuN/trace_pipe_raw and
  * capture-out.c writes the trace.dat at the end.
  *
@@ -109,7 +110,8 @@ static void chomp(char *s)
 		s[--n] = '\0';
 }
 
-static int write_file(struct tdat_capture *c, const char *rel, const char *val)
+/* Write @val to @rel, opened with @oflag (O_TRUNC: replace; O_APPEND: add to a list). */
+static int write_rel(struct tdat_capture *c, const char *rel, const char *val, int oflag)
 {
 	char path[4096];
 	size_t n = strlen(val);
@@ -119,7 +121,7 @@ static int write_file(struct tdat_capture *c, const char *rel, const char *val)
 		tdat_msg(c->errmsg, "%s: path too long", rel);
 		return TDAT_EINVAL;
 	}
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	fd = open(path, O_WRONLY | oflag | O_CLOEXEC);
 	if (fd < 0 || write(fd, val, n) != (ssize_t)n)
 		err = errno;
 	if (fd >= 0 && close(fd) && !err)
@@ -128,6 +130,16 @@ static int write_file(struct tdat_capture *c, const char *rel, const char *val)
 		return 0;
 	tdat_msg(c->errmsg, "%s: cannot write '%s': %s", path, val, strerror(err));
 	return err == EINVAL ? TDAT_EINVAL : TDAT_EIO;
+}
+
+int cap_write_file(struct tdat_capture *c, const char *rel, const char *val)
+{
+	return write_rel(c, rel, val, O_TRUNC);
+}
+
+int cap_append_file(struct tdat_capture *c, const char *rel, const char *val)
+{
+	return write_rel(c, rel, val, O_APPEND);
 }
 
 char *cap_restore_value(const char *rel, char *text)
@@ -158,7 +170,7 @@ char *cap_restore_value(const char *rel, char *text)
 }
 
 /* Change a setting, keeping its first value to put back at close. */
-static int set_file(struct tdat_capture *c, const char *rel, const char *val)
+int cap_set_file(struct tdat_capture *c, const char *rel, const char *val)
 {
 	struct cap_saved *s;
 	char *old;
@@ -189,7 +201,7 @@ static int set_file(struct tdat_capture *c, const char *rel, const char *val)
 		if (!(s->rel = strdup(rel)))
 			return TDAT_ENOMEM;
 	}
-	return write_file(c, rel, val);
+	return cap_write_file(c, rel, val);
 }
 
 bool cap_exists(const struct tdat_capture *c, const char *rel)
@@ -297,7 +309,7 @@ int tdat_capture_open(struct tdat_capture *c, const char *instance, unsigned fla
 		}
 		c->created = true;
 		/* a new instance traces at once; nothing before start */
-		if ((ret = write_file(c, "tracing_on", "0")))
+		if ((ret = cap_write_file(c, "tracing_on", "0")))
 			return ret;
 	} else if (instance && (flags & TDAT_CAP_EXCL)) {
 		tdat_msg(c->errmsg, "instance '%s' exists already", instance);
@@ -380,7 +392,7 @@ static int enable_one(struct tdat_capture *c, const char *ev, const char *arg)
 	char rel[700];
 
 	snprintf(rel, sizeof(rel), "%s/enable", ev);
-	return set_file(c, rel, arg);
+	return cap_set_file(c, rel, arg);
 }
 
 int tdat_capture_enable(struct tdat_capture *c, const char *spec)
@@ -394,7 +406,7 @@ static int filter_one(struct tdat_capture *c, const char *ev, const char *expr)
 	int ret;
 
 	snprintf(rel, sizeof(rel), "%s/filter", ev);
-	ret = set_file(c, rel, expr);
+	ret = cap_set_file(c, rel, expr);
 	if (ret == TDAT_EINVAL)
 		tdat_msg(c->errmsg, "the kernel refuses the filter '%s' on %s", expr, ev + 7);
 	return ret;
@@ -430,132 +442,16 @@ int tdat_capture_filter(struct tdat_capture *c, const char *spec)
 	}
 	memcpy(events, spec, n);
 	events[n] = '\0';
-	return for_events(c, events, filter_one, expr);
+	return tdat_capture_event_filter(c, events, expr);
 }
 
-/* ---- settings ---- */
-
-int tdat_capture_set_buffer_kb(struct tdat_capture *c, unsigned kb)
+int tdat_capture_event_filter(struct tdat_capture *c, const char *spec, const char *expr)
 {
-	char v[32];
-
-	snprintf(v, sizeof(v), "%u", kb);
-	return set_file(c, "buffer_size_kb", v);
-}
-
-int tdat_capture_set_buffer_percent(struct tdat_capture *c, unsigned pct)
-{
-	char v[32];
-
-	if (!cap_exists(c, "buffer_percent"))
-		return TDAT_EUNSUPP;
-	snprintf(v, sizeof(v), "%u", pct > 100 ? 100 : pct);
-	return set_file(c, "buffer_percent", v);
-}
-
-int tdat_capture_set_subbuf_kb(struct tdat_capture *c, unsigned kb)
-{
-	char v[32];
-
-	if (!cap_exists(c, "buffer_subbuf_size_kb")) {
-		tdat_msg(c->errmsg, "this kernel has no buffer_subbuf_size_kb (Linux 6.8 or later)");
-		return TDAT_EUNSUPP;
-	}
-	snprintf(v, sizeof(v), "%u", kb);
-	return set_file(c, "buffer_subbuf_size_kb", v);
-}
-
-int tdat_capture_set_clock(struct tdat_capture *c, const char *clock)
-{
-	int n;
-	const char *const *l = tdat_capture_list(c, TDAT_CAP_CLOCKS, NULL, &n);
-
-	for (int i = 0; l && i < n; i++) {
-		const char *x = l[i][0] == '[' ? l[i] + 1 : l[i];
-
-		if (!strncmp(x, clock, strlen(clock)) && strlen(x) - (l[i][0] == '[') == strlen(clock))
-			return set_file(c, "trace_clock", clock);
-	}
-	if (l)
-		tdat_msg(c->errmsg, "this kernel has no clock '%s' (see tdat-capture list)", clock);
-	return l ? TDAT_EINVAL : TDAT_EIO;
-}
-
-int tdat_capture_set_cpus(struct tdat_capture *c, const char *list)
-{
-	int words = (c->ncpus + 31) / 32;
-	uint32_t *mask = calloc((size_t)words + 1, sizeof(*mask));
-	char *hex = malloc((size_t)words * 9 + 2), *end;
-	const char *p = list;
-	size_t pos = 0;
-	int ret = TDAT_EINVAL;
-
-	if (!mask || !hex) {
-		ret = TDAT_ENOMEM;
-		goto out;
-	}
-	while (*p) {
-		long a = strtol(p, &end, 10), b = a;
-
-		if (end == p || a < 0)
-			goto bad;
-		if (*end == '-') {
-			p = end + 1;
-			b = strtol(p, &end, 10);
-			if (end == p || b < a)
-				goto bad;
-		}
-		if (b >= c->ncpus) {
-			tdat_msg(c->errmsg, "CPU %ld does not exist (0-%d)", b, c->ncpus - 1);
-			goto out;
-		}
-		for (long i = a; i <= b; i++)
-			mask[i / 32] |= 1u << (i % 32);
-		if (*end == ',')
-			end++;
-		else if (*end)
-			goto bad;
-		p = end;
-	}
-	for (int w = words - 1; w >= 0; w--)
-		pos += (size_t)sprintf(hex + pos, w == words - 1 ? "%x" : ",%08x", mask[w]);
-	ret = set_file(c, "tracing_cpumask", hex);
-	goto out;
-bad:
-	tdat_msg(c->errmsg, "'%s' is not a CPU list (e.g. 0,2-3)", list);
-out:
-	free(mask);
-	free(hex);
-	return ret;
-}
-
-int tdat_capture_exclude_pid(struct tdat_capture *c, int pid)
-{
-	char v[32];
-
-	if (!cap_exists(c, "set_event_notrace_pid"))
-		return TDAT_EUNSUPP;
-	snprintf(v, sizeof(v), "%d", pid);
-	return set_file(c, "set_event_notrace_pid", v);
-}
-
-int tdat_capture_set_option(struct tdat_capture *c, const char *name)
-{
-	bool off = !strncmp(name, "no", 2);
-	char rel[300];
-
-	/* "no..." may also be an option's own name (e.g. none exist now, but be exact) */
-	snprintf(rel, sizeof(rel), "options/%s", name);
-	if (off && !cap_exists(c, rel))
-		name += 2;
-	else
-		off = false;
-	snprintf(rel, sizeof(rel), "options/%s", name);
-	if (!*name || strchr(name, '/') || !cap_exists(c, rel)) {
-		tdat_msg(c->errmsg, "no option '%s' (see tdat-capture list)", name);
+	if (!*expr) {
+		tdat_msg(c->errmsg, "an empty filter for '%s'", spec);
 		return TDAT_EINVAL;
 	}
-	return set_file(c, rel, off ? "0" : "1");
+	return for_events(c, spec, filter_one, expr);
 }
 
 /* ---- control ---- */
@@ -570,7 +466,7 @@ static int disable_one(struct tdat_capture *c, const char *ev, const char *arg)
 	snprintf(rel, sizeof(rel), "%s/filter", ev);
 	if (!cap_read(c, rel, &v, NULL)) {
 		chomp(v);
-		ret = strcmp(v, "none") ? write_file(c, rel, "0") : 0;
+		ret = strcmp(v, "none") ? cap_write_file(c, rel, "0") : 0;
 		free(v);
 		if (ret)
 			return ret;
@@ -586,22 +482,28 @@ int tdat_capture_reset(struct tdat_capture *c)
 		tdat_msg(c->errmsg, "the top buffer is not reset: it is not ours");
 		return TDAT_EINVAL;
 	}
-	if ((ret = write_file(c, "tracing_on", "0")) || (ret = write_file(c, "events/enable", "0")))
+	if ((ret = cap_write_file(c, "tracing_on", "0")) ||
+	    (ret = cap_write_file(c, "events/enable", "0")))
 		return ret;
 	ret = for_events(c, "*", disable_one, NULL);
-	return ret ? ret : write_file(c, "trace", "");
+	/* no pids followed (start -P of an earlier call) */
+	if (!ret && cap_exists(c, "set_event_pid"))
+		ret = cap_write_file(c, "set_event_pid", "");
+	if (!ret && cap_exists(c, "options/event-fork"))
+		ret = cap_write_file(c, "options/event-fork", "0");
+	return ret ? ret : cap_write_file(c, "trace", "");
 }
 
 int tdat_capture_start(struct tdat_capture *c)
 {
-	int ret = write_file(c, "trace", "");
+	int ret = cap_write_file(c, "trace", "");
 
-	return ret ? ret : set_file(c, "tracing_on", "1");
+	return ret ? ret : cap_set_file(c, "tracing_on", "1");
 }
 
 int tdat_capture_stop(struct tdat_capture *c)
 {
-	return set_file(c, "tracing_on", "0");
+	return cap_set_file(c, "tracing_on", "0");
 }
 
 /* ---- lists ---- */
@@ -741,8 +643,8 @@ int tdat_capture_close(struct tdat_capture *c)
 	cap_end_reading(c);
 	if (c->opened && (c->flags & TDAT_CAP_REMOVE) && c->name) {
 		/* events off first: rmdir fails while an event still uses the instance */
-		write_file(c, "tracing_on", "0");
-		write_file(c, "events/enable", "0");
+		cap_write_file(c, "tracing_on", "0");
+		cap_write_file(c, "events/enable", "0");
 		if (rmdir(c->dir) && errno != ENOENT) {
 			tdat_msg(c->errmsg, "cannot remove instance %s: %s", c->dir, strerror(errno));
 			ret = TDAT_EIO;
@@ -750,7 +652,7 @@ int tdat_capture_close(struct tdat_capture *c)
 	} else {
 		/* put back in reverse order (a clock before the buffer it was cleared with) */
 		for (int i = c->nsaved - 1; i >= 0; i--) {
-			if ((r = write_file(c, c->saved[i].rel, c->saved[i].value)) && !ret) {
+			if ((r = cap_write_file(c, c->saved[i].rel, c->saved[i].value)) && !ret) {
 				ret = r;
 				memcpy(msg, c->errmsg, sizeof(msg));
 			}

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * capture.h - what the capture modules share (capture.c: tracefs control;
- * capture-read.c: reading trace_pipe_raw; capture-out.c: the metadata and
- * the trace.dat written from it).  Never included from tools/.
+ * capture-set.c: an instance's settings; capture-read.c: reading
+ * trace_pipe_raw; capture-out.c: the metadata and the trace.dat written
+ * from it).  Never included from tools/.
  */
 #ifndef TDAT_CAPTURE_H
 #define TDAT_CAPTURE_H
@@ -21,6 +22,7 @@ struct tdat_capture {
 	char *dir;		/* the instance's directory (root for the top buffer) */
 	unsigned flags;		/* enum tdat_capture_flags */
 	bool opened, created;
+	bool following;		/* set_event_pid holds our pids: add to it */
 	int ncpus;		/* per_cpu/cpuN directories: N + 1 */
 	struct cap_saved *saved;
 	int nsaved;
@@ -48,6 +50,18 @@ bool cap_path(const struct tdat_capture *c, const char *rel, char *buf, size_t s
 int cap_read_path(struct tdat_capture *c, const char *path, char **out, size_t *len);
 int cap_read(struct tdat_capture *c, const char *rel, char **out, size_t *len);
 bool cap_exists(const struct tdat_capture *c, const char *rel);
+/* Write @val to file @rel: replacing what it holds, or adding to a list (set_event_pid). */
+int cap_write_file(struct tdat_capture *c, const char *rel, const char *val);
+int cap_append_file(struct tdat_capture *c, const char *rel, const char *val);
+/* cap_write_file(), keeping the top buffer's first value of @rel to put back at close. */
+int cap_set_file(struct tdat_capture *c, const char *rel, const char *val);
+/*
+ * The tracing_cpumask text for @spec on a machine of @ncpus CPUs: a hex
+ * mask (@hex: "3", "0x3", "1,00000000", "-1" for all) or a list ("0,2-3").
+ * Return: 0 with *@out allocated; TDAT_EINVAL (malformed, a CPU the
+ * machine lacks, no CPU at all) with @errmsg set; TDAT_ENOMEM.
+ */
+int cap_cpumask(const char *spec, bool hex, int ncpus, char **out, char *errmsg);
 /*
  * The value to write back to tracefs file @rel that read @text (changed in
  * place): the selected clock of trace_clock, "0" for a filter of "none", the

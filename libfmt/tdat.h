@@ -729,10 +729,23 @@ int tdat_capture_enable(struct tdat_capture *c, const char *spec);
  *
  * EVENTS is as in tdat_capture_enable(); EXPR is the kernel's filter
  * grammar (events/SYSTEM/EVENT/filter), e.g. "sched_switch:prev_pid > 1".
+ * The same as tdat_capture_event_filter(c, EVENTS, EXPR).
  *
  * Return: 0; TDAT_EINVAL when nothing matches or the kernel refuses EXPR.
  */
 int tdat_capture_filter(struct tdat_capture *c, const char *spec);
+
+/**
+ * tdat_capture_event_filter - a kernel-side filter on the events of @spec
+ * @c: an open handle
+ * @spec: events as in tdat_capture_enable(): "sched:sched_switch", "sched", globs
+ * @expr: the kernel's filter grammar, e.g. "prev_pid > 1" (replaces the
+ *        filter the events had; trace-cmd record's -f after an -e)
+ *
+ * Return: 0; TDAT_EINVAL when no event matches, @expr is empty or the
+ * kernel refuses it for one of the events (tdat_capture_errmsg() names it).
+ */
+int tdat_capture_event_filter(struct tdat_capture *c, const char *spec, const char *expr);
 
 /** tdat_capture_set_buffer_kb - ring-buffer size per CPU (buffer_size_kb). */
 int tdat_capture_set_buffer_kb(struct tdat_capture *c, unsigned kb);
@@ -749,8 +762,23 @@ int tdat_capture_set_subbuf_kb(struct tdat_capture *c, unsigned kb);
 /** tdat_capture_set_clock - trace_clock; TDAT_EINVAL if the kernel has no such clock. */
 int tdat_capture_set_clock(struct tdat_capture *c, const char *clock);
 
-/** tdat_capture_set_cpus - trace only these CPUs ("0,2-3"; tracing_cpumask). */
+/**
+ * tdat_capture_set_cpus - trace only these CPUs ("0,2-3"; tracing_cpumask).
+ *
+ * Return: 0; TDAT_EINVAL for a malformed list, a CPU the machine lacks or
+ * none at all.
+ */
 int tdat_capture_set_cpus(struct tdat_capture *c, const char *list);
+
+/**
+ * tdat_capture_set_cpumask - trace only the CPUs of a hex mask, as
+ * trace-cmd record -M takes it: "3" (CPUs 0 and 1), "0x3", 32-bit words
+ * apart with commas as tracing_cpumask prints them ("1,00000000" is CPU 32),
+ * "-1" for every CPU.
+ *
+ * Return: as tdat_capture_set_cpus().
+ */
+int tdat_capture_set_cpumask(struct tdat_capture *c, const char *hex);
 
 /**
  * tdat_capture_exclude_pid - do not record the events of @pid (the recorder
@@ -758,12 +786,32 @@ int tdat_capture_set_cpus(struct tdat_capture *c, const char *list);
  */
 int tdat_capture_exclude_pid(struct tdat_capture *c, int pid);
 
+/**
+ * tdat_capture_follow_pid - record only the events of the pids followed
+ * @c: an open handle
+ * @pid: a task to follow (set_event_pid); each call adds one
+ * @children: also the tasks the followed ones fork from now on, and their
+ *            children (the event-fork option, which then holds for every
+ *            pid followed: trace-cmd record's -c)
+ *
+ * Call it before tdat_capture_start(), so that the first events are caught.
+ * A sched_switch or wakeup that involves a followed task is recorded, in
+ * whichever task's context it happens (the kernel's rule).  The recorder
+ * follows a command it runs by forking it first and letting it exec once
+ * tracing is on (trace-cmd record -F).
+ *
+ * Return: 0; TDAT_EUNSUPP without set_event_pid (before Linux 4.4) or,
+ * with @children, without event-fork; TDAT_EINVAL for a pid <= 0.
+ */
+int tdat_capture_follow_pid(struct tdat_capture *c, int pid, bool children);
+
 /** tdat_capture_set_option - set "NAME" or clear "noNAME" in options/. */
 int tdat_capture_set_option(struct tdat_capture *c, const char *name);
 
 /**
  * tdat_capture_reset - tracing off, every event disabled, filters cleared,
- * the buffer emptied (the state of a new instance, settings aside).
+ * no pid followed, the buffer emptied (the state of a new instance,
+ * settings aside).
  */
 int tdat_capture_reset(struct tdat_capture *c);
 

@@ -4,29 +4,90 @@
 # decoder and trace-cmd report must show every line and exec, in order, with
 # the right comms.  Then start/stop/extract/reset, Ctrl-C in the middle,
 # --duration, a failing command's status, --top with settings, pipes,
-# filters, v6/zlib, refusals.  After every case tracefs must be as it was
-# (buffer size, clock, instances, top events, tracing_on, cpumask, options).
+# filters, v6/zlib, refusals; trace-cmd record's flags (-f after -e, -F and
+# -P with -c following tasks while another process makes the same events,
+# -M, -T, -B).  After every case tracefs must be as it was (buffer size,
+# clock, instances, top events, tracing_on, cpumask, options, pids followed).
+# The messages of usage errors come first: they need no root.
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
 O=$T_TMP
 
+# --- usage: every message starts with the tool's name, trace-cmd's letters ---
+# A bad option and a missing argument for each subcommand (getopt's messages too).
+only_ours() {
+	if grep -qvE "^tdat-capture: |^Try 'tdat-capture --help'" "$T_ERR" ||
+		! head -n 1 "$T_ERR" | grep -qE "^tdat-capture: $1"; then
+		not_ok "$2" "$(head -n 3 "$T_ERR")"
+	else
+		ok "$2"
+	fi
+}
+for sub in record start stop extract reset list stat; do
+	t_exit "$sub: a bad option is a usage error" 2 -- tdat-capture "$sub" --bogus
+	only_ours "$sub: " "$sub: the message starts with 'tdat-capture: $sub:'"
+	t_exit "$sub: a missing argument is a usage error" 2 -- tdat-capture "$sub" -B
+	only_ours "$sub: " "$sub: the message on a missing argument too"
+done
+t_exit "-f with no -e before it is a usage error" 2 -- tdat-capture record -o "$O/u.dat" -f 'prev_pid > 1' -e sched:sched_switch
+only_ours "" "and says that -f filters the -e before it"
+t_stderr_match "(naming it)" "filters the events of the -e before it"
+t_exit "-F with no command is a usage error" 2 -- tdat-capture record -o "$O/u.dat" -F -e sched:sched_process_exec
+t_stderr_match "and says so" "-F follows the command"
+t_exit "-F with the old filter habit is a usage error" 2 -- \
+	tdat-capture record -o "$O/u.dat" -e sched:sched_switch -F 'sched_switch:prev_pid != 0' -- true
+t_stderr_match "and points to -f and --filter" "reads like a filter: -e EVENT -f EXPR, or --filter"
+t_exit "-c without -F or -P is a usage error" 2 -- tdat-capture record -o "$O/u.dat" -c -- true
+t_exit "-P of a process that does not exist is a usage error" 2 -- tdat-capture record -o "$O/u.dat" -P 2147483647
+t_stderr_match "and names it" "no process 2147483647"
+t_exit "-P that is not a pid is a usage error" 2 -- tdat-capture record -o "$O/u.dat" -P 12x
+t_exit "-d is not the duration (trace-cmd's -d is another thing)" 2 -- tdat-capture record -o "$O/u.dat" -d 1
+t_stderr_match "and points to --duration" "--duration SECONDS"
+t_exit "-B after -e is a usage error (trace-cmd gives those to the top buffer)" 2 -- \
+	tdat-capture record -o "$O/u.dat" -e sched:sched_switch -B x -- true
+t_exit "-M and --cpus together are a usage error" 2 -- tdat-capture record -o "$O/u.dat" -M 1 --cpus 0 -- true
+t_exit "-P on stop is a usage error" 2 -- tdat-capture stop -P 1
+
 if [[ $(id -u) != 0 ]]; then
-	skip_all "needs root to trace (tracefs)"
+	skip "tracing" "needs root to trace (tracefs)"
+	done_testing
+	exit 0
 fi
 TFS=
 for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
 	[[ -d $d/instances ]] && TFS=$d && break
 done
 if [[ -z $TFS ]] && ! mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; then
-	skip_all "tracefs is not available (not mounted, cannot mount)"
+	skip "tracing" "tracefs is not available (not mounted, cannot mount)"
+	done_testing
+	exit 0
 fi
 TFS=${TFS:-/sys/kernel/tracing}
+# Other worktrees may run this test at the same time, and the top buffer is shared (--top
+# cases, the snapshots below): one run at a time.
+if command -v flock >/dev/null; then
+	exec 9>/tmp/tdat-t-capture.lock
+	flock -w 900 9 || diag "another t-capture.sh has held /tmp/tdat-t-capture.lock for 15 minutes"
+fi
 
+# Instances but those of another run still going (a record's tdat-capture-PID, a test's
+# tdat-test-...-PID, whose PID lives): a test of an older tree does not take the lock.
+instances() {
+	local name
+	for name in $(ls "$TFS/instances"); do
+		if [[ $name =~ ^tdat-(capture|test.*)-([0-9]+)$ && ${BASH_REMATCH[2]} != "$$" ]] &&
+			kill -0 "${BASH_REMATCH[2]}" 2>/dev/null; then
+			continue
+		fi
+		echo "$name"
+	done
+}
 # The tracefs settings a capture must leave as it found them.
 state() {
 	local f
-	ls "$TFS/instances"
+	instances
 	for f in buffer_size_kb buffer_subbuf_size_kb trace_clock tracing_on tracing_cpumask \
-		events/enable set_event set_event_notrace_pid buffer_percent options/stacktrace options/record-tgid \
+		events/enable set_event set_event_notrace_pid set_event_pid buffer_percent options/stacktrace \
+		options/record-tgid options/event-fork \
 		events/sched/sched_switch/enable events/sched/sched_switch/filter; do
 		[[ -e $TFS/$f ]] && echo "$f: $(cat "$TFS/$f")"
 	done
@@ -44,11 +105,22 @@ if [[ -n $grows && -z $(cat "$TFS/set_event") ]]; then
 		test "$now" -ge "$grows" -a "$now" -lt $((grows + 16))
 	rm -f "$O/grow.dat"
 fi
+# (not while another run's capture may have changed the top buffer)
+for _ in $(seq 60); do pgrep -x tdat-capture >/dev/null || break; sleep 1; done
 state >"$O/state.before"
 
 # unchanged NAME: the tracefs settings are those of the start of the test.
+# A tdat-capture running now is another run's (ours have ended): what it changed in the top
+# buffer is its own to put back, so wait for it (up to a minute) before saying it differs.
 unchanged() {
-	state >"$O/state.now"
+	local i
+	for i in $(seq 60); do
+		state >"$O/state.now"
+		if cmp -s "$O/state.before" "$O/state.now" || ! pgrep -x tdat-capture >/dev/null; then
+			break
+		fi
+		sleep 1
+	done
 	if cmp -s "$O/state.before" "$O/state.now"; then
 		ok "tracefs unchanged after $1"
 	else
@@ -68,6 +140,49 @@ text() {
 	fi
 }
 
+# --- following tasks: a command, its children, and another process making the same events ---
+# tdat-fw-parent reads a file itself and runs tdat-fw-child five times; tdat-fw-other (started
+# by other_start) runs all the time in a loop of its own.  Names of our own, as above.
+cp "$(command -v cat)" "$O/tdat-fw-child"
+cp "$(command -v cat)" "$O/tdat-fw-other"
+cat >"$O/tdat-fw-parent" <<EOF
+#!/bin/sh
+i=0
+while [ \$i -lt 5 ]; do
+	read -r x </proc/version
+	"$O/tdat-fw-child" /proc/version >/dev/null
+	i=\$((i + 1))
+done
+EOF
+chmod +x "$O/tdat-fw-parent"
+FOLLOW_EVENTS=(-e sched:sched_process_exec -e syscalls:sys_enter_openat)
+other_pid=
+other_start() {
+	(while :; do "$O/tdat-fw-other" /proc/version >/dev/null; done) &
+	other_pid=$!
+}
+other_stop() {
+	[[ -n $other_pid ]] && kill "$other_pid" 2>/dev/null && wait "$other_pid" 2>/dev/null
+	other_pid=
+}
+trap 'rc=$?; other_stop; (exit $rc); _t_at_exit' EXIT
+# report FILE: the file as trace-cmd report prints it (our text, which equals it, without trace-cmd)
+report() {
+	if have_trace_cmd; then
+		"$TRACE_CMD" report "$1" 2>/dev/null
+	else
+		tdat-convert "$1"
+	fi
+}
+# count FILE COMM: the events of tasks named COMM
+count() {
+	report "$1" | grep -cE "^ *$2-[0-9]+ "
+}
+# execs FILE NAME: the sched_process_exec events of NAME
+execs() {
+	report "$1" | grep -cE "sched_process_exec: +filename=[^ ]*/$2 "
+}
+
 # --- record a known workload ---
 # Commands of our own names, so that no other process on the machine matches.
 cp "$(command -v cat)" "$O/tdat-wl-cat"
@@ -84,7 +199,8 @@ exec "$O/tdat-wl-date" >/dev/null
 EOF
 chmod +x "$O/work.sh"
 
-t_exit "record a workload" 0 -- tdat-capture record -C global -e sched:sched_switch \
+# -F -c: only the workload and its children, not the same commands of another t-capture run
+t_exit "record a workload" 0 -- tdat-capture record -C global -F -c -e sched:sched_switch \
 	-e sched:sched_process_exec -e 'sched:sched_process_f*' -o "$O/w.dat" -- "$O/work.sh"
 t_stderr_match "the summary names events per CPU and lost ones" 'cpu0: [0-9]+ events, .* lost'
 t_assert "the output file exists and no temporary is left" test -s "$O/w.dat" -a -z "$(ls "$O" | grep tmp-)"
@@ -164,9 +280,9 @@ pid=$!
 inst=$TFS/instances/tdat-capture-$pid
 # A new instance traces at once until record turns it off, sets it up,
 # clears it and turns it on: only the event enabled (read first) and then
-# tracing on means recording has begun.
+# tracing on means recording has begun.  recording DIR [SYS/EVENT]: that one enabled.
 recording() {
-	[[ $(cat "$1/events/sched/sched_switch/enable" 2>/dev/null) == 1 &&
+	[[ $(cat "$1/events/${2:-sched/sched_switch}/enable" 2>/dev/null) == 1 &&
 	   $(cat "$1/tracing_on" 2>/dev/null) == 1 ]]
 }
 for _ in $(seq 200); do recording "$inst" && break; sleep 0.1; done
@@ -210,7 +326,7 @@ t_exit "an unknown event fails" 1 -- tdat-capture record -e no_such_event_xyz -o
 t_stderr_match "and names it" "no event matches 'no_such_event_xyz'"
 t_assert "and writes nothing" test ! -e "$O/x.dat" -a -z "$(ls "$O" | grep tmp-)"
 t_exit "a filter the kernel refuses fails" 1 -- tdat-capture record -e sched:sched_switch \
-	-F 'sched_switch:no_such_field == 1' -o "$O/x.dat" -- true
+	-f 'no_such_field == 1' -o "$O/x.dat" -- true
 t_stderr_match "and says which" "refuses the filter"
 t_exit "an unknown clock fails" 1 -- tdat-capture record -C no_such_clock -o "$O/x.dat" -- true
 t_exit "a bad option is a usage error" 2 -- tdat-capture record --bogus
@@ -247,12 +363,13 @@ unchanged "refusals"
 # A task that sleeps on CPU 0 makes sure there are switches (and stacks) to record.
 if [[ -n $(cat "$TFS/set_event") ]]; then
 	for n in "record --top" "tracefs unchanged after record --top" "the --top file has clock mono" \
-		"stacktrace gave kernel_stack events" "the filter kept prev_pid 0 out" "--cpus 0: nothing on CPU 1"; do
+		"stacktrace gave kernel_stack events" "the filter kept prev_pid 0 out" "--cpus 0: nothing on CPU 1" \
+		"record --top -F -c" "tracefs unchanged after record --top -F -c" "--top -F -c: the children's execs"; do
 		skip "$n" "events are enabled in the top buffer: someone is using it"
 	done
 else
 	t_exit "record --top with buffer size, clock, option, filter, cpus" 0 -- tdat-capture record -q --top \
-		-b 512 -C mono -O stacktrace --cpus 0 -e sched:sched_switch -F 'sched_switch:prev_pid != 0' \
+		-b 512 -C mono -O stacktrace --cpus 0 -e sched:sched_switch -f 'prev_pid != 0' \
 		-o "$O/top.dat" -- taskset -c 0 sh -c 'i=0; while [ $i -lt 20 ]; do sleep 0.01; i=$((i + 1)); done'
 	unchanged "record --top"
 	t_run "its info" -- tdat-info "$O/top.dat"
@@ -261,11 +378,17 @@ else
 	t_assert "stacktrace gave kernel_stack events" grep -q 'kernel_stack:' "$O/top.txt"
 	t_assert "the filter kept prev_pid 0 out" test "$(grep -cE 'sched_switch: +[^ ]+:0 ' "$O/top.txt")" = 0
 	t_assert "--cpus 0: nothing on CPU 1" test "$(grep -c '\[001\]' "$O/top.txt")" = 0
+	# set_event_pid and event-fork of the top buffer are put back too
+	t_exit "record --top -F -c" 0 -- tdat-capture record -q --top -F -c "${FOLLOW_EVENTS[@]}" \
+		-o "$O/topF.dat" -- "$O/tdat-fw-parent"
+	unchanged "record --top -F -c"
+	t_assert "--top -F -c: the children's execs" test "$(execs "$O/topF.dat" tdat-fw-child)" = 5
 fi
 
 # --- a kernel filter, pipes, other layouts ---
-t_exit "record with -F on exec" 0 -- tdat-capture record -q -e sched:sched_process_exec \
-	-F 'sched_process_exec:filename ~ "*true"' -o "$O/flt.dat" -- sh -c 'cat /dev/null; /bin/true; true'
+t_exit "record with --filter 'EVENTS:EXPR' (formerly -F) on exec" 0 -- tdat-capture record -q \
+	-e sched:sched_process_exec --filter 'sched_process_exec:filename ~ "*true"' -o "$O/flt.dat" -- \
+	sh -c 'cat /dev/null; /bin/true; true'
 tdat-convert "$O/flt.dat" >"$O/flt.txt"
 t_assert "the filter let true through and kept cat out" \
 	test "$(grep -c 'filename=.*/true' "$O/flt.txt")" -ge 1 -a "$(grep -c 'filename=.*/cat' "$O/flt.txt")" = 0
@@ -285,6 +408,123 @@ else
 	skip "trace-cmd report reads v6" "trace-cmd is not installed"
 fi
 unchanged "filters, pipes, layouts"
+
+# --- trace-cmd record's flags: -f after -e, -F and -P with -c, -M, -T, -B ---
+# -f filters the -e before it; several -f for one -e all hold, as trace-cmd joins them.
+B=tdat-test-f-$$
+t_exit "start with two -f after one -e, and an -e after them" 0 -- tdat-capture start -B "$B" \
+	-e sched:sched_switch -f 'prev_pid > 1' -f 'next_pid > 1' -e sched:sched_wakeup
+t_assert "the -e before gets both, joined as trace-cmd does" \
+	test "$(cat "$TFS/instances/$B/events/sched/sched_switch/filter")" = "(prev_pid > 1)&&(next_pid > 1)"
+t_assert "the -e after gets none" test "$(cat "$TFS/instances/$B/events/sched/sched_wakeup/filter")" = none
+t_exit "start -P PID -c on the same instance" 0 -- tdat-capture start -B "$B" -P $$ -c -e sched:sched_process_exec
+t_run "stat" -- tdat-capture stat -B "$B"
+t_stdout_match "stat shows the pid followed (with its children since)" "^pids:( [0-9]+)* $$( |\$)"
+t_assert "event-fork is on in the instance" test "$(cat "$TFS/instances/$B/options/event-fork")" = 1
+t_exit "start again without -P" 0 -- tdat-capture start -B "$B" -e sched:sched_process_exec
+t_assert "no pid is followed any more" test -z "$(cat "$TFS/instances/$B/set_event_pid")"
+t_assert "event-fork is off" test "$(cat "$TFS/instances/$B/options/event-fork")" = 0
+t_assert "and the filters are gone" test "$(cat "$TFS/instances/$B/events/sched/sched_switch/filter")" = none
+t_exit "reset" 0 -- tdat-capture reset -B "$B"
+# Every task that exits switches out under its own name: tdat-fw-child does five times.
+# (-F -c: not another t-capture run's tdat-fw-child.)
+t_exit "record -e sched:sched_switch -f EXPR -e sched:sched_process_exec" 0 -- tdat-capture record -q -F -c \
+	-e sched:sched_switch -f 'prev_comm != "tdat-fw-child"' -e sched:sched_process_exec \
+	-o "$O/f.dat" -- "$O/tdat-fw-parent"
+n=$(report "$O/f.dat" | grep -cE 'sched_switch: +tdat-fw-child:[0-9]+ ')
+t_assert "the filter kept tdat-fw-child's switches out ($n)" test "$n" = 0
+t_assert "and left the next -e alone: tdat-fw-child's five execs" test "$(execs "$O/f.dat" tdat-fw-child)" = 5
+t_exit "the same without -f" 0 -- tdat-capture record -q -F -c -e sched:sched_switch -e sched:sched_process_exec \
+	-o "$O/nof.dat" -- "$O/tdat-fw-parent"
+n=$(report "$O/nof.dat" | grep -cE 'sched_switch: +tdat-fw-child:[0-9]+ ')
+t_assert "has tdat-fw-child's switches ($n)" test "$n" -ge 5
+unchanged "-f"
+
+# -F: only the command (trace-cmd record -F); -F -c: its children too.  Another process
+# makes the same events all along: it must not be in the file.
+other_start
+t_exit "record without -F, while another process runs" 0 -- tdat-capture record -q "${FOLLOW_EVENTS[@]}" \
+	-o "$O/all.dat" -- "$O/tdat-fw-parent"
+n=$(count "$O/all.dat" tdat-fw-other)
+t_assert "the other process's events are there without -F ($n)" test "$n" -gt 0
+t_exit "record -F" 0 -- tdat-capture record -q -F "${FOLLOW_EVENTS[@]}" -o "$O/F.dat" -- "$O/tdat-fw-parent"
+report "$O/F.dat" | sed -n 2p >"$O/F.first"
+t_assert "-F: the first event is the command's exec (set before it runs)" \
+	grep -qE '^ *tdat-fw-parent-[0-9]+ .*sched_process_exec: +filename=[^ ]*/tdat-fw-parent ' "$O/F.first"
+n=$(count "$O/F.dat" tdat-fw-parent)
+t_assert "-F: the command's own events (exec, openat: $n)" test "$n" -ge 2
+t_assert "-F: not its children's, as trace-cmd record -F" test "$(count "$O/F.dat" tdat-fw-child)" = 0
+t_assert "-F: nothing of the other process" test "$(count "$O/F.dat" tdat-fw-other)" = 0
+t_exit "record -F -c" 0 -- tdat-capture record -q -F -c "${FOLLOW_EVENTS[@]}" -o "$O/Fc.dat" -- "$O/tdat-fw-parent"
+t_assert "-F -c: the command's exec" test "$(execs "$O/Fc.dat" tdat-fw-parent)" = 1
+t_assert "-F -c: its five children's execs" test "$(execs "$O/Fc.dat" tdat-fw-child)" = 5
+n=$(count "$O/Fc.dat" tdat-fw-child)
+t_assert "-F -c: and their openat ($n events)" test "$n" -gt 5
+t_assert "-F -c: nothing of the other process" test "$(count "$O/Fc.dat" tdat-fw-other)" = 0
+unchanged "-F"
+
+# -P PID -c with no command: follows a running process and its children, and ends when it
+# has exited, as trace-cmd record -P does.  The process waits for the recording to begin.
+cat >"$O/tdat-fp-target" <<EOF
+#!/bin/sh
+while [ ! -e "$O/go" ]; do sleep 0.05; done
+for i in 1 2 3; do "$O/tdat-fw-child" /proc/version >/dev/null; done
+EOF
+chmod +x "$O/tdat-fp-target"
+"$O/tdat-fp-target" &
+target=$!
+B=tdat-test-P-$$
+tdat-capture record -q -B "$B" -P "$target" -c "${FOLLOW_EVENTS[@]}" -o "$O/P.dat" 2>"$O/P.err" &
+rec=$!
+for _ in $(seq 200); do recording "$TFS/instances/$B" sched/sched_process_exec && break; sleep 0.1; done
+t_assert "record -P began in the instance named by -B" recording "$TFS/instances/$B" sched/sched_process_exec
+touch "$O/go"
+for _ in $(seq 200); do kill -0 "$rec" 2>/dev/null || break; sleep 0.1; done
+rc=0
+if kill -0 "$rec" 2>/dev/null; then
+	kill -INT "$rec"
+	rc=timeout
+fi
+wait "$rec" || rc=$?
+wait "$target"
+t_assert "record -P ended by itself when the process exited (status $rc)" test "$rc" = 0
+t_assert "-P -c: the process's children's execs" test "$(execs "$O/P.dat" tdat-fw-child)" = 3
+n=$(count "$O/P.dat" tdat-fp-target)
+t_assert "-P -c: the process's own events ($n)" test "$n" -gt 0
+t_assert "-P -c: nothing of the other process" test "$(count "$O/P.dat" tdat-fw-other)" = 0
+t_assert "the -B instance is removed" test ! -e "$TFS/instances/$B"
+other_stop
+unchanged "-P"
+
+# -M CPUMASK (hex, as trace-cmd), -T stack traces, -B NAME for record.
+if [[ -e $TFS/per_cpu/cpu1 ]]; then
+	t_exit "record -M 1" 0 -- tdat-capture record -q -M 1 -e sched:sched_switch -o "$O/M.dat" -- \
+		taskset -c 0 sh -c 'i=0; while [ $i -lt 10 ]; do sleep 0.01; i=$((i + 1)); done'
+	report "$O/M.dat" >"$O/M.txt"
+	t_assert "-M 1: events of CPU 0, none of CPU 1" \
+		test "$(grep -c '\[000\]' "$O/M.txt")" -gt 0 -a "$(grep -c '\[001\]' "$O/M.txt")" = 0
+else
+	skip "-M 1: events of CPU 0, none of CPU 1" "one CPU"
+	skip "record -M 1" "one CPU"
+fi
+n=$(ls -d "$TFS"/per_cpu/cpu* | wc -l)
+t_exit "-M with a CPU the machine lacks fails" 1 -- tdat-capture record -q -M "$(printf '%x' $((1 << n)))" \
+	-o "$O/x.dat" -- true
+t_stderr_match "and names it" "CPU $n does not exist"
+t_exit "-M that is not hex fails" 1 -- tdat-capture record -q -M 0xzz -o "$O/x.dat" -- true
+t_exit "record -T" 0 -- tdat-capture record -q -T -e sched:sched_switch -o "$O/T.dat" -- \
+	taskset -c 0 sh -c 'sleep 0.01; sleep 0.01'
+t_assert "-T: stack traces (kernel_stack events)" grep -q 'kernel_stack:' <(report "$O/T.dat")
+B=tdat-test-B-$$
+t_exit "record -B NAME records in a new instance NAME" 0 -- tdat-capture record -q -B "$B" -o "$O/B.dat" -- \
+	sh -c "case \$TDAT_CAPTURE_DIR in */instances/$B) exit 0;; esac; exit 9"
+t_assert "and removes it" test ! -e "$TFS/instances/$B"
+mkdir "$TFS/instances/$B"
+t_exit "record -B of an instance that exists fails" 1 -- tdat-capture record -q -B "$B" -o "$O/x.dat" -- true
+t_stderr_match "and says so" "instance '$B' exists already"
+t_assert "and leaves it" test -d "$TFS/instances/$B"
+rmdir "$TFS/instances/$B"
+unchanged "-M, -T, -B"
 
 # --- thread groups (saved_tgids) reach the process model ---
 if command -v python3 >/dev/null && command -v sqlite3 >/dev/null; then

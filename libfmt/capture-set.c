@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * capture-set.c - an instance's settings for tdat-capture: buffer and
+ * sub-buffer sizes, wake-up threshold, trace clock, the CPUs traced
+ * (tracing_cpumask, from a list or trace-cmd's hex mask), options, and
+ * which tasks are traced (set_event_pid and event-fork to follow pids and
+ * their children, set_event_notrace_pid to leave the recorder out).
+ * Every change goes through cap_set_file() (capture.c), which keeps the
+ * top buffer's old value to put back at close.  Nothing here prints.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+
+int tdat_capture_set_buffer_kb(struct tdat_capture *c, unsigned kb)
+{
+	char v[32];
+
+	snprintf(v, sizeof(v), "%u", kb);
+	return cap_set_file(c, "buffer_size_kb", v);
+}
+
+int tdat_capture_set_buffer_percent(struct tdat_capture *c, unsigned pct)
+{
+	char v[32];
+
+	if (!cap_exists(c, "buffer_percent"))
+		return TDAT_EUNSUPP;
+	snprintf(v, sizeof(v), "%u", pct > 100 ? 100 : pct);
+	return cap_set_file(c, "buffer_percent", v);
+}
+
+int tdat_capture_set_subbuf_kb(struct tdat_capture *c, unsigned kb)
+{
+	char v[32];
+
+	if (!cap_exists(c, "buffer_subbuf_size_kb")) {
+		tdat_msg(c->errmsg, "this kernel has no buffer_subbuf_size_kb (Linux 6.8 or later)");
+		return TDAT_EUNSUPP;
+	}
+	snprintf(v, sizeof(v), "%u", kb);
+	return cap_set_file(c, "buffer_subbuf_size_kb", v);
+}
+
+int tdat_capture_set_clock(struct tdat_capture *c, const char *clock)
+{
+	int n;
+	const char *const *l = tdat_capture_list(c, TDAT_CAP_CLOCKS, NULL, &n);
+
+	for (int i = 0; l && i < n; i++) {
+		const char *x = l[i][0] == '[' ? l[i] + 1 : l[i];
+
+		if (!strncmp(x, clock, strlen(clock)) && strlen(x) - (l[i][0] == '[') == strlen(clock))
+			return cap_set_file(c, "trace_clock", clock);
+	}
+	if (l)
+		tdat_msg(c->errmsg, "this kernel has no clock '%s' (see tdat-capture list)", clock);
+	return l ? TDAT_EINVAL : TDAT_EIO;
+}
+
+/* CPU @cpu into @mask; TDAT_EINVAL with @errmsg if the machine has no such CPU. */
+static int mask_set(uint32_t *mask, long cpu, int ncpus, char *errmsg)
+{
+	if (cpu >= ncpus) {
+		tdat_msg(errmsg, "CPU %ld does not exist (0-%d)", cpu, ncpus - 1);
+		return TDAT_EINVAL;
+	}
+	mask[cpu / 32] |= 1u << (cpu % 32);
+	return 0;
+}
+
+/* A CPU list, "0,2-3". */
+static int list_mask(const char *list, int ncpus, uint32_t *mask, char *errmsg)
+{
+	const char *p = list;
+	char *end;
+	int ret;
+
+	while (*p) {
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p || a < 0 || !isdigit((unsigned char)*p))
+			goto bad;
+		if (*end == '-') {
+			p = end + 1;
+			b = strtol(p, &end, 10);
+			if (end == p || b < a)
+				goto bad;
+		}
+		for (long i = a; i <= b; i++)
+			if ((ret = mask_set(mask, i, ncpus, errmsg)))
+				return ret;
+		if (*end == ',' && end[1])
+			end++;
+		else if (*end)
+			goto bad;
+		p = end;
+	}
+	return 0;
+bad:
+	tdat_msg(errmsg, "'%s' is not a CPU list (e.g. 0,2-3)", list);
+	return TDAT_EINVAL;
+}
+
+/*
+ * A hex mask as trace-cmd record -M and tracing_cpumask take it: "3",
+ * "0x3", 32-bit words apart with commas ("1,00000000" is CPU 32), or "-1"
+ * for every CPU.
+ */
+static int hex_mask(const char *hex, int ncpus, uint32_t *mask, char *errmsg)
+{
+	const char *s = hex + (hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X') ? 2 : 0);
+	bool commas = strchr(s, ',');
+	long word = 0, bit = 0;
+	int ret;
+
+	if (!strcmp(hex, "-1")) {
+		for (long i = 0; i < ncpus; i++)
+			mask_set(mask, i, ncpus, errmsg);
+		return 0;
+	}
+	for (const char *p = s + strlen(s); p-- > s;) {
+		int d = isxdigit((unsigned char)*p) ? (isdigit((unsigned char)*p) ? *p - '0' :
+			 tolower((unsigned char)*p) - 'a' + 10) : -1;
+
+		if (*p == ',' && bit && p > s) {
+			word++;
+			bit = 0;
+			continue;
+		}
+		/* a word of more than 8 digits is not the kernel's format */
+		if (d < 0 || (commas && bit == 32))
+			goto bad;
+		for (int k = 0; k < 4; k++)
+			if ((d >> k & 1) && (ret = mask_set(mask, word * 32 + bit + k, ncpus, errmsg)))
+				return ret;
+		bit += 4;
+	}
+	if (bit)
+		return 0;
+bad:
+	tdat_msg(errmsg, "'%s' is not a hex CPU mask (e.g. 3: CPUs 0 and 1; -1: all)", hex);
+	return TDAT_EINVAL;
+}
+
+int cap_cpumask(const char *spec, bool hex, int ncpus, char **out, char *errmsg)
+{
+	int words = (ncpus + 31) / 32, ret;
+	uint32_t *mask = calloc((size_t)words + 1, sizeof(*mask));
+	char *text = malloc((size_t)words * 9 + 2);
+	size_t pos = 0;
+	bool any = false;
+
+	*out = NULL;
+	ret = !mask || !text ? TDAT_ENOMEM :
+	      hex ? hex_mask(spec, ncpus, mask, errmsg) : list_mask(spec, ncpus, mask, errmsg);
+	for (int w = 0; !ret && w < words; w++)
+		any |= mask[w] != 0;
+	if (!ret && !any) {
+		tdat_msg(errmsg, "'%s' selects no CPU", spec);
+		ret = TDAT_EINVAL;
+	}
+	for (int w = words - 1; !ret && w >= 0; w--)
+		pos += (size_t)sprintf(text + pos, w == words - 1 ? "%x" : ",%08x", mask[w]);
+	free(mask);
+	if (ret)
+		free(text);
+	else
+		*out = text;
+	return ret;
+}
+
+static int set_cpumask(struct tdat_capture *c, const char *spec, bool hex)
+{
+	char *text;
+	int ret = cap_cpumask(spec, hex, c->ncpus, &text, c->errmsg);
+
+	if (!ret)
+		ret = cap_set_file(c, "tracing_cpumask", text);
+	free(text);
+	return ret;
+}
+
+int tdat_capture_set_cpus(struct tdat_capture *c, const char *list)
+{
+	return set_cpumask(c, list, false);
+}
+
+int tdat_capture_set_cpumask(struct tdat_capture *c, const char *hex)
+{
+	return set_cpumask(c, hex, true);
+}
+
+int tdat_capture_exclude_pid(struct tdat_capture *c, int pid)
+{
+	char v[32];
+
+	if (!cap_exists(c, "set_event_notrace_pid"))
+		return TDAT_EUNSUPP;
+	snprintf(v, sizeof(v), "%d", pid);
+	return cap_set_file(c, "set_event_notrace_pid", v);
+}
+
+int tdat_capture_follow_pid(struct tdat_capture *c, int pid, bool children)
+{
+	char v[32];
+	int ret;
+
+	if (!cap_exists(c, "set_event_pid") || (children && !cap_exists(c, "options/event-fork"))) {
+		tdat_msg(c->errmsg, "this kernel cannot follow pids (no set_event_pid or options/event-fork)");
+		return TDAT_EUNSUPP;
+	}
+	if (pid <= 0) {
+		tdat_msg(c->errmsg, "%d is not a pid", pid);
+		return TDAT_EINVAL;
+	}
+	snprintf(v, sizeof(v), "%d", pid);
+	/* the first replaces what the file held (kept to put back), the next add to it */
+	ret = c->following ? cap_append_file(c, "set_event_pid", v) : cap_set_file(c, "set_event_pid", v);
+	c->following |= !ret;
+	if (!ret && children)
+		ret = cap_set_file(c, "options/event-fork", "1");
+	return ret;
+}
+
+int tdat_capture_set_option(struct tdat_capture *c, const char *name)
+{
+	bool off = !strncmp(name, "no", 2);
+	char rel[300];
+
+	/* "no..." may also be an option's own name (e.g. none exist now, but be exact) */
+	snprintf(rel, sizeof(rel), "options/%s", name);
+	if (off && !cap_exists(c, rel))
+		name += 2;
+	else
+		off = false;
+	snprintf(rel, sizeof(rel), "options/%s", name);
+	if (!*name || strchr(name, '/') || !cap_exists(c, rel)) {
+		tdat_msg(c->errmsg, "no option '%s' (see tdat-capture list)", name);
+		return TDAT_EINVAL;
+	}
+	return cap_set_file(c, rel, off ? "0" : "1");
+}
