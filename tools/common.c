@@ -500,13 +500,26 @@ void refuse_input_as_output(const char *what, const char *out, char **inputs, in
 
 void refuse_duplicate_inputs(char **inputs, int n)
 {
+	struct stat *st = calloc((size_t)n + 1, sizeof(*st));
+
+	if (!st)
+		die_(EXIT_FAIL, "out of memory");
+	for (int i = 0; i < n; i++)
+		if (!strcmp(inputs[i], "-") || stat(inputs[i], &st[i]))
+			st[i].st_ino = 0;	/* compared by name: "-", or an error later */
 	for (int i = 1; i < n; i++)
-		for (int j = 0; j < i; j++)
-			if (same_file(inputs[i], inputs[j]))
-				usage_error(strcmp(inputs[i], inputs[j]) ?
-					    "%s and %s are the same input file; name it once" :
-					    "%s is named twice as an input%s", inputs[j],
-					    strcmp(inputs[i], inputs[j]) ? inputs[i] : "");
+		for (int j = 0; j < i; j++) {
+			bool same = st[i].st_ino ? st[i].st_ino == st[j].st_ino &&
+						   st[i].st_dev == st[j].st_dev :
+						   !strcmp(inputs[i], inputs[j]);
+
+			if (same && !strcmp(inputs[i], inputs[j]))
+				usage_error("%s is named twice as an input", inputs[j]);
+			if (same)
+				usage_error("%s and %s are the same input file; name it once",
+					    inputs[j], inputs[i]);
+		}
+	free(st);
 }
 
 const char *default_input(void)
@@ -575,7 +588,7 @@ void warn_mixed_clocks(struct tdat_file **in, int n)
 		}
 }
 
-/* Whether input @j is a piece of the split of input @i's piece @p. */
+/* Whether @f is a piece of the split piece @p belongs to. */
 static bool same_split(struct tdat_file *f, const struct tdat_piece *p)
 {
 	const struct tdat_piece *q = tdat_file_piece(f);
@@ -583,36 +596,56 @@ static bool same_split(struct tdat_file *f, const struct tdat_piece *p)
 	return q && q->split == p->split && !strcmp(q->name, p->name);
 }
 
+static int cmp_uint(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The pieces of @p's split among @in[@from..@n): gaps in their numbers, said once. */
+static void warn_gaps(struct tdat_file **in, int from, int n, const struct tdat_piece *p)
+{
+	unsigned *seq = malloc(sizeof(*seq) * (size_t)n), count = 0, last, have = 0, first = 0;
+	int k = 0;
+
+	if (!seq)
+		die_(EXIT_FAIL, "out of memory");
+	for (int j = from; j < n; j++) {
+		if (!same_split(in[j], p))
+			continue;
+		seq[k++] = tdat_file_piece(in[j])->seq;
+		count = tdat_file_piece(in[j])->count ? tdat_file_piece(in[j])->count : count;
+	}
+	qsort(seq, (size_t)k, sizeof(*seq), cmp_uint);
+	last = count ? count : seq[k - 1];
+	for (int j = 0; j < k; j++) {
+		if (j && seq[j] == seq[j - 1])
+			continue;
+		if (!first && seq[j] != have + 1)
+			first = have + 1;
+		have++;
+	}
+	if (!first && have < last)
+		first = have + 1;
+	if (have < last)
+		warnx_("%s: %u of the %s%u pieces of its split of %s (the first: piece %u) %s not "
+		       "among the inputs: their events are missing", tdat_file_info(in[from])->path,
+		       last - have, count ? "" : "first ", last, p->name, first,
+		       last - have == 1 ? "is" : "are");
+	free(seq);
+}
+
 void warn_missing_pieces(struct tdat_file **in, int n)
 {
 	for (int i = 0; i < n; i++) {
 		const struct tdat_piece *p = tdat_file_piece(in[i]);
-		unsigned last = 0, count = 0, missing = 0, first = 0;
 		bool seen_before = false;
 
 		for (int j = 0; p && j < i; j++)
 			seen_before |= same_split(in[j], p);
-		if (!p || seen_before)
-			continue;
-		for (int j = i; j < n; j++)
-			if (same_split(in[j], p)) {
-				last = tdat_file_piece(in[j])->seq > last ? tdat_file_piece(in[j])->seq : last;
-				count = tdat_file_piece(in[j])->count ? tdat_file_piece(in[j])->count : count;
-			}
-		last = count ? count : last;
-		for (unsigned s = 1; s <= last; s++) {
-			bool have = false;
-
-			for (int j = i; j < n && !have; j++)
-				have = same_split(in[j], p) && tdat_file_piece(in[j])->seq == s;
-			if (!have && !missing++)
-				first = s;
-		}
-		if (missing)
-			warnx_("%s: %u of the %s%u pieces of its split of %s (the first: piece %u) %s not "
-			       "among the inputs: their events are missing", tdat_file_info(in[i])->path,
-			       missing, count ? "" : "first ", last, p->name, first,
-			       missing == 1 ? "is" : "are");
+		if (p && !seen_before)
+			warn_gaps(in, i, n, p);
 	}
 }
 
