@@ -76,8 +76,12 @@ static const char *field_line(const char *p, const char *end)
 
 	if (!e || e > end || !semi || semi > e || !brackets_closed(p, semi))
 		return NULL;
-	for (name = semi; name > p && name[-1] != ' ' && name[-1] != '*'; name--)
-		;
+	/* "buf[32 + 2]" (i2c's smbus events): the name is before the brackets */
+	for (name = semi; name > p && name[-1] == ']'; name--)
+		while (name > p && name[-1] != '[')
+			name--;
+	while (name > p && name[-1] != ' ' && name[-1] != '*')
+		name--;
 	n = strcspn(name, "[;");
 	if (!ident(name, n) || !strstr(semi, "offset:") || strstr(semi, "offset:") > e)
 		return NULL;

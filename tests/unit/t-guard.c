@@ -18,6 +18,9 @@
 	"\tfield:int r;\toffset:4;\tsize:4;\tsigned:1;\n" \
 	"\tfield:char name[16];\toffset:8;\tsize:16;\tsigned:0;\n\n"
 
+/* The common fields alone, for formats with fields of their own. */
+#define HEAD "name: t\nID: 2\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n"
+
 static enum tep_guard guard(const char *buf)
 {
 	size_t keep;
@@ -266,6 +269,14 @@ int main(void)
 	check_print_shapes();
 	ok(ok_fmt(COMMON "print fmt: \"%s\", ({ static const char *s[] = { \"a\" }; s[REC->r], 1 })\n"),
 	   "'=' after an empty '[]' (a declaration, as kvmmmu formats have) passes");
+	ok(ok_fmt(HEAD "\tfield:__u8 len;\toffset:4;\tsize:1;\tsigned:0;\n"
+		       "\tfield:__u8 buf[32 + 2];\toffset:5;\tsize:34;\tsigned:0;\n\n"
+		       "print fmt: \"%*phD\", REC->len, REC->buf\n"),
+	   "an array whose length is an expression with spaces passes (i2c's smbus formats)");
+	ok(guard(HEAD "\tfield:u8 2x[2 + 2];\toffset:4;\tsize:4;\n\nprint fmt: \"\"\n") == TEP_GUARD_BAD,
+	   "the name before them must still be an identifier");
+	ok(guard(HEAD "\tfield:u8 [2 + 2];\toffset:4;\tsize:4;\n\nprint fmt: \"\"\n") == TEP_GUARD_BAD,
+	   "brackets with no name before them are refused");
 	ok(!ok_fmt("name: t\nID: x2\nformat:\n"), "a non-numeric ID is refused");
 	ok(!ok_fmt(COMMON "\tfield:char c[16_;\toffset:4;\tsize:4;\n\tfield:int d;\toffset:8;\tsize:4;\n\n"
 			     "print fmt: \"%d\", REC->d\n"),
