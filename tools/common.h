@@ -75,7 +75,7 @@ extern bool verbose;
 enum { OPT_VERBOSE = 1101 };
 #define VERBOSE_LONGOPT { "verbose", no_argument, NULL, OPT_VERBOSE }
 #define VERBOSE_USAGE \
-	"      --verbose         also notes what is not damage (formats that cannot be printed)\n"
+	"      --verbose         also note what is not damage (formats that cannot be printed)\n"
 /*
  * A write failed with @err: if the reader of a pipe went away (EPIPE, SIGPIPE
  * ignored by our parent), end quietly as SIGPIPE would (git's check_pipe).
