@@ -58,6 +58,11 @@ static int read_formats(struct rd *r, const char *system, struct tdat_blob **arr
 		case TEP_GUARD_OK:
 			tep_parse_event(r->f->tep, buf, (unsigned long)n, system);
 			break;
+		case TEP_GUARD_UNSUPP:
+			/* the kernel's own format, kept whole for writers: libtraceevent gets its fields */
+			tep_parse_event(r->f->tep, buf, (unsigned long)keep, system);
+			file_unsupported(r->f, buf, system);
+			break;
 		case TEP_GUARD_FIELDS:
 			/* what libtraceevent would not survive is in the print format: drop it */
 			buf[keep] = '\0';
@@ -842,5 +847,6 @@ void tdat_file_free(struct tdat_file *f)
 	for (int i = 0; i < f->nwarnings; i++)
 		free(f->warnings[i]);
 	free(f->warnings);
+	file_unsupported_free(f);
 	free(f);
 }

@@ -47,6 +47,7 @@ void idtab_release(struct idtab *t, void (*release)(void *));
 /* ---- tep-guard.c: what libtraceevent 1.7 crashes on, refused first ---- */
 enum tep_guard {
 	TEP_GUARD_OK,		/* parse it */
+	TEP_GUARD_UNSUPP,	/* the same, but a kernel shape libtraceevent cannot print, not damage */
 	TEP_GUARD_FIELDS,	/* parse only its first *keep bytes: the print format is unsafe */
 	TEP_GUARD_BAD,		/* do not parse it at all */
 };
@@ -224,6 +225,10 @@ struct tdat_file {
 	char *piece_name;
 	char **warnings;	/* damage found while opening (file_warn) */
 	int nwarnings;
+	char **notes;		/* not damage: formats libtraceevent cannot print (unsupported.c) */
+	int nnotes;
+	int *unsupp_ids;	/* and their event type ids */
+	int nunsupp;
 };
 
 /* ---- fields.c: typed access to event fields ---- */
@@ -418,6 +423,15 @@ const char *function_name(struct tdat_file *f, uint64_t addr);
 
 /* Record damage found while opening that does not stop the file from opening. */
 void file_warn(struct tdat_file *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * unsupported.c: the format @buf of @system passed tep_guard_format() as
+ * TEP_GUARD_UNSUPP: note it, and remember its id for the text writer.
+ */
+void file_unsupported(struct tdat_file *f, const char *buf, const char *system);
+/* Whether event type @id of @f has such a print format. */
+bool file_print_unsupported(const struct tdat_file *f, int id);
+void file_unsupported_free(struct tdat_file *f);
 
 /* Convert a raw ring-buffer timestamp of @cpu into the reported one. */
 uint64_t file_ts(const struct tdat_file *f, uint64_t raw, int cpu);
@@ -939,6 +953,13 @@ struct tdat_writer {
 	char damaged_first[TDAT_MSG_LEN];	/* the first one: sys:name at time: why */
 	char *piece;			/* dat: the piece mark to write, NULL: none */
 	size_t piece_len;
+	struct writer_notice {		/* events of a type whose print format is not supported */
+		const struct tdat_file *file;
+		const char *system, *name;	/* libtraceevent's, compared as pointers */
+		uint64_t count;
+	} *notices;
+	int nnotices;
+	char notice[TDAT_MSG_LEN];	/* tdat_writer_notice() */
 	void *priv;
 };
 
@@ -948,6 +969,10 @@ struct tdat_writer {
  */
 void writer_damaged(struct tdat_writer *w, const struct tdat_event *ev, const char *system,
 		    const char *name, const char *why, const char *one, const char *many);
+
+/* An event of a type whose print format is not supported, printed with its fields only (unsupported.c). */
+void writer_unsupported(struct tdat_writer *w, const struct tdat_event *ev, const char *system,
+			const char *name);
 
 extern const struct tdat_writer_ops tdat_writer_text_ops;
 extern const struct tdat_writer_ops tdat_writer_csv_ops;

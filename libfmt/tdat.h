@@ -197,6 +197,20 @@ int tdat_file_nwarnings(const struct tdat_file *f);
 /** tdat_file_warning - warning @i of @f (owned by @f), NULL past the end. */
 const char *tdat_file_warning(const struct tdat_file *f, int i);
 
+/**
+ * tdat_file_nnotes - what opening found that is not damage
+ *
+ * An event format of the kernel whose print format libtraceevent cannot
+ * print (a GNU statement expression, as 4.x kernels' xhci and dwc3 formats
+ * have): its events keep their fields in every export, and the text format
+ * prints them with their fields only, as trace-cmd does.  Tools show these
+ * with --verbose; they are no reason to fail.
+ */
+int tdat_file_nnotes(const struct tdat_file *f);
+
+/** tdat_file_note - note @i of @f (owned by @f), NULL past the end. */
+const char *tdat_file_note(const struct tdat_file *f, int i);
+
 /** tdat_file_errmsg - detail of the last failure on @f ("" if none). */
 const char *tdat_file_errmsg(const struct tdat_file *f);
 
@@ -647,6 +661,25 @@ const char *tdat_writer_errmsg(const struct tdat_writer *w);
  * says how many and why.  Treat it as damage.
  */
 const char *tdat_writer_warning(const struct tdat_writer *w);
+
+/**
+ * tdat_writer_nnotices - event types written in part for a reason that is not damage
+ * @w: a writer
+ *
+ * The text format prints the events of a type whose print format
+ * libtraceevent cannot print (tdat_file_nnotes()) with their fields only,
+ * as trace-cmd does: one notice per file and event type, with the count.
+ * Show them, but do not treat them as damage.
+ */
+int tdat_writer_nnotices(const struct tdat_writer *w);
+
+/**
+ * tdat_writer_notice - notice @i of @w, NULL past the end
+ *
+ * "PATH: N SYS:NAME events printed with their fields only: ...".  The text
+ * belongs to @w and is overwritten by the next call.
+ */
+const char *tdat_writer_notice(struct tdat_writer *w, int i);
 
 /** tdat_writer_errno - errno of the first failed write, 0 if none. */
 int tdat_writer_errno(const struct tdat_writer *w);

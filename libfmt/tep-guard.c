@@ -76,8 +76,12 @@ static const char *field_line(const char *p, const char *end)
 
 	if (!e || e > end || !semi || semi > e || !brackets_closed(p, semi))
 		return NULL;
-	for (name = semi; name > p && name[-1] != ' ' && name[-1] != '*'; name--)
-		;
+	/* "buf[32 + 2]" (i2c's smbus events): the name is before the brackets */
+	for (name = semi; name > p && name[-1] == ']'; name--)
+		while (name > p && name[-1] != '[')
+			name--;
+	while (name > p && name[-1] != ' ' && name[-1] != '*')
+		name--;
 	n = strcspn(name, "[;");
 	if (!ident(name, n) || !strstr(semi, "offset:") || strstr(semi, "offset:") > e)
 		return NULL;
@@ -107,11 +111,11 @@ static struct tep_event *parsed_fields(struct tep_handle *t, const char *buf, si
  * __print_symbolic without checking it, and remembers that it saw those in
  * a global, so a missing field crashes even in a later event's format.
  */
-static bool rec_refs_known(const char *buf, struct tep_event *ev)
+static bool rec_refs_known(const char *buf, const char *stop, struct tep_event *ev)
 {
 	char name[128];
 
-	for (const char *p = buf; (p = strstr(p, "REC")); p += 3) {
+	for (const char *p = buf; (p = strstr(p, "REC")) && p < stop; p += 3) {
 		const char *q = p + 3;
 		size_t n;
 
@@ -310,14 +314,14 @@ static bool is_op_char(char c)
  * divisions at parse time (divisor_safe()); it frees twice in some
  * sizeof() (sizeof_kind()), and folds a failed one after a ':'.
  */
-static bool print_args_safe(const char *start)
+static bool print_args_safe(const char *start, const char *stop)
 {
 	int depth = 0, colon_depth = -1;	/* inside a ternary's false branch */
 	bool check_next = false;		/* an operand there just ended */
 	bool after_item = false;		/* and it was a name or a number */
 	bool sizeof_error = false;		/* a sizeof() libtraceevent fails on came first */
 
-	for (const char *p = start; *p; p++) {
+	for (const char *p = start; p < stop; p++) {
 		if (strchr(" \t\n\r\f\v", *p))
 			continue;
 		/* after an operand there, no operator it does not know; after a name, no name */
@@ -367,6 +371,46 @@ static bool print_args_safe(const char *start)
 	return true;
 }
 
+/*
+ * Where the print format's first GNU statement expression "({ ... })" starts
+ * (outside strings), or its end.  Kernel formats use them (xhci's and
+ * dwc3's switch statements in 4.x kernels); libtraceevent 1.7 reads the '{'
+ * as an operator with nothing on its left and fails the print format there
+ * ("bad op token"): it prints the events with their fields only, and reads
+ * nothing of the format after it.
+ */
+static const char *statement_expr(const char *p)
+{
+	for (; *p; p++) {
+		if (*p == '"' || *p == '\'') {
+			const char *q = string_end(p);
+
+			if (!q)
+				return p + strlen(p);
+			p = q;
+		} else if (*p == '(' && p[1 + strspn(p + 1, " \t\n\r\f\v")] == '{') {
+			return p;
+		}
+	}
+	return p;
+}
+
+/* Whether libtraceevent reads the print format from @start to @stop safely. */
+static bool print_safe(const char *buf, size_t keep, const char *start, const char *stop)
+{
+	struct tep_handle *t;
+	bool known;
+
+	if (!print_args_safe(start, stop))
+		return false;
+	if (!strstr(start, "REC") || strstr(start, "REC") >= stop)
+		return true;
+	t = tep_alloc();
+	known = t && rec_refs_known(start, stop, parsed_fields(t, buf, keep));
+	tep_free(t);
+	return known;
+}
+
 /* Whether [p, end) is printable ASCII (tabs and newlines too): libtraceevent's
  * tokenizer gives no token (NULL) for other bytes. */
 static bool printable(const char *p, const char *end)
@@ -403,14 +447,22 @@ static bool header_ok(const char *buf)
  * (a compressed section with flipped bits decompresses into anything) can
  * hold formats that crash libtraceevent's parser.
  *
- * Return: TEP_GUARD_OK; TEP_GUARD_FIELDS when only the print format fails
- * (parse the first @keep bytes: the event keeps its fields, libtraceevent
- * prints it as it does any format it cannot read); TEP_GUARD_BAD when the
- * rest fails too.
+ * A kernel's print format can hold what the check refuses, and what
+ * libtraceevent cannot print either: a GNU statement expression (4.x xhci and
+ * dwc3 formats switch on a field inside one).  libtraceevent fails the print
+ * format at its '{', so what matters is only the text before it.
+ *
+ * Return: TEP_GUARD_OK; TEP_GUARD_UNSUPP when the print format is sound up
+ * to a statement expression and fails the check after it (a kernel format
+ * libtraceevent cannot print: parse the first @keep bytes, its events print
+ * with their fields only, as trace-cmd prints them); TEP_GUARD_FIELDS when
+ * the print format fails otherwise (damage: parse the first @keep bytes:
+ * the event keeps its fields, libtraceevent prints it as it does any format
+ * it cannot read); TEP_GUARD_BAD when the rest fails too.
  */
 enum tep_guard tep_guard_format(const char *buf, size_t *keep)
 {
-	const char *p, *end = fields_end(buf);
+	const char *p, *stmt, *end = fields_end(buf);
 
 	*keep = (size_t)(end - buf);
 	if (!printable(buf, end) || !header_ok(buf))
@@ -422,17 +474,12 @@ enum tep_guard tep_guard_format(const char *buf, size_t *keep)
 	for (p = buf; (p = strstr(p, "field:")) && p < end; )
 		if (!(p = field_line(p, end)))
 			return TEP_GUARD_BAD;
-	if (!printable(end, end + strlen(end)) || !print_args_safe(end))
+	if (!printable(end, end + strlen(end)))
 		return TEP_GUARD_FIELDS;
-	if (strstr(end, "REC")) {
-		struct tep_handle *t = tep_alloc();
-		bool known = t && rec_refs_known(end, parsed_fields(t, buf, *keep));
-
-		tep_free(t);
-		if (!known)
-			return TEP_GUARD_FIELDS;
-	}
-	return TEP_GUARD_OK;
+	if (print_safe(buf, *keep, end, end + strlen(end)))
+		return TEP_GUARD_OK;
+	stmt = statement_expr(end);
+	return *stmt && print_safe(buf, *keep, end, stmt) ? TEP_GUARD_UNSUPP : TEP_GUARD_FIELDS;
 }
 
 /* ---- filter expressions ---- */

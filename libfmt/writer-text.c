@@ -266,6 +266,8 @@ static int text_put(struct tdat_writer *w, const struct tdat_event *ev)
 		if (tep_guard_refused())
 			count_unsafe(w, ev, event, "a plugin helper was given a pointer outside "
 				     "the record (printed as 0)");
+		if (event && (event->flags & TEP_EVENT_FL_FAILED) && file_print_unsupported(ev->file, event->id))
+			writer_unsupported(w, ev, event->system, event->name);
 	}
 	if (s->len && s->buffer[s->len - 1] == '\n')
 		s->len--;

@@ -482,5 +482,6 @@ void tdat_writer_free(struct tdat_writer *w)
 	if (w->ops->free)
 		w->ops->free(w);
 	sink_release(&w->sink);
+	free(w->notices);
 	free(w);
 }

@@ -22,6 +22,7 @@
 const char *progname = "tdat";
 bool inputs_damaged;
 bool lenient;
+bool verbose;
 /* Temporary outputs not yet renamed, removed on SIGINT/SIGTERM/SIGHUP. */
 #define MAX_TMP 256
 static char *volatile tmp_paths[MAX_TMP];
@@ -553,6 +554,8 @@ struct tdat_file *open_input(const char *path, const struct tdat_open_opts *opts
 		warnx_("%s: %s", strcmp(path, "-") ? path : "(stdin)", tdat_file_warning(f, i));
 		inputs_damaged = true;
 	}
+	for (int i = 0; verbose && i < tdat_file_nnotes(f); i++)
+		warnx_("%s: note: %s", strcmp(path, "-") ? path : "(stdin)", tdat_file_note(f, i));
 	return f;
 }
 

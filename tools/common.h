@@ -97,6 +97,15 @@ enum { OPT_LENIENT = 1100 };
 #define LENIENT_USAGE \
 	"      --lenient         damaged input read in part: report it, but exit 0\n"
 /*
+ * --verbose (tools that read events): notes on what is not damage, such as
+ * kernel event formats whose print format libtraceevent cannot print.
+ */
+extern bool verbose;
+enum { OPT_VERBOSE = 1101 };
+#define VERBOSE_LONGOPT { "verbose", no_argument, NULL, OPT_VERBOSE }
+#define VERBOSE_USAGE \
+	"      --verbose         also note what is not damage (formats that cannot be printed)\n"
+/*
  * A write failed with @err: if the reader of a pipe went away (EPIPE, SIGPIPE
  * ignored by our parent), end quietly as SIGPIPE would (git's check_pipe).
  */

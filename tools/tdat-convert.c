@@ -79,6 +79,7 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"      --progress        show progress on stderr (default: when stderr is a terminal)\n"
 		"      --no-progress     never show progress\n"
 		LENIENT_USAGE
+		VERBOSE_USAGE
 		"  -h, --help            show this help\n"
 		"  -V, --version         show the version\n"
 		SELECT_USAGE "\n"
@@ -107,6 +108,7 @@ static const struct option longopts[] = {
 	{ "compression", required_argument, NULL, OPT_COMPRESSION },
 	SELECT_LONGOPTS,
 	LENIENT_LONGOPT,
+	VERBOSE_LONGOPT,
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -160,6 +162,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		case OPT_NO_PROGRESS: o->progress = 0; break;
 		case OPT_SPLIT: o->wflags |= TDAT_W_SPLIT; break;
 		case OPT_LENIENT: lenient = true; break;
+		case OPT_VERBOSE: verbose = true; break;
 		case OPT_FILE_VERSION: case OPT_COMPRESSION:
 			o->wflags = dat_layout_option(o->wflags, c == OPT_FILE_VERSION, optarg);
 			o->dat_opts = true;
@@ -358,6 +361,8 @@ static int run(struct opts *o, int n, struct tdat_merge *m, struct tdat_file **i
 	if (*tdat_writer_warning(w))
 		warnx_("%s", tdat_writer_warning(w));
 	unprinted = *tdat_writer_warning(w) != '\0';
+	for (int i = 0; i < tdat_writer_nnotices(w); i++)
+		warnx_("%s", tdat_writer_notice(w, i));	/* not damage: the exit status stays */
 	tdat_writer_free(w);
 	if (ret < 0) {
 		out_abort(&out);

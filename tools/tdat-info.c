@@ -16,11 +16,12 @@
 static __attribute__((noreturn)) void usage(FILE *fp, int code)
 {
 	fprintf(fp,
-		"Usage: %s [--json] [--raw-ts] [--lenient] FILE...\n"
+		"Usage: %s [--json] [--raw-ts] [--lenient] [--verbose] FILE...\n"
 		"Say what is in trace.dat files (\"-\" reads standard input).\n\n"
 		"  -j, --json     one JSON object per file, one per line\n"
 		"      --raw-ts   timestamps without corrections\n"
 		"      --lenient  damaged file read in part: report it, but exit 0\n"
+		"      --verbose  also note what is not damage (formats that cannot be printed)\n"
 		"  -h, --help     show this help\n"
 		"  -V, --version  show the version\n\n"
 		"Exit status: 0 ok, 1 a file could not be read or is damaged (0 with --lenient),\n"
@@ -248,6 +249,7 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "raw-ts", no_argument, NULL, 'r' },
 		LENIENT_LONGOPT,
+		VERBOSE_LONGOPT,
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -262,6 +264,7 @@ int main(int argc, char **argv)
 		case 'j': json = true; break;
 		case 'r': oo.flags |= TDAT_OPEN_RAW_TS; break;
 		case OPT_LENIENT: lenient = true; break;
+		case OPT_VERBOSE: verbose = true; break;
 		case 'h': usage(stdout, EXIT_OK);
 		case 'V': print_version();
 		default: fprintf(stderr, "Try '%s --help' for more information.\n", progname);

@@ -78,6 +78,7 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"      --progress        show progress on stderr (default: when stderr is a terminal)\n"
 		"      --no-progress     never show progress\n"
 		LENIENT_USAGE
+		VERBOSE_USAGE
 		"  -h, --help            show this help\n"
 		"  -V, --version         show the version\n"
 		SELECT_USAGE "\n"
@@ -106,6 +107,7 @@ static const struct option longopts[] = {
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 	LENIENT_LONGOPT,
+	VERBOSE_LONGOPT,
 	SELECT_LONGOPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -176,6 +178,7 @@ static void parse_args(struct split *sp, int argc, char **argv)
 		case OPT_PROGRESS: sp->progress = 1; break;
 		case OPT_NO_PROGRESS: sp->progress = 0; break;
 		case OPT_LENIENT: lenient = true; break;
+		case OPT_VERBOSE: verbose = true; break;
 		case 'h': usage(stdout, EXIT_OK);
 		case 'V': print_version();
 		default: fprintf(stderr, "Try '%s --help' for more information.\n", progname);

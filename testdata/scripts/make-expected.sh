@@ -30,6 +30,8 @@ with_t=" v7-zstd clock-mono clock-counter clock-x86-tsc date lost-events "
 with_raw=" v6 clock-mono clock-x86-tsc date "
 for f in *.dat; do
   x=${f%.dat}
+  # its golden is v6.text.out: it is v6.dat with formats of events that do not occur added
+  [ $x = arm64-formats ] && continue
   gen $x.text.out     $f
   case $with_t in *" $x "*) gen $x.text-t.out -t $f ;; esac
   case $with_raw in *" $x "*) gen $x.text-raw.out --raw-ts $f ;; esac

@@ -18,6 +18,9 @@
 	"\tfield:int r;\toffset:4;\tsize:4;\tsigned:1;\n" \
 	"\tfield:char name[16];\toffset:8;\tsize:16;\tsigned:0;\n\n"
 
+/* The common fields alone, for formats with fields of their own. */
+#define HEAD "name: t\nID: 2\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n"
+
 static enum tep_guard guard(const char *buf)
 {
 	size_t keep;
@@ -36,6 +39,77 @@ static bool fields_only(const char *buf)
 	size_t keep;
 
 	return tep_guard_format(buf, &keep) == TEP_GUARD_FIELDS && !strncmp(buf + keep, "print fmt:", 10);
+}
+
+/* TEP_GUARD_UNSUPP, and the kept text ends before "print". */
+static bool unsupported(const char *buf)
+{
+	size_t keep;
+
+	return tep_guard_format(buf, &keep) == TEP_GUARD_UNSUPP && !strncmp(buf + keep, "print fmt:", 10);
+}
+
+/* The number of fields libtraceevent reads from the first @len bytes of @fmt, -1 if it prints it. */
+static int failed_fields(const char *fmt, size_t len)
+{
+	struct tep_handle *t = tep_alloc();
+	struct tep_event *ev = NULL;
+	int n = -1;
+
+	tep_parse_format(t, &ev, fmt, len, "sys");
+	if (ev && (ev->flags & TEP_EVENT_FL_FAILED))
+		n = ev->format.nr_fields;
+	tep_free(t);
+	return n;
+}
+
+/*
+ * The formats of a 4.19 arm64 kernel's i2c, xhci-hcd and dwc3 systems
+ * (testdata/scripts/juno-4.19-formats.txt, from a public capture): the five
+ * with a GNU statement expression libtraceevent cannot print are not
+ * supported, every other one passes, and none is damage.  Their print
+ * formats as libtraceevent 1.7 gets them fail ("bad op token {"), and the
+ * fields parse.
+ */
+static void check_kernel_formats(void)
+{
+	static const char *const unsupp[] = { "xhci_urb_giveback", "xhci_urb_enqueue", "xhci_urb_dequeue",
+					      "dwc3_prepare_trb", "dwc3_complete_trb" };
+	FILE *fp = fopen(tap_testdata("scripts/juno-4.19-formats.txt"), "r");
+	static char text[1 << 16];
+	size_t len = fp ? fread(text, 1, sizeof(text) - 1, fp) : 0;
+	int n = 0, wrong = 0, nunsupp = 0;
+	char *p, *next;
+
+	if (fp)
+		fclose(fp);
+	text[len] = '\0';
+	for (p = strstr(text, "=== system "); p; p = next) {
+		char *fmt = strchr(p, '\n') + 1, name[64] = "";
+		bool want = false;
+		size_t keep;
+		enum tep_guard g;
+
+		if ((next = strstr(fmt, "=== system ")))
+			*next = '\0';
+		sscanf(fmt, "name: %63s", name);
+		for (size_t i = 0; i < sizeof(unsupp) / sizeof(unsupp[0]); i++)
+			want |= !strcmp(name, unsupp[i]);
+		g = tep_guard_format(fmt, &keep);
+		nunsupp += g == TEP_GUARD_UNSUPP;
+		/* what libtraceevent makes of the whole format: a failed print format, the same fields */
+		if (g == TEP_GUARD_UNSUPP && (failed_fields(fmt, strlen(fmt)) < 0 ||
+					      failed_fields(fmt, strlen(fmt)) != failed_fields(fmt, keep)))
+			g = TEP_GUARD_BAD;
+		if (g != (want ? TEP_GUARD_UNSUPP : TEP_GUARD_OK) && wrong++ < 5)
+			diag("%s: guard says %d", name, (int)g);
+		if (next)
+			*next = '=';
+		n++;
+	}
+	is_int(n, 46, "the 4.19 arm64 formats are read");
+	is_int(wrong, 0, "each passes, or is not supported for its statement expression (%d of them, which "
+	       "libtraceevent fails to print whole, with the same fields)", nunsupp);
 }
 
 /*
@@ -266,6 +340,26 @@ int main(void)
 	check_print_shapes();
 	ok(ok_fmt(COMMON "print fmt: \"%s\", ({ static const char *s[] = { \"a\" }; s[REC->r], 1 })\n"),
 	   "'=' after an empty '[]' (a declaration, as kvmmmu formats have) passes");
+	check_kernel_formats();
+	ok(ok_fmt(HEAD "\tfield:__u8 len;\toffset:4;\tsize:1;\tsigned:0;\n"
+		       "\tfield:__u8 buf[32 + 2];\toffset:5;\tsize:34;\tsigned:0;\n\n"
+		       "print fmt: \"%*phD\", REC->len, REC->buf\n"),
+	   "an array whose length is an expression with spaces passes (i2c's smbus formats)");
+	ok(guard(HEAD "\tfield:u8 2x[2 + 2];\toffset:4;\tsize:4;\n\nprint fmt: \"\"\n") == TEP_GUARD_BAD,
+	   "the name before them must still be an identifier");
+	ok(guard(HEAD "\tfield:u8 [2 + 2];\toffset:4;\tsize:4;\n\nprint fmt: \"\"\n") == TEP_GUARD_BAD,
+	   "brackets with no name before them are refused");
+	ok(unsupported(COMMON "print fmt: \"%d %s\", REC->r, ({ char *s; switch (REC->r) { case 3: s = \"a\"; break; "
+				"default: s = \"b\"; } s; })\n"),
+	   "a statement expression libtraceevent cannot read (xhci's switch) is not supported, not damage");
+	ok(unsupported(COMMON "print fmt: \"%s\", (  {x = REC->missing # 1; })\n"),
+	   "what follows its '(' '{' does not matter: libtraceevent reads no further");
+	ok(fields_only(COMMON "print fmt: \"%d %s\", REC->p, ({ char *s; s = \"a\"; s; })\n"),
+	   "a damaged print format before the statement expression is still damage");
+	ok(fields_only(COMMON "print fmt: \"%d ({\", REC->r ? 2 : x # 1\n"),
+	   "\"({\" in a string is no statement expression");
+	ok(fields_only(COMMON "print fmt: \"%d\", REC->r ? 2 : x # ({ 1; })\n"),
+	   "nor is one after the damage");
 	ok(!ok_fmt("name: t\nID: x2\nformat:\n"), "a non-numeric ID is refused");
 	ok(!ok_fmt(COMMON "\tfield:char c[16_;\toffset:4;\tsize:4;\n\tfield:int d;\toffset:8;\tsize:4;\n\n"
 			     "print fmt: \"%d\", REC->d\n"),
