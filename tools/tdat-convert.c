@@ -54,7 +54,7 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"Usage: %s [-Nt] [-f FORMAT] [-o OUT] [--split-by-event] [--raw-ts]\n"
 		"       [--file-version 6|7] [--compression zstd|zlib|none]\n"
 		"       [--ts-offset [FILE=]NS] [--align] [--name FILE=NAME] [--lenient]\n"
-		"       [--progress | --no-progress] [SELECTION] [-i FILE]... [FILE...]\n"
+		"       [--progress | --no-progress] [--verbose] [SELECTION] [-i FILE]... [FILE...]\n"
 		SUMMARY "\nunless -f or -o's extension says otherwise.\n"
 		"Events of all CPUs, buffers and files are merged by timestamp; the pieces of\n"
 		"one tdat-split merge back into the file they came from.  With no FILE:\n"

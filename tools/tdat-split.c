@@ -57,7 +57,7 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 	fprintf(fp,
 		"Usage: %s (--every DURATION | --events N | --size BYTES | --per-cpu | --per-buffer)\n"
 		"       [-o PREFIX] [--max-pieces N] [--file-version 6|7] [--compression zstd|zlib|none]\n"
-		"       [--progress | --no-progress] [--lenient] [SELECTION] [-i] FILE\n"
+		"       [--progress | --no-progress] [--lenient] [--verbose] [SELECTION] [-i] FILE\n"
 		"Split a trace.dat (\"-\" reads standard input; none: a pipe on standard input,\n"
 		"or ./trace.dat) into complete trace.dat pieces PREFIX.0001.dat, PREFIX.0002.dat,\n"
 		"... (PREFIX.cpuN.dat, PREFIX.BUFFER.dat).  The selection applies first; every\n"
