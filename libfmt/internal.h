@@ -218,6 +218,13 @@ struct tdat_file {
 
 	struct idtab types;	/* struct ttype by event type id, built on use */
 
+	/* cpustat.c: the CPUSTAT text parsed on first use */
+	struct tdat_kernel_cpu_stats *kstats;
+	uint64_t (*kraw)[2];	/* per entry: its oldest and now ts as printed (ns or clock) */
+	char **knames;		/* buffer names the text gives */
+	int nkstats, nknames;
+	bool kparsed;
+
 	bool syms_pending;	/* kallsyms kept, not given to libtraceevent yet */
 	char **warnings;	/* damage found while opening (file_warn) */
 	int nwarnings;
@@ -408,6 +415,30 @@ void file_warn(struct tdat_file *f, const char *fmt, ...) __attribute__((format(
 
 /* Convert a raw ring-buffer timestamp of @cpu into the reported one. */
 uint64_t file_ts(const struct tdat_file *f, uint64_t raw, int cpu);
+
+/* ---- cpustat.c: the kernel's per-CPU ring-buffer statistics ---- */
+
+/* Parse CPUSTAT @text (@len bytes) into @f's table, replacing it; 0 or TDAT_ENOMEM. */
+int cpustat_parse(struct tdat_file *f, const char *text, size_t len);
+void cpustat_free(struct tdat_file *f);
+
+/* What a writer wrote of one input's buffers, for the kernel's figures per CPU. */
+struct kseen {
+	int nbuffers, ncpus;
+	bool *used;		/* per buffer: an event of it was written */
+	uint64_t *lost;		/* [buffer * ncpus + cpu]: lost events counted in the pages */
+};
+
+int kseen_init(struct kseen *k, const struct tdat_file *f, int ncpus);
+void kseen_event(struct kseen *k, const struct tdat_event *ev);
+void kseen_release(struct kseen *k);
+/*
+ * CPU @cpu's figures over the buffers written: counts summed, the oldest
+ * ts the earliest, now_ts the latest; where a buffer's text has no overrun,
+ * the lost events its pages counted stand in (so overrun is always set).
+ */
+void kseen_cpu(const struct kseen *k, struct tdat_file *f, int cpu,
+	       struct tdat_kernel_cpu_stats *out);
 
 /* Read an integer of @len bytes in the file's byte order. */
 uint64_t file_num(const struct tdat_file *f, const void *p, int len);

@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * cpustat.c - the kernel's own count of each ring buffer, per CPU, at the
+ * end of recording.  trace-cmd keeps the text of per_cpu/cpuN/stats in the
+ * CPUSTAT options, after a "CPU: N" line, the top buffer's CPUs first, then
+ * each instance's after a "Buffer: NAME" line:
+ *
+ *	CPU: 1
+ *	entries: 76
+ *	overrun: 74808
+ *	commit overrun: 0
+ *	bytes: 3504
+ *	oldest event ts:   716.772988	(seconds.microseconds; clock units
+ *	now ts:   716.794931		 for clocks that do not count ns)
+ *	dropped events: 0
+ *	read events: 1113
+ *
+ * tdat_file_cpustat() gives it as numbers.  The writers that carry these
+ * figures (Perfetto's FtraceStats, SQLite's stats) want them per CPU over
+ * the buffers they wrote: struct kseen keeps which buffers those were and
+ * the lost events counted in their pages, which stand in for a missing
+ * overrun.
+ *
+ * The text comes from the file, so nothing in it is trusted: a line is
+ * bounded by the text, a figure that is not all digits or does not fit in
+ * 64 bits is left out, a CPU id of MAX_CPUS or more drops its section.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* The counters, by their name in the text; the timestamps are apart. */
+static const struct {
+	const char *key;
+	unsigned bit;
+	size_t off;
+} counters[] = {
+	{ "entries", TDAT_KS_ENTRIES, offsetof(struct tdat_kernel_cpu_stats, entries) },
+	{ "overrun", TDAT_KS_OVERRUN, offsetof(struct tdat_kernel_cpu_stats, overrun) },
+	{ "commit overrun", TDAT_KS_COMMIT_OVERRUN,
+	  offsetof(struct tdat_kernel_cpu_stats, commit_overrun) },
+	{ "bytes", TDAT_KS_BYTES, offsetof(struct tdat_kernel_cpu_stats, bytes) },
+	{ "dropped events", TDAT_KS_DROPPED, offsetof(struct tdat_kernel_cpu_stats, dropped_events) },
+	{ "read events", TDAT_KS_READ, offsetof(struct tdat_kernel_cpu_stats, read_events) },
+};
+
+#define NCOUNTERS (sizeof(counters) / sizeof(counters[0]))
+
+static uint64_t *counter(struct tdat_kernel_cpu_stats *s, size_t i)
+{
+	return (uint64_t *)((char *)s + counters[i].off);
+}
+
+/* All of [p, end) as a decimal number that fits; false if not. */
+static bool parse_u64(const char *p, const char *end, uint64_t *v)
+{
+	uint64_t n = 0;
+
+	if (p == end)
+		return false;
+	for (; p < end; p++) {
+		if (*p < '0' || *p > '9' || n > (UINT64_MAX - 9) / 10)
+			return false;
+		n = n * 10 + (uint64_t)(*p - '0');
+	}
+	*v = n;
+	return true;
+}
+
+/* "SECONDS.FRACTION" as ns, or a bare integer (clock units) as it is. */
+static bool parse_ts(const char *p, const char *end, uint64_t *v)
+{
+	const char *dot = memchr(p, '.', (size_t)(end - p));
+	uint64_t s, frac = 0, scale = 1000000000;
+
+	if (!dot)
+		return parse_u64(p, end, v);
+	if (!parse_u64(p, dot, &s) || s > UINT64_MAX / 1000000000 || end - dot - 1 > 9 ||
+	    (dot + 1 < end && !parse_u64(dot + 1, end, &frac)))
+		return false;
+	for (const char *q = dot + 1; q < end; q++)
+		scale /= 10;
+	if (frac * scale > UINT64_MAX - s * 1000000000)
+		return false;
+	*v = s * 1000000000 + frac * scale;
+	return true;
+}
+
+static const char *skip_space(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+		p++;
+	return p;
+}
+
+static const char *trim_end(const char *p, const char *end)
+{
+	while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+		end--;
+	return end;
+}
+
+/* Does the line [p, end) start with @key and a colon?  Then the value after it. */
+static bool keyed(const char *p, const char *end, const char *key, const char **val)
+{
+	size_t n = strlen(key);
+
+	if ((size_t)(end - p) <= n || memcmp(p, key, n))
+		return false;
+	p = skip_space(p + n, end);
+	if (p == end || *p != ':')
+		return false;
+	*val = skip_space(p + 1, end);
+	return true;
+}
+
+struct parse {
+	struct tdat_file *f;
+	const char *name;	/* the buffer the text is in: "" or one of f->knames */
+	int cur;		/* the entry lines go to, -1: none */
+	int cap, rcap, ncap;	/* of f->kstats, f->kraw, f->knames */
+};
+
+static int buffer_index(const struct tdat_file *f, const char *name)
+{
+	for (int b = 0; b < f->nbuffers; b++)
+		if (f->buffers[b].info.name && !strcmp(f->buffers[b].info.name, name))
+			return b;
+	return -1;
+}
+
+static int set_buffer(struct parse *ps, const char *p, const char *end)
+{
+	struct tdat_file *f = ps->f;
+	char *name;
+
+	ps->cur = -1;
+	for (int i = 0; i < f->nknames; i++) {
+		if (strlen(f->knames[i]) == (size_t)(end - p) && !memcmp(f->knames[i], p, (size_t)(end - p))) {
+			ps->name = f->knames[i];
+			return 0;
+		}
+	}
+	if (array_room((void **)&f->knames, f->nknames, &ps->ncap, sizeof(*f->knames), 4) ||
+	    !(name = strndup(p, (size_t)(end - p))))
+		return TDAT_ENOMEM;
+	ps->name = f->knames[f->nknames++] = name;
+	return 0;
+}
+
+/* "CPU: N": the entry of (buffer, N), made if new. */
+static int set_cpu(struct parse *ps, const char *p, const char *end)
+{
+	struct tdat_file *f = ps->f;
+	struct tdat_kernel_cpu_stats *s;
+	uint64_t cpu;
+
+	ps->cur = -1;
+	if (!parse_u64(p, end, &cpu) || cpu >= MAX_CPUS)
+		return 0;
+	for (int i = 0; i < f->nkstats; i++) {
+		if (f->kstats[i].cpu == (int)cpu && !strcmp(f->kstats[i].buffer_name, ps->name)) {
+			ps->cur = i;
+			return 0;
+		}
+	}
+	if (array_room((void **)&f->kstats, f->nkstats, &ps->cap, sizeof(*f->kstats), 8) ||
+	    array_room((void **)&f->kraw, f->nkstats, &ps->rcap, sizeof(*f->kraw), 8))
+		return TDAT_ENOMEM;
+	s = &f->kstats[f->nkstats];
+	memset(s, 0, sizeof(*s));
+	s->buffer_name = ps->name;
+	s->buffer = buffer_index(f, ps->name);
+	s->cpu = (int)cpu;
+	f->kraw[f->nkstats][0] = f->kraw[f->nkstats][1] = 0;
+	ps->cur = f->nkstats++;
+	return 0;
+}
+
+/* A figure line of the current entry; anything else is ignored. */
+static void figure(struct parse *ps, const char *p, const char *end)
+{
+	struct tdat_kernel_cpu_stats *s = &ps->f->kstats[ps->cur];
+	uint64_t *raw = ps->f->kraw[ps->cur], v;
+	const char *val;
+
+	for (size_t i = 0; i < NCOUNTERS; i++) {
+		if (keyed(p, end, counters[i].key, &val)) {
+			if (parse_u64(val, end, &v)) {
+				*counter(s, i) = v;
+				s->have |= counters[i].bit;
+			}
+			return;
+		}
+	}
+	if (keyed(p, end, "oldest event ts", &val) && parse_ts(val, end, &v)) {
+		raw[0] = v;
+		s->have |= TDAT_KS_OLDEST_TS;
+	} else if (keyed(p, end, "now ts", &val) && parse_ts(val, end, &v)) {
+		raw[1] = v;
+		s->have |= TDAT_KS_NOW_TS;
+	}
+}
+
+static int parse_line(struct parse *ps, const char *p, const char *end)
+{
+	const char *val;
+
+	p = skip_space(p, end);
+	end = trim_end(p, end);
+	if (keyed(p, end, "Buffer", &val))
+		return set_buffer(ps, val, end);
+	if (keyed(p, end, "CPU", &val))
+		return set_cpu(ps, val, end);
+	if (ps->cur >= 0)
+		figure(ps, p, end);
+	return 0;
+}
+
+void cpustat_free(struct tdat_file *f)
+{
+	for (int i = 0; i < f->nknames; i++)
+		free(f->knames[i]);
+	free(f->knames);
+	free(f->kstats);
+	free(f->kraw);
+	f->knames = NULL;
+	f->kstats = NULL;
+	f->kraw = NULL;
+	f->nknames = f->nkstats = 0;
+}
+
+int cpustat_parse(struct tdat_file *f, const char *text, size_t len)
+{
+	struct parse ps = { .f = f, .name = "", .cur = -1 };
+	const char *end = text + len;
+	int ret = 0;
+
+	cpustat_free(f);
+	f->kparsed = true;
+	for (const char *p = text; p < end && !ret;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end;
+
+		ret = parse_line(&ps, p, eol);
+		p = nl ? nl + 1 : end;
+	}
+	if (ret)
+		cpustat_free(f);
+	return ret;
+}
+
+const struct tdat_kernel_cpu_stats *tdat_file_cpustat(struct tdat_file *f, int *n)
+{
+	const char *t = f->info.cpustat;
+
+	*n = 0;
+	if (!f->kparsed && cpustat_parse(f, t ? t : "", t ? strlen(t) : 0))
+		return NULL;
+	for (int i = 0; i < f->nkstats; i++) {
+		struct tdat_kernel_cpu_stats *s = &f->kstats[i];
+
+		/* corrected now: the user offset may have changed since */
+		s->oldest_event_ts = s->have & TDAT_KS_OLDEST_TS ? file_ts(f, f->kraw[i][0], s->cpu) : 0;
+		s->now_ts = s->have & TDAT_KS_NOW_TS ? file_ts(f, f->kraw[i][1], s->cpu) : 0;
+	}
+	*n = f->nkstats;
+	return f->nkstats ? f->kstats : NULL;
+}
+
+/* ---- per CPU over the buffers a writer wrote ---- */
+
+int kseen_init(struct kseen *k, const struct tdat_file *f, int ncpus)
+{
+	k->nbuffers = f->nbuffers;
+	k->ncpus = ncpus > 0 ? ncpus : 0;
+	k->used = calloc((size_t)k->nbuffers + 1, sizeof(*k->used));
+	k->lost = calloc((size_t)k->nbuffers * (size_t)k->ncpus + 1, sizeof(*k->lost));
+	return k->used && k->lost ? 0 : TDAT_ENOMEM;
+}
+
+void kseen_event(struct kseen *k, const struct tdat_event *ev)
+{
+	if (ev->buffer < 0 || ev->buffer >= k->nbuffers)
+		return;
+	k->used[ev->buffer] = true;
+	if (ev->missed > 0 && ev->cpu >= 0 && ev->cpu < k->ncpus)
+		k->lost[(size_t)ev->buffer * (size_t)k->ncpus + (size_t)ev->cpu] += (uint64_t)ev->missed;
+}
+
+void kseen_release(struct kseen *k)
+{
+	free(k->used);
+	free(k->lost);
+	k->used = NULL;
+	k->lost = NULL;
+}
+
+/* Add one buffer's figures of a CPU to @out. */
+static void add_stats(struct tdat_kernel_cpu_stats *out, const struct tdat_kernel_cpu_stats *s)
+{
+	for (size_t i = 0; i < NCOUNTERS; i++) {
+		if (s->have & counters[i].bit) {
+			uint64_t *o = counter(out, i), v = *counter((struct tdat_kernel_cpu_stats *)s, i);
+
+			*o = v > UINT64_MAX - *o ? UINT64_MAX : *o + v;
+		}
+	}
+	if ((s->have & TDAT_KS_OLDEST_TS) &&
+	    (!(out->have & TDAT_KS_OLDEST_TS) || s->oldest_event_ts < out->oldest_event_ts))
+		out->oldest_event_ts = s->oldest_event_ts;
+	if ((s->have & TDAT_KS_NOW_TS) && (!(out->have & TDAT_KS_NOW_TS) || s->now_ts > out->now_ts))
+		out->now_ts = s->now_ts;
+	out->have |= s->have;
+}
+
+void kseen_cpu(const struct kseen *k, struct tdat_file *f, int cpu,
+	       struct tdat_kernel_cpu_stats *out)
+{
+	const struct tdat_kernel_cpu_stats *ks;
+	int n;
+
+	memset(out, 0, sizeof(*out));
+	out->buffer_name = "";
+	out->buffer = -1;
+	out->cpu = cpu;
+	ks = tdat_file_cpustat(f, &n);
+	for (int b = 0; b < k->nbuffers; b++) {
+		bool overrun = false;
+
+		if (!k->used[b])
+			continue;
+		for (int i = 0; i < n; i++) {
+			if (ks[i].buffer != b || ks[i].cpu != cpu)
+				continue;
+			add_stats(out, &ks[i]);
+			overrun |= (ks[i].have & TDAT_KS_OVERRUN) != 0;
+		}
+		if (!overrun && cpu >= 0 && cpu < k->ncpus)
+			out->overrun += k->lost[(size_t)b * (size_t)k->ncpus + (size_t)cpu];
+	}
+	out->have |= TDAT_KS_OVERRUN;
+}
