@@ -271,29 +271,79 @@ const struct tdat_kernel_cpu_stats *tdat_file_cpustat(struct tdat_file *f, int *
 
 /* ---- per CPU over the buffers a writer wrote ---- */
 
-int kseen_init(struct kseen *k, const struct tdat_file *f, int ncpus)
+const struct kstat_field kstat_fields[KSTAT_NFIELDS] = {
+	{ TDAT_KS_ENTRIES, "ftrace_cpu_entries_end",
+	  "events left in the kernel's ring buffers at the end, not recorded" },
+	{ TDAT_KS_OVERRUN, "ftrace_cpu_overrun_end",
+	  "events the kernel overwrote before they were read (lost; counted in the pages where the file has no figure)" },
+	{ TDAT_KS_COMMIT_OVERRUN, "ftrace_cpu_commit_overrun_end",
+	  "events lost to a ring buffer wrapping while a commit was under way" },
+	{ TDAT_KS_BYTES, "ftrace_cpu_bytes_end", "bytes of the entries left in the ring buffers" },
+	{ TDAT_KS_OLDEST_TS, "ftrace_cpu_oldest_event_ts_end",
+	  "time of the oldest event left in the ring buffers (to the microsecond)" },
+	{ TDAT_KS_NOW_TS, "ftrace_cpu_now_ts_end",
+	  "the ring buffers' clock when the kernel gave these figures (to the microsecond)" },
+	{ TDAT_KS_DROPPED, "ftrace_cpu_dropped_events_end",
+	  "events the kernel refused because the ring buffer was full (no overwrite)" },
+	{ TDAT_KS_READ, "ftrace_cpu_read_events_end", "events read from the ring buffers" },
+};
+
+uint64_t kstat_value(const struct tdat_kernel_cpu_stats *k, unsigned bit)
 {
-	k->nbuffers = f->nbuffers;
-	k->ncpus = ncpus > 0 ? ncpus : 0;
-	k->used = calloc((size_t)k->nbuffers + 1, sizeof(*k->used));
-	k->lost = calloc((size_t)k->nbuffers * (size_t)k->ncpus + 1, sizeof(*k->lost));
-	return k->used && k->lost ? 0 : TDAT_ENOMEM;
+	switch (bit) {
+	case TDAT_KS_OLDEST_TS: return k->oldest_event_ts;
+	case TDAT_KS_NOW_TS: return k->now_ts;
+	}
+	for (size_t i = 0; i < NCOUNTERS; i++)
+		if (counters[i].bit == bit)
+			return *counter((struct tdat_kernel_cpu_stats *)k, i);
+	return 0;
+}
+
+int kseen_init(struct kseen *k, const struct tdat_file *f)
+{
+	int n = 0;
+
+	k->f = f;
+	k->used = calloc((size_t)f->nbuffers + 1, sizeof(*k->used));
+	k->base = calloc((size_t)f->nbuffers + 1, sizeof(*k->base));
+	for (int b = 0; k->base && b < f->nbuffers; b++) {
+		k->base[b] = n;
+		n += f->buffers[b].info.ncpus;
+	}
+	k->lost = calloc((size_t)n + 1, sizeof(*k->lost));
+	return k->used && k->base && k->lost ? 0 : TDAT_ENOMEM;
+}
+
+/* The lost count of @cpu in buffer @b, NULL if the buffer has no such CPU. */
+static uint64_t *lost_of(const struct kseen *k, int b, int cpu)
+{
+	const struct tdat_buffer_info *bi = &k->f->buffers[b].info;
+
+	for (int i = 0; i < bi->ncpus; i++)
+		if (bi->cpus[i].cpu == cpu)
+			return &k->lost[k->base[b] + i];
+	return NULL;
 }
 
 void kseen_event(struct kseen *k, const struct tdat_event *ev)
 {
-	if (ev->buffer < 0 || ev->buffer >= k->nbuffers)
+	uint64_t *lost;
+
+	if (ev->buffer < 0 || ev->buffer >= k->f->nbuffers)
 		return;
 	k->used[ev->buffer] = true;
-	if (ev->missed > 0 && ev->cpu >= 0 && ev->cpu < k->ncpus)
-		k->lost[(size_t)ev->buffer * (size_t)k->ncpus + (size_t)ev->cpu] += (uint64_t)ev->missed;
+	if (ev->missed > 0 && (lost = lost_of(k, ev->buffer, ev->cpu)))
+		*lost += (uint64_t)ev->missed;
 }
 
 void kseen_release(struct kseen *k)
 {
 	free(k->used);
+	free(k->base);
 	free(k->lost);
 	k->used = NULL;
+	k->base = NULL;
 	k->lost = NULL;
 }
 
@@ -326,7 +376,8 @@ void kseen_cpu(const struct kseen *k, struct tdat_file *f, int cpu,
 	out->buffer = -1;
 	out->cpu = cpu;
 	ks = tdat_file_cpustat(f, &n);
-	for (int b = 0; b < k->nbuffers; b++) {
+	for (int b = 0; b < k->f->nbuffers; b++) {
+		const uint64_t *lost;
 		bool overrun = false;
 
 		if (!k->used[b])
@@ -337,8 +388,8 @@ void kseen_cpu(const struct kseen *k, struct tdat_file *f, int cpu,
 			add_stats(out, &ks[i]);
 			overrun |= (ks[i].have & TDAT_KS_OVERRUN) != 0;
 		}
-		if (!overrun && cpu >= 0 && cpu < k->ncpus)
-			out->overrun += k->lost[(size_t)b * (size_t)k->ncpus + (size_t)cpu];
+		if (!overrun && (lost = lost_of(k, b, cpu)))
+			out->overrun += *lost;
 	}
 	out->have |= TDAT_KS_OVERRUN;
 }

@@ -422,14 +422,27 @@ uint64_t file_ts(const struct tdat_file *f, uint64_t raw, int cpu);
 int cpustat_parse(struct tdat_file *f, const char *text, size_t len);
 void cpustat_free(struct tdat_file *f);
 
-/* What a writer wrote of one input's buffers, for the kernel's figures per CPU. */
-struct kseen {
-	int nbuffers, ncpus;
-	bool *used;		/* per buffer: an event of it was written */
-	uint64_t *lost;		/* [buffer * ncpus + cpu]: lost events counted in the pages */
+/* Each figure, with the name trace processor gives it for a .pftrace (at the end). */
+struct kstat_field {
+	unsigned bit;		/* enum tdat_kstat_have */
+	const char *tp_name;	/* "ftrace_cpu_overrun_end", ... */
+	const char *desc;
 };
 
-int kseen_init(struct kseen *k, const struct tdat_file *f, int ncpus);
+#define KSTAT_NFIELDS 8
+extern const struct kstat_field kstat_fields[KSTAT_NFIELDS];
+/* The figure of @k that @bit names. */
+uint64_t kstat_value(const struct tdat_kernel_cpu_stats *k, unsigned bit);
+
+/* What a writer wrote of one input's buffers, for the kernel's figures per CPU. */
+struct kseen {
+	const struct tdat_file *f;
+	bool *used;		/* per buffer: an event of it was written */
+	int *base;		/* per buffer: where its CPUs start in lost[] */
+	uint64_t *lost;		/* per CPU of each buffer: lost events counted in the pages */
+};
+
+int kseen_init(struct kseen *k, const struct tdat_file *f);
 void kseen_event(struct kseen *k, const struct tdat_event *ev);
 void kseen_release(struct kseen *k);
 /*
@@ -844,6 +857,8 @@ static inline void pb_varint(struct tdat_sink *s, unsigned field, uint64_t v)
 /* Tag and length of a length-delimited field whose @len bytes follow. */
 void pb_head(struct tdat_sink *s, unsigned field, uint64_t len);
 void pb_bytes(struct tdat_sink *s, unsigned field, const void *p, size_t n);
+/* A double field (fixed 64 bits). */
+void pb_double(struct tdat_sink *s, unsigned field, double v);
 /* Open a nested message in a memory sink; returns the mark for pb_end(). */
 size_t pb_begin(struct tdat_sink *s, unsigned field);
 /* Close it: back-patch its length. */

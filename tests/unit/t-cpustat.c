@@ -170,7 +170,7 @@ static void per_cpu(void)
 	struct tdat_event ev = { .cpu = 1, .buffer = 1, .missed = 3 };
 	struct kseen k;
 
-	if (!is_int(kseen_init(&k, f, 2), 0, "kseen_init"))
+	if (!is_int(kseen_init(&k, f), 0, "kseen_init"))
 		bail_out("no memory");
 	kseen_cpu(&k, f, 0, &s);
 	is_uint(s.have, TDAT_KS_OVERRUN, "no buffer written: only an overrun of 0");
@@ -189,7 +189,7 @@ static void per_cpu(void)
 
 	/* no text: the pages' count */
 	is_int(cpustat_parse(f, "CPU: 1\nentries: 2\n", 18), 0, "text without overrun");
-	kseen_init(&k, f, 2);
+	kseen_init(&k, f);
 	ev.buffer = 1;
 	kseen_event(&k, &ev);
 	kseen_event(&k, &ev);
