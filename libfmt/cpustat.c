@@ -23,12 +23,18 @@
  *
  * The text comes from the file, so nothing in it is trusted: a line is
  * bounded by the text, a figure that is not all digits or does not fit in
- * 64 bits is left out, a CPU id of MAX_CPUS or more drops its section.
+ * 64 bits is left out, a CPU id of MAX_CPUS or more drops its section, and
+ * the entries and buffer names are bounded (MAX_KSTATS, MAX_KNAMES).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+
+/* Far more than a machine has (CPUs times instances); bounds the work on hostile text. */
+#define MAX_KSTATS 16384
+#define MAX_KNAMES 256
+#define NSLOTS (2 * MAX_KSTATS)	/* hash of (buffer, cpu) -> entry, half full at most */
 
 /* The counters, by their name in the text; the timestamps are apart. */
 static const struct {
@@ -117,9 +123,12 @@ static bool keyed(const char *p, const char *end, const char *key, const char **
 
 struct parse {
 	struct tdat_file *f;
-	const char *name;	/* the buffer the text is in: "" or one of f->knames */
+	const char *name;	/* the buffer the text is in: "" or one of f->knames;
+				 * NULL: one too many, its sections are skipped */
+	int nidx;		/* 0 for "", i + 1 for f->knames[i] */
 	int cur;		/* the entry lines go to, -1: none */
 	int cap, rcap, ncap;	/* of f->kstats, f->kraw, f->knames */
+	int *slots;		/* NSLOTS: entry + 1, 0 free */
 };
 
 static int buffer_index(const struct tdat_file *f, const char *name)
@@ -136,16 +145,25 @@ static int set_buffer(struct parse *ps, const char *p, const char *end)
 	char *name;
 
 	ps->cur = -1;
+	ps->name = "";		/* names are interned: entries compare them as pointers */
+	ps->nidx = 0;
+	if (p == end)
+		return 0;
 	for (int i = 0; i < f->nknames; i++) {
 		if (strlen(f->knames[i]) == (size_t)(end - p) && !memcmp(f->knames[i], p, (size_t)(end - p))) {
 			ps->name = f->knames[i];
+			ps->nidx = i + 1;
 			return 0;
 		}
 	}
+	ps->name = NULL;
+	if (f->nknames >= MAX_KNAMES)
+		return 0;
 	if (array_room((void **)&f->knames, f->nknames, &ps->ncap, sizeof(*f->knames), 4) ||
 	    !(name = strndup(p, (size_t)(end - p))))
 		return TDAT_ENOMEM;
 	ps->name = f->knames[f->nknames++] = name;
+	ps->nidx = f->nknames;
 	return 0;
 }
 
@@ -155,16 +173,24 @@ static int set_cpu(struct parse *ps, const char *p, const char *end)
 	struct tdat_file *f = ps->f;
 	struct tdat_kernel_cpu_stats *s;
 	uint64_t cpu;
+	uint32_t h;
 
 	ps->cur = -1;
-	if (!parse_u64(p, end, &cpu) || cpu >= MAX_CPUS)
+	if (!ps->name || !parse_u64(p, end, &cpu) || cpu >= MAX_CPUS)
 		return 0;
-	for (int i = 0; i < f->nkstats; i++) {
-		if (f->kstats[i].cpu == (int)cpu && !strcmp(f->kstats[i].buffer_name, ps->name)) {
-			ps->cur = i;
+	if (!ps->slots && !(ps->slots = calloc(NSLOTS, sizeof(*ps->slots))))
+		return TDAT_ENOMEM;
+	/* MAX_CPUS is 2^16: buffer and CPU make one key */
+	h = (((uint32_t)ps->nidx << 16 | (uint32_t)cpu) * 2654435761u) % NSLOTS;
+	for (; ps->slots[h]; h = (h + 1) % NSLOTS) {
+		s = &f->kstats[ps->slots[h] - 1];
+		if (s->cpu == (int)cpu && s->buffer_name == ps->name) {
+			ps->cur = ps->slots[h] - 1;
 			return 0;
 		}
 	}
+	if (f->nkstats >= MAX_KSTATS)
+		return 0;
 	if (array_room((void **)&f->kstats, f->nkstats, &ps->cap, sizeof(*f->kstats), 8) ||
 	    array_room((void **)&f->kraw, f->nkstats, &ps->rcap, sizeof(*f->kraw), 8))
 		return TDAT_ENOMEM;
@@ -175,6 +201,7 @@ static int set_cpu(struct parse *ps, const char *p, const char *end)
 	s->cpu = (int)cpu;
 	f->kraw[f->nkstats][0] = f->kraw[f->nkstats][1] = 0;
 	ps->cur = f->nkstats++;
+	ps->slots[h] = f->nkstats;
 	return 0;
 }
 
@@ -246,6 +273,7 @@ int cpustat_parse(struct tdat_file *f, const char *text, size_t len)
 		ret = parse_line(&ps, p, eol);
 		p = nl ? nl + 1 : end;
 	}
+	free(ps.slots);
 	if (ret)
 		cpustat_free(f);
 	return ret;

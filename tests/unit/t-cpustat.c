@@ -163,6 +163,37 @@ static void hostile(void)
 	tdat_file_free(f);
 }
 
+/* Many sections: the entries and names are bounded, and looked up fast. */
+static void many(void)
+{
+	size_t cap = 8u << 20, len = 0;
+	char *t = malloc(cap);
+	struct tdat_file *f = tdat_file_new();
+	const struct tdat_kernel_cpu_stats *s;
+	int n, names = 0;
+
+	if (!t || !f)
+		bail_out("no memory");
+	for (int round = 0; round < 2; round++) {
+		for (int b = 0; b < 300; b++) {
+			len += (size_t)snprintf(t + len, cap - len, "Buffer: b%d\n", b);
+			for (int c = 0; c < 100; c++)
+				len += (size_t)snprintf(t + len, cap - len, "CPU: %d\noverrun: %d\n", c, round);
+		}
+	}
+	for (int c = 0; c < 70000; c++)
+		len += (size_t)snprintf(t + len, cap - len, "Buffer:\nCPU: %d\nentries: 1\n", c);
+	is_int(cpustat_parse(f, t, len), 0, "%zu bytes of sections", len);
+	s = tdat_file_cpustat(f, &n);
+	is_int(n, 16384, "entries stop at 16384");
+	for (int i = 0; i < n; i++)
+		names += i && s[i].buffer_name != s[i - 1].buffer_name;
+	is_int(names + 1, 164, "in the first buffers' sections");
+	ok(s[0].overrun == 1 && s[n - 1].overrun == 1, "a repeated section updates its entry");
+	tdat_file_free(f);
+	free(t);
+}
+
 static void per_cpu(void)
 {
 	struct tdat_file *f = open_ok("two-buffers.dat", NULL);
@@ -205,6 +236,7 @@ int main(void)
 	two_buffers();
 	lost_and_clocks();
 	hostile();
+	many();
 	per_cpu();
 	return done_testing();
 }
