@@ -841,6 +841,7 @@ void tdat_file_free(struct tdat_file *f)
 	free(f->version);
 	free(f->clock);
 	free(f->cpustat);
+	cpustat_free(f);
 	free(f->zname);
 	free(f->zver);
 	free(f->strings);

@@ -219,6 +219,13 @@ struct tdat_file {
 
 	struct idtab types;	/* struct ttype by event type id, built on use */
 
+	/* cpustat.c: the CPUSTAT text parsed on first use */
+	struct tdat_kernel_cpu_stats *kstats;
+	uint64_t (*kraw)[2];	/* per entry: its oldest and now ts as printed (ns or clock) */
+	char **knames;		/* buffer names the text gives */
+	int nkstats, nknames;
+	bool kparsed;
+
 	bool syms_pending;	/* kallsyms kept, not given to libtraceevent yet */
 	bool is_piece;		/* a tdat-split piece (piece.c) */
 	struct tdat_piece piece;
@@ -435,6 +442,43 @@ void file_unsupported_free(struct tdat_file *f);
 
 /* Convert a raw ring-buffer timestamp of @cpu into the reported one. */
 uint64_t file_ts(const struct tdat_file *f, uint64_t raw, int cpu);
+
+/* ---- cpustat.c: the kernel's per-CPU ring-buffer statistics ---- */
+
+/* Parse CPUSTAT @text (@len bytes) into @f's table, replacing it; 0 or TDAT_ENOMEM. */
+int cpustat_parse(struct tdat_file *f, const char *text, size_t len);
+void cpustat_free(struct tdat_file *f);
+
+/* Each figure, with the name trace processor gives it for a .pftrace (at the end). */
+struct kstat_field {
+	unsigned bit;		/* enum tdat_kstat_have */
+	const char *tp_name;	/* "ftrace_cpu_overrun_end", ... */
+	const char *desc;
+};
+
+#define KSTAT_NFIELDS 8
+extern const struct kstat_field kstat_fields[KSTAT_NFIELDS];
+/* The figure of @k that @bit names. */
+uint64_t kstat_value(const struct tdat_kernel_cpu_stats *k, unsigned bit);
+
+/* What a writer wrote of one input's buffers, for the kernel's figures per CPU. */
+struct kseen {
+	const struct tdat_file *f;
+	bool *used;		/* per buffer: an event of it was written */
+	int *base;		/* per buffer: where its CPUs start in lost[] */
+	uint64_t *lost;		/* per CPU of each buffer: lost events counted in the pages */
+};
+
+int kseen_init(struct kseen *k, const struct tdat_file *f);
+void kseen_event(struct kseen *k, const struct tdat_event *ev);
+void kseen_release(struct kseen *k);
+/*
+ * CPU @cpu's figures over the buffers written: counts summed, the oldest
+ * ts the earliest, now_ts the latest; where a buffer's text has no overrun,
+ * the lost events its pages counted stand in (so overrun is always set).
+ */
+void kseen_cpu(const struct kseen *k, struct tdat_file *f, int cpu,
+	       struct tdat_kernel_cpu_stats *out);
 
 /* Read an integer of @len bytes in the file's byte order. */
 uint64_t file_num(const struct tdat_file *f, const void *p, int len);
@@ -853,6 +897,8 @@ static inline void pb_varint(struct tdat_sink *s, unsigned field, uint64_t v)
 /* Tag and length of a length-delimited field whose @len bytes follow. */
 void pb_head(struct tdat_sink *s, unsigned field, uint64_t len);
 void pb_bytes(struct tdat_sink *s, unsigned field, const void *p, size_t n);
+/* A double field (fixed 64 bits). */
+void pb_double(struct tdat_sink *s, unsigned field, double v);
 /* Open a nested message in a memory sink; returns the mark for pb_end(). */
 size_t pb_begin(struct tdat_sink *s, unsigned field);
 /* Close it: back-patch its length. */

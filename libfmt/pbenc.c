@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * pbenc.c - a small protocol buffers wire encoder writing into a tdat_sink,
- * enough for the Perfetto writer (writer-perfetto.c): varint fields,
- * length-delimited bytes and strings, and nested messages.
+ * enough for the Perfetto writer (writer-perfetto.c): varint and double
+ * fields, length-delimited bytes and strings, and nested messages.
  *
  * A nested message whose length is not known in advance is opened with
  * pb_begin(), which writes the tag and one byte for the length, and closed
@@ -26,6 +26,21 @@ void pb_bytes(struct tdat_sink *s, unsigned field, const void *p, size_t n)
 {
 	pb_head(s, field, n);
 	sink_write(s, p, n);
+}
+
+void pb_double(struct tdat_sink *s, unsigned field, double v)
+{
+	unsigned char *d = (unsigned char *)sink_reserve(s, PB_VARINT_MAX + 8);
+	uint64_t bits;
+	unsigned n;
+
+	if (!d)
+		return;
+	memcpy(&bits, &v, sizeof(bits));
+	n = pb_enc_varint(d, (uint64_t)field << 3 | PB_WT_I64);
+	for (int i = 0; i < 8; i++)
+		d[n++] = (unsigned char)(bits >> (8 * i));	/* little-endian on the wire */
+	sink_commit(s, n);
 }
 
 size_t pb_begin(struct tdat_sink *s, unsigned field)

@@ -536,6 +536,55 @@ int tdat_stats_collect(struct tdat_file *f, struct tdat_stats **out);
 /** tdat_stats_free - free @s; NULL is fine. */
 void tdat_stats_free(struct tdat_stats *s);
 
+/* Bits of tdat_kernel_cpu_stats.have: the figures the kernel's text gave. */
+enum tdat_kstat_have {
+	TDAT_KS_ENTRIES        = 1 << 0,
+	TDAT_KS_OVERRUN        = 1 << 1,
+	TDAT_KS_COMMIT_OVERRUN = 1 << 2,
+	TDAT_KS_BYTES          = 1 << 3,
+	TDAT_KS_OLDEST_TS      = 1 << 4,
+	TDAT_KS_NOW_TS         = 1 << 5,
+	TDAT_KS_DROPPED        = 1 << 6,
+	TDAT_KS_READ           = 1 << 7,
+};
+
+/*
+ * One CPU of one buffer as the kernel counted it at the end of recording
+ * (its per_cpu/cpuN/stats, which trace-cmd keeps in the CPUSTAT options).
+ * A figure is valid only when its bit is set in @have.
+ */
+struct tdat_kernel_cpu_stats {
+	const char *buffer_name;	/* as the text names it: "" for the top buffer */
+	int buffer;		/* its index (tdat_file_buffer()), -1 if the file has none of that name */
+	int cpu;
+	unsigned have;		/* enum tdat_kstat_have */
+	uint64_t entries;	/* events still in the ring buffer (not in the file) */
+	uint64_t overrun;	/* events overwritten before they were read: lost */
+	uint64_t commit_overrun;	/* events lost to a buffer wrapping mid-commit */
+	uint64_t bytes;		/* bytes of the entries still in the ring buffer */
+	uint64_t oldest_event_ts;	/* the oldest event in the ring buffer and the */
+	uint64_t now_ts;		/* clock then, as tdat_event.ts (corrected) */
+	uint64_t dropped_events;	/* events refused because the buffer was full */
+	uint64_t read_events;	/* events read (consumed) from the ring buffer */
+};
+
+/**
+ * tdat_file_cpustat - the kernel's ring-buffer statistics kept in the file
+ * @f: an open file
+ * @n: set to the number of entries (0 when the file has no CPUSTAT text)
+ *
+ * Parses tdat_file_info()->cpustat once: each "CPU: N" section of the top
+ * buffer and of each "Buffer: NAME" that follows, in the order of the text.
+ * Figures that are missing or not numbers are left out (see @have).  The
+ * kernel prints the timestamps as seconds with microseconds (or in clock
+ * units for clocks that do not count ns); they are given on the timeline
+ * of the events, with the corrections tdat_event.ts has.
+ *
+ * Return: an array owned by @f, valid until the next call on @f; NULL
+ * when @n is 0 (or memory ran out: then @n is 0 too).
+ */
+const struct tdat_kernel_cpu_stats *tdat_file_cpustat(struct tdat_file *f, int *n);
+
 /* ------------------------------------------------------------------ */
 /* Writers                                                             */
 

@@ -26,6 +26,16 @@
  * an outer slice ends) is closed there with "unfinished":true.  "M" events
  * name every thread and process from the process model (procs.c).
  *
+ * Every event in traceEvents says which buffer it came from when the
+ * buffer has a name: its category is "SYSTEM,BUFFER" and its args start
+ * with "buffer":"BUFFER" (an event field of that name is "field_buffer").
+ * A buffer is named as in a merged trace.dat: an instance's name, and with
+ * several inputs "NAME" for an input's top buffer and "NAME:INSTANCE".
+ * Text lines cannot say it without breaking the importers' ftrace parsers:
+ * sched and power lines come from one buffer per input (the first that has
+ * such an event, as for SQLite's tables); the same events of its other
+ * buffers are instants in traceEvents, with their buffer.
+ *
  * ts/dur are microseconds with three decimals (exact ns); text lines use
  * seconds with nine decimals plus a tenth, '5' (half a ns), so Perfetto's
  * truncating parse lands on the exact ns.  Clock values >= 2^52 ns are
@@ -85,9 +95,16 @@ struct jtype {
 	const struct tfield *lf[7];		/* fields the text lines use */
 };
 
+/* A buffer's name as JSON string content; a label only for buffers that have a name. */
+struct jlabel {
+	char *s;
+	size_t len;
+};
+
 struct jopen {
 	uint64_t ts, key;
 	const struct jtype *jt;
+	const struct jlabel *label;	/* the begin's buffer: its end must come from it */
 	size_t off, name_len;	/* in the arena: the name (JSON string), then the args */
 };
 
@@ -109,10 +126,16 @@ struct jcpu {
 	struct jtrack tr;
 };
 
+/* Text lines of one kind come from one buffer per input (enum jline). */
+enum jline { JL_SCHED, JL_FREQ, JL_IDLE, NJLINES };
+
 struct jinput {
 	struct idtab types;	/* struct jtype by event type id */
 	struct jcpu *cpus;
 	int ncpus;
+	struct jlabel *labels;	/* per buffer: its label, s NULL for the unnamed top buffer */
+	int nbuffers;
+	int line_buffer[NJLINES];	/* the buffer whose events become the lines, -1: none yet */
 };
 
 struct json {
@@ -355,10 +378,24 @@ static void put_value(struct tdat_sink *sk, const struct tdat_event *ev, const s
 	}
 }
 
-/* {"field":value,...} */
-static void put_args(struct tdat_sink *sk, const struct tdat_event *ev, const struct jtype *jt)
+/* "buffer":"LABEL" */
+static void put_label(struct tdat_sink *sk, const struct jlabel *lb)
+{
+	put_lit(sk, "\"buffer\":\"");
+	sink_write(sk, lb->s, lb->len);
+	sink_putc(sk, '"');
+}
+
+/* {"field":value,...}, with the buffer first if @lb */
+static void put_args(struct tdat_sink *sk, const struct tdat_event *ev, const struct jtype *jt,
+		     const struct jlabel *lb)
 {
 	sink_putc(sk, '{');
+	if (lb) {
+		put_label(sk, lb);
+		if (jt->tt->nfields)
+			sink_putc(sk, ',');
+	}
 	for (int i = 0; i < jt->tt->nfields; i++) {
 		put_padded(sk, jt->keys[i], jt->key_lens[i]);
 		put_value(sk, ev, &jt->tt->fields[i]);
@@ -535,7 +572,10 @@ static struct jtype *compile(const struct ttype *tt, struct tdat_file *f)
 	}
 	jt->head_len = strlen(jt->head);
 	for (int i = 0; i < tt->nfields; i++) {
-		if (!(jt->keys[i] = build(&len, i ? ",\"" : "\"", tt->fields[i].name, "\":")))
+		/* "buffer" is the key of the event's buffer */
+		const char *key = strcmp(tt->fields[i].name, "buffer") ? tt->fields[i].name : "field_buffer";
+
+		if (!(jt->keys[i] = build(&len, i ? ",\"" : "\"", key, "\":")))
 			goto fail;
 		jt->key_lens[i] = (unsigned)len;
 	}
@@ -946,27 +986,64 @@ static bool line_print(struct json *j, const struct tdat_event *ev, const struct
 
 /* ---- events in traceEvents ---- */
 
+/* The label of @ev's buffer, NULL for an unnamed one. */
+static const struct jlabel *label_of(const struct json *j, const struct tdat_event *ev)
+{
+	const struct jinput *in = &j->in[ev->input];
+
+	if (ev->buffer < 0 || ev->buffer >= in->nbuffers || !in->labels[ev->buffer].s)
+		return NULL;
+	return &in->labels[ev->buffer];
+}
+
+#define CAT_END "\",\"ts\":"
+
+/* @cat, a string ending in CAT_END, with ",LABEL" put at the end of the category. */
+static void put_cat(struct tdat_sink *sk, const char *cat, size_t len, const struct jlabel *lb)
+{
+	size_t tail = sizeof(CAT_END) - 1;
+
+	if (!lb || len < tail) {
+		sink_write(sk, cat, len);
+		return;
+	}
+	sink_write(sk, cat, len - tail);
+	sink_putc(sk, ',');
+	sink_write(sk, lb->s, lb->len);
+	sink_write(sk, cat + len - tail, tail);
+}
+
 static void emit_instant(struct json *j, struct tdat_sink *sk, const struct tdat_event *ev,
 			 const struct jtype *jt, uint32_t pid, uint32_t tid)
 {
+	const struct jlabel *lb = label_of(j, ev);
+
 	sep(j, sk);
-	sink_write(sk, jt->head, jt->head_len);
+	put_cat(sk, jt->head, jt->head_len, lb);
 	put_us(sk, rel(j, ev->ts));
 	put_ids(sk, pid, tid);
 	put_lit(sk, ",\"args\":");
-	put_args(sk, ev, jt);
+	put_args(sk, ev, jt, lb);
 	sink_putc(sk, '}');
 }
 
 static void emit_lost(struct json *j, struct tdat_sink *sk, const struct tdat_event *ev)
 {
+	static const char head[] = "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"lost_events\",\"cat\":\"tdat" CAT_END;
+	const struct jlabel *lb = label_of(j, ev);
+
 	if (!cpu_of(j, ev->input, ev->cpu))
 		return;
 	sep(j, sk);
-	put_lit(sk, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"lost_events\",\"cat\":\"tdat\",\"ts\":");
+	put_cat(sk, head, sizeof(head) - 1, lb);
 	put_us(sk, rel(j, ev->ts));
 	put_ids(sk, cpu_pid(ev->input), cpu_tid(ev->input, ev->cpu));
-	put_lit(sk, ",\"args\":{\"cpu\":");
+	put_lit(sk, ",\"args\":{");
+	if (lb) {
+		put_label(sk, lb);
+		sink_putc(sk, ',');
+	}
+	put_lit(sk, "\"cpu\":");
 	put_i64(sk, ev->cpu);
 	put_lit(sk, ",\"lost\":");
 	put_i64(sk, ev->missed);
@@ -1039,13 +1116,15 @@ static void slice_name(struct tdat_sink *a, const struct tdat_event *ev, const s
 }
 
 /*
- * The innermost open slice of @rule on @tr, with @key unless @any_key;
- * -1 if there is none.
+ * The innermost open slice of @rule begun in the buffer labelled @lb on
+ * @tr, with @key unless @any_key; -1 if there is none.
  */
-static int find_open(const struct jtrack *tr, const struct jrule *rule, uint64_t key, bool any_key)
+static int find_open(const struct jtrack *tr, const struct jrule *rule, const struct jlabel *lb,
+		     uint64_t key, bool any_key)
 {
 	for (int i = tr->n - 1; i >= 0; i--)
-		if (tr->st[i].jt->rule == rule && (any_key || tr->st[i].key == key))
+		if (tr->st[i].jt->rule == rule && tr->st[i].label == lb &&
+		    (any_key || tr->st[i].key == key))
 			return i;
 	return -1;
 }
@@ -1061,17 +1140,21 @@ static void emit_x(struct json *j, struct tdat_sink *sk, const struct where *wh,
 	sep(j, sk);
 	put_lit(sk, "{\"ph\":\"X\",\"name\":");
 	sink_write(sk, a, o->name_len);
-	sink_write(sk, o->jt->cat, o->jt->cat_len);
+	put_cat(sk, o->jt->cat, o->jt->cat_len, o->label);
 	put_us(sk, rel(j, o->ts));
 	put_lit(sk, ",\"dur\":");
 	put_us(sk, end > o->ts ? end - o->ts : 0);
 	put_ids(sk, wh->pid, wh->tid);
 	put_lit(sk, ",\"args\":{");
+	if (o->label) {
+		put_label(sk, o->label);
+		sink_putc(sk, ',');
+	}
 	sink_write(sk, a + o->name_len, tr->arena.len - o->off - o->name_len);
 	if (ev) {
 		sink_putc(sk, ',');
 		sink_write(sk, ejt->argkey, ejt->argkey_len);
-		put_args(sk, ev, ejt);
+		put_args(sk, ev, ejt, NULL);
 	} else {
 		put_lit(sk, ",\"unfinished\":true");
 	}
@@ -1091,8 +1174,9 @@ static int slice_begin(struct json *j, struct tdat_sink *sk, const struct where 
 		       const struct tdat_event *ev, const struct jtype *jt)
 {
 	struct jtrack *tr = wh->tr;
+	const struct jlabel *lb = label_of(j, ev);
 	uint64_t key = slice_key(ev, jt);
-	int i = find_open(tr, jt->rule, key, !jt->rule->nests);
+	int i = find_open(tr, jt->rule, lb, key, !jt->rule->nests);
 	struct jopen *o;
 
 	/* a second begin of the same: its end was lost */
@@ -1104,18 +1188,19 @@ static int slice_begin(struct json *j, struct tdat_sink *sk, const struct where 
 	o->ts = ev->ts;
 	o->key = key;
 	o->jt = jt;
+	o->label = lb;
 	o->off = tr->arena.len;
 	slice_name(&tr->arena, ev, jt, key);
 	o->name_len = tr->arena.len - o->off;
 	sink_write(&tr->arena, jt->argkey, jt->argkey_len);
-	put_args(&tr->arena, ev, jt);
+	put_args(&tr->arena, ev, jt, NULL);
 	return tr->arena.err ? TDAT_ENOMEM : 0;
 }
 
 static void slice_end(struct json *j, struct tdat_sink *sk, const struct where *wh,
 		      const struct tdat_event *ev, const struct jtype *jt)
 {
-	int i = find_open(wh->tr, jt->rule, slice_key(ev, jt), false);
+	int i = find_open(wh->tr, jt->rule, label_of(j, ev), slice_key(ev, jt), false);
 
 	if (i < 0) {
 		emit_instant(j, sk, ev, jt, wh->pid, wh->tid);
@@ -1171,6 +1256,26 @@ static int put_line(struct json *j, const struct tdat_event *ev, const struct jt
 	return 0;
 }
 
+/* Is @ev's buffer the one whose events of @jt's kind become text lines (the first seen)? */
+static bool line_buffer(struct json *j, const struct tdat_event *ev, const struct jtype *jt)
+{
+	int *b;
+
+	switch (jt->role) {
+	case JR_SWITCH: case JR_WAKE: case JR_BLOCKED:
+		b = &j->in[ev->input].line_buffer[JL_SCHED];
+		break;
+	case JR_POWER:
+		b = &j->in[ev->input].line_buffer[strcmp(jt->tt->name, "cpu_idle") ? JL_FREQ : JL_IDLE];
+		break;
+	default:
+		return true;	/* prints: every buffer's */
+	}
+	if (*b < 0)
+		*b = ev->buffer;
+	return *b == ev->buffer;
+}
+
 static int json_put(struct tdat_writer *w, const struct tdat_event *ev)
 {
 	struct json *j = w->priv;
@@ -1201,7 +1306,7 @@ static int json_put(struct tdat_writer *w, const struct tdat_event *ev)
 	}
 	if (jt->role == JR_BEGIN || jt->role == JR_END)
 		ret = put_slice(j, sk, ev, jt, utid, (uint32_t)tid);
-	else if (jt->role == JR_INSTANT || put_line(j, ev, jt, utid, tid))
+	else if (jt->role == JR_INSTANT || !line_buffer(j, ev, jt) || put_line(j, ev, jt, utid, tid))
 		emit_instant(j, sk, ev, jt, thread_pid(j, utid, &j->th[utid]), (uint32_t)tid);
 	if (!ret && j->stage.err) {
 		tdat_msg(w->errmsg, "temporary file: %s", strerror(j->stage.err));
@@ -1438,6 +1543,37 @@ static int stage_open(struct json *j, struct tdat_writer *w)
 	return 0;
 }
 
+/*
+ * Labels of input @i's buffers, named as in a merged trace.dat: with one
+ * input the instances' names (the top buffer has none); with several,
+ * "NAME" and "NAME:INSTANCE" (NAME: tdat_file_info()->name).
+ */
+static int labels(struct json *j, struct tdat_writer *w, int i)
+{
+	struct tdat_file *f = tdat_merge_file(w->merge, i);
+	struct jinput *in = &j->in[i];
+
+	for (int k = 0; k < NJLINES; k++)
+		in->line_buffer[k] = -1;
+	in->nbuffers = tdat_file_info(f)->nbuffers;
+	if (!(in->labels = calloc((size_t)in->nbuffers + 1, sizeof(*in->labels))))
+		return TDAT_ENOMEM;
+	for (int b = 0; b < in->nbuffers; b++) {
+		const char *inst = tdat_file_buffer(f, b)->name, *name = tdat_file_info(f)->name;
+		char *full = NULL;
+
+		if (j->ninputs < 2 && !*inst)
+			continue;
+		if (j->ninputs > 1 && asprintf(&full, "%s%s%s", name, *inst ? ":" : "", inst) < 0)
+			return TDAT_ENOMEM;
+		in->labels[b].s = build(&in->labels[b].len, "", full ? full : inst, "");
+		free(full);
+		if (!in->labels[b].s)
+			return TDAT_ENOMEM;
+	}
+	return 0;
+}
+
 static int json_open(struct tdat_writer *w)
 {
 	struct json *j = calloc(1, sizeof(*j));
@@ -1451,6 +1587,9 @@ static int json_open(struct tdat_writer *w)
 	j->in = calloc((size_t)(j->ninputs ? j->ninputs : 1), sizeof(*j->in));
 	if (!j->in || !(j->pm = pm_new()))
 		return TDAT_ENOMEM;
+	for (int i = 0; i < j->ninputs; i++)
+		if (labels(j, w, i))
+			return TDAT_ENOMEM;
 	return stage_open(j, w);
 }
 
@@ -1471,6 +1610,9 @@ static void json_free(struct tdat_writer *w)
 		for (int c = 0; c < j->in[i].ncpus; c++)
 			track_release(&j->in[i].cpus[c].tr);
 		free(j->in[i].cpus);
+		for (int b = 0; j->in[i].labels && b < j->in[i].nbuffers; b++)
+			free(j->in[i].labels[b].s);
+		free(j->in[i].labels);
 	}
 	for (int u = 0; u < j->nth; u++)
 		track_release(&j->th[u].tr);

@@ -16,8 +16,13 @@
  *                  event's time for those created during the trace and
  *                  still alive at its end (trace processor sorts packets
  *                  by time, so where they are in the file does not matter)
- *   FtraceStats    start and end of trace, with the counted lost events of
- *                  each CPU as its overrun
+ *   FtraceStats    start and end of trace; at the end, per CPU, the kernel's
+ *                  own figures of its ring buffers (the CPUSTAT text:
+ *                  entries, overrun, commit overrun, bytes, oldest event
+ *                  and now ts, dropped and read events) summed over the
+ *                  buffers written, as Perfetto's recorder writes them from
+ *                  per_cpu/cpuN/stats; where the text has no overrun, the
+ *                  lost events counted in the pages
  *
  * Each event becomes an FtraceEvent (perfetto-events.c) with its timestamp
  * and pid.  Timestamps are the trace's own (corrected as for every format),
@@ -47,7 +52,10 @@ enum {
 	PF_PT_PROCESS = 1, PF_PT_THREAD = 2,
 	PF_PROC_PID = 1, PF_PROC_PPID = 2, PF_PROC_CMDLINE = 3, PF_PROC_IS_COMM = 9,
 	PF_THR_TID = 1, PF_THR_NAME = 2, PF_THR_TGID = 3,
-	PF_FS_PHASE = 1, PF_FS_CPU_STATS = 2, PF_CS_CPU = 1, PF_CS_OVERRUN = 3,
+	PF_FS_PHASE = 1, PF_FS_CPU_STATS = 2,
+	PF_CS_CPU = 1, PF_CS_ENTRIES = 2, PF_CS_OVERRUN = 3, PF_CS_COMMIT_OVERRUN = 4,
+	PF_CS_BYTES_READ = 5, PF_CS_OLDEST_EVENT_TS = 6, PF_CS_NOW_TS = 7,
+	PF_CS_DROPPED_EVENTS = 8, PF_CS_READ_EVENTS = 9,
 };
 
 #define SEQ_INCREMENTAL_STATE_CLEARED 1
@@ -60,7 +68,6 @@ struct pf_stream {
 	unsigned n;		/* events in body */
 	bool lost;		/* events were lost before body's first */
 	bool used;
-	uint64_t lost_count;	/* counted lost events */
 };
 
 struct pf_input {
@@ -68,6 +75,7 @@ struct pf_input {
 	struct pf_stream *cpus;
 	int ncpus;
 	int cpu_base;		/* the output number of its CPU 0 */
+	struct kseen seen;	/* buffers written, lost events per buffer and CPU */
 };
 
 struct pf {
@@ -238,8 +246,54 @@ static void put_process_tree(struct pf *p, struct tdat_sink *out, uint64_t ts, b
 	s->len = 0;
 }
 
-/* FtraceStats of one phase: per CPU, the lost events counted so far as overrun. */
-static void put_ftrace_stats(struct pf *p, struct tdat_sink *out, uint64_t ts, int phase)
+/*
+ * @ns as the seconds Perfetto's FtraceCpuStats holds: trace processor reads
+ * them back as ns by multiplying by 1e9 and truncating, so take the next
+ * double up while that would come out short (exact below 2^53 ns).
+ */
+static double pf_seconds(uint64_t ns)
+{
+	double d = (double)ns / 1e9;
+	uint64_t bits;
+
+	for (int i = 0; i < 4 && ns < (1ull << 53) && (uint64_t)(d * 1e9) < ns; i++) {
+		memcpy(&bits, &d, sizeof(bits));
+		bits++;		/* a positive double's next one up */
+		memcpy(&d, &bits, sizeof(d));
+	}
+	return d;
+}
+
+/* The kernel's figures of one CPU at the end of the trace (see kseen_cpu()). */
+static void put_cpu_end(struct tdat_sink *s, struct tdat_file *f, const struct kseen *seen,
+			int cpu)
+{
+	struct tdat_kernel_cpu_stats k;
+
+	kseen_cpu(seen, f, cpu, &k);
+	if (k.have & TDAT_KS_ENTRIES)
+		pb_varint(s, PF_CS_ENTRIES, k.entries);
+	pb_varint(s, PF_CS_OVERRUN, k.overrun);
+	if (k.have & TDAT_KS_COMMIT_OVERRUN)
+		pb_varint(s, PF_CS_COMMIT_OVERRUN, k.commit_overrun);
+	if (k.have & TDAT_KS_BYTES)
+		pb_varint(s, PF_CS_BYTES_READ, k.bytes);
+	if (k.have & TDAT_KS_OLDEST_TS)
+		pb_double(s, PF_CS_OLDEST_EVENT_TS, pf_seconds(k.oldest_event_ts));
+	if (k.have & TDAT_KS_NOW_TS)
+		pb_double(s, PF_CS_NOW_TS, pf_seconds(k.now_ts));
+	if (k.have & TDAT_KS_DROPPED)
+		pb_varint(s, PF_CS_DROPPED_EVENTS, k.dropped_events);
+	if (k.have & TDAT_KS_READ)
+		pb_varint(s, PF_CS_READ_EVENTS, k.read_events);
+}
+
+/*
+ * FtraceStats of one phase, for every CPU written: nothing is known of the
+ * start (an overrun of 0: trace-cmd record empties the buffers), the
+ * kernel's figures at the end.
+ */
+static void put_ftrace_stats(struct pf *p, struct tdat_writer *w, uint64_t ts, int phase)
 {
 	struct tdat_sink *s = &p->pkt;
 	size_t at, cs;
@@ -253,12 +307,15 @@ static void put_ftrace_stats(struct pf *p, struct tdat_sink *out, uint64_t ts, i
 				continue;
 			cs = pb_begin(s, PF_FS_CPU_STATS);
 			pb_varint(s, PF_CS_CPU, (uint64_t)(p->in[i].cpu_base + c));
-			pb_varint(s, PF_CS_OVERRUN, phase == PHASE_END ? p->in[i].cpus[c].lost_count : 0);
+			if (phase == PHASE_END)
+				put_cpu_end(s, tdat_merge_file(w->merge, i), &p->in[i].seen, c);
+			else
+				pb_varint(s, PF_CS_OVERRUN, 0);
 			pb_end(s, cs);
 		}
 	}
 	pb_end(s, at);
-	put_packet(p, out);
+	put_packet(p, &w->sink);
 }
 
 /* ---- events ---- */
@@ -340,9 +397,8 @@ static int pf_put(struct tdat_writer *w, const struct tdat_event *ev)
 		/* the loss belongs between two bundles */
 		flush_stream(&w->sink, s, (unsigned)(p->in[ev->input].cpu_base + ev->cpu));
 		s->lost = true;
-		if (ev->missed > 0)
-			s->lost_count += (uint64_t)ev->missed;
 	}
+	kseen_event(&p->in[ev->input].seen, ev);
 	pf_encode(&s->body, ev, pt, (uint32_t)tid);
 	if (++s->n >= BUNDLE_EVENTS || s->body.len >= BUNDLE_BYTES)
 		flush_stream(&w->sink, s, (unsigned)(p->in[ev->input].cpu_base + ev->cpu));
@@ -368,8 +424,8 @@ static int pf_close(struct tdat_writer *w)
 		pm_finish(p->pm, w->merge);
 		put_process_tree(p, &w->sink, p->first_ts, false);
 		put_process_tree(p, &w->sink, p->last_ts, true);
-		put_ftrace_stats(p, &w->sink, p->first_ts, PHASE_START);
-		put_ftrace_stats(p, &w->sink, p->last_ts, PHASE_END);
+		put_ftrace_stats(p, w, p->first_ts, PHASE_START);
+		put_ftrace_stats(p, w, p->last_ts, PHASE_END);
 	}
 	if (p->pkt.err) {
 		tdat_msg(w->errmsg, "out of memory");
@@ -412,7 +468,7 @@ static int pf_open(struct tdat_writer *w)
 
 		in->ncpus = file_cpus(tdat_merge_file(w->merge, i));
 		in->cpus = calloc((size_t)in->ncpus, sizeof(*in->cpus));
-		if (!in->cpus)
+		if (!in->cpus || kseen_init(&in->seen, tdat_merge_file(w->merge, i)))
 			return TDAT_ENOMEM;
 		for (int c = 0; c < in->ncpus; c++)
 			in->cpus[c].body.fd = -1;
@@ -435,6 +491,7 @@ static void pf_free(struct tdat_writer *w)
 		for (int c = 0; c < p->in[i].ncpus; c++)
 			free(p->in[i].cpus[c].body.buf);
 		free(p->in[i].cpus);
+		kseen_release(&p->in[i].seen);
 	}
 	pm_free(p->pm);
 	free(p->fed);

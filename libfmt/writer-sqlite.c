@@ -65,6 +65,7 @@ struct sq_input {
 	struct idtab types;		/* struct sq_type by event type id */
 	int role_buffer[NROLES];	/* the buffer a derived table takes the role from */
 	int ucpu_base, ncpus;
+	struct kseen seen;		/* buffers written: the kernel's figures of those */
 	struct sched_states states;
 	int64_t last_state;		/* cache of the last prev_state decoded */
 	const char *last_str;
@@ -662,7 +663,7 @@ static int derive(struct sq *q, struct sq_input *in, const struct sq_type *ty,
 	return on_sched(q, in, ty, ev, utid);
 }
 
-static void count(struct sq *q, const struct sq_input *in, const struct tdat_event *ev)
+static void count(struct sq *q, struct sq_input *in, const struct tdat_event *ev)
 {
 	struct sq_cpu *c;
 
@@ -670,6 +671,7 @@ static void count(struct sq *q, const struct sq_input *in, const struct tdat_eve
 		q->first_ts = ev->ts;
 	if (ev->ts > q->last_ts)
 		q->last_ts = ev->ts;
+	kseen_event(&in->seen, ev);
 	if (ev->cpu < 0 || ev->cpu >= in->ncpus)
 		return;
 	c = &q->cpus[in->ucpu_base + ev->cpu];
@@ -941,6 +943,8 @@ static int open_db(struct sq *q, struct tdat_writer *w)
 	if (!q->in || !q->pm || !q->sm)
 		return TDAT_ENOMEM;
 	for (int i = 0; i < q->ninputs; i++) {
+		if (kseen_init(&q->in[i].seen, tdat_merge_file(w->merge, i)))
+			return TDAT_ENOMEM;
 		for (int r = 0; r < NROLES; r++)
 			q->in[i].role_buffer[r] = -1;
 		sched_states_init(&q->in[i].states, NULL);
@@ -1033,6 +1037,27 @@ static int stat_row(struct sq *q, const char *name, int idx, const char *severit
 	return row_end(&q->d, q->fx[FX_STATS]);
 }
 
+/* The kernel's figures at the end for every CPU of input @i written, as trace processor names them. */
+static int kernel_stats(struct sq *q, int i)
+{
+	struct tdat_file *f = tdat_merge_file(q->w->merge, i);
+	const struct sq_input *in = &q->in[i];
+	struct tdat_kernel_cpu_stats k;
+	int ret = 0;
+
+	for (int c = 0; c < in->ncpus && !ret; c++) {
+		if (!q->cpus[in->ucpu_base + c].events)
+			continue;
+		kseen_cpu(&in->seen, f, c, &k);
+		for (int j = 0; j < KSTAT_NFIELDS && !ret; j++)
+			if (k.have & kstat_fields[j].bit)
+				ret = stat_row(q, kstat_fields[j].tp_name, in->ucpu_base + c, "info",
+					       (int64_t)kstat_value(&k, kstat_fields[j].bit),
+					       kstat_fields[j].desc);
+	}
+	return ret;
+}
+
 static int stats(struct sq *q)
 {
 	const struct tdat_damage *d;
@@ -1051,6 +1076,8 @@ static int stats(struct sq *q)
 		ret = stat_row(q, "cpu_lost_unknown", u, "data_loss", c->lost_unknown,
 			       "times events were lost on this ucpu without a count");
 	}
+	for (int i = 0; i < q->ninputs && !ret; i++)
+		ret = kernel_stats(q, i);
 	d = tdat_merge_damage(q->w->merge, &nd);
 	for (int i = 0; i < nd && !ret; i++) {
 		const struct sq_input *in = &q->in[d[i].input];
@@ -1239,6 +1266,7 @@ static void sqlite_free(struct tdat_writer *w)
 	sqdb_stop(&q->d);		/* before the statements it uses go */
 	for (int i = 0; q->in && i < q->ninputs; i++) {
 		idtab_release(&q->in[i].types, free_type);
+		kseen_release(&q->in[i].seen);
 	}
 	while (q->tables) {
 		struct sq_table *t = q->tables;

@@ -14,7 +14,9 @@
  *     pid 0; X has dur >= 0; i has s in g/p/t and tid for s=t; M is one of
  *     the four Perfetto names with args.name / args.sort_index; C has
  *     numeric args; X slices nest on each (pid, tid) track; a tid keeps one
- *     pid over every event, M event and text line;
+ *     pid over every event, M event and text line; a category
+ *     "SYSTEM,BUFFER" goes with args.buffer "BUFFER" (tdat's buffer names),
+ *     a plain "SYSTEM" with no args.buffer;
  *   - systemTraceEvents: a string starting with "# tracer: nop\n", every
  *     line ends with \n and matches both Perfetto's and catapult's line
  *     regexes, with the per-event argument grammars (sched_switch with
@@ -356,10 +358,34 @@ static void count_slice(json_object *args, const char *cat)
 			count_of(cat, key)->got++;
 }
 
+/*
+ * The system of a category "SYSTEM" or "SYSTEM,BUFFER" (in @buf), checked
+ * against args.buffer.
+ */
+static const char *cat_system(const char *cat, json_object *args, char *buf, size_t n, long idx)
+{
+	const char *comma = cat ? strchr(cat, ',') : NULL;
+	const char *b = args ? str_member(args, "buffer") : NULL;
+
+	if (!cat)
+		return NULL;
+	if (!comma) {
+		if (b)
+			fail("event %ld: args.buffer \"%s\" but no buffer in its category", idx, b);
+		return cat;
+	}
+	if (!b || strcmp(b, comma + 1))
+		fail("event %ld: category \"%s\" names a buffer that args.buffer does not (%s)", idx,
+		     cat, b ? b : "none");
+	snprintf(buf, n, "%.*s", (int)(comma - cat), cat);
+	return buf;
+}
+
 static void check_event(json_object *ev, long idx, long *nph)
 {
 	const char *ph = str_member(ev, "ph"), *name = str_member(ev, "name");
 	const char *cat = str_member(ev, "cat"), *s;
+	char sys[256];
 	json_object *args = NULL;
 	int64_t pid = -1, tid = -1;
 	bool has_pid, has_tid;
@@ -391,6 +417,7 @@ static void check_event(json_object *ev, long idx, long *nph)
 		check_meta(ev, name ? name : "", has_tid, idx);
 		return;
 	}
+	cat = cat_system(cat, args, sys, sizeof(sys), idx);
 	get_us(ev, "ts", &ts, idx);
 	if (!has_tid && ph[0] != 'C')
 		fail("event %ld: %s event without tid", idx, ph);

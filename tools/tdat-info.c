@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tdat-info - say what is in trace.dat files: header facts, buffers, per
- * CPU event counts, lost events and time spans, counts per event type.
+ * CPU event counts, lost events and time spans, counts per event type, and
+ * the kernel's own count of each ring buffer at the end of recording.
  * Text for people, or one JSON object per file (--json) for programs.
  */
 #include <getopt.h>
 #include <inttypes.h>
 #include <json-c/json.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +81,52 @@ static void text_cpus(struct tdat_file *f, const struct tdat_stats *s, int in_ns
 	}
 }
 
+/* A figure of the kernel's, or "-" where the text has none. */
+static const char *kfig(char *buf, size_t n, const struct tdat_kernel_cpu_stats *k, unsigned bit,
+			uint64_t v)
+{
+	if (!(k->have & bit))
+		return "-";
+	snprintf(buf, n, "%" PRIu64, v);
+	return buf;
+}
+
+static const char *kts(char *buf, size_t n, const struct tdat_kernel_cpu_stats *k, unsigned bit,
+		       uint64_t v, int in_ns)
+{
+	if (!(k->have & bit))
+		return "-";
+	put_ts(buf, n, v, in_ns);
+	return buf;
+}
+
+/* The CPUSTAT figures, one line per CPU of each buffer, beside the counts above. */
+static void text_kernel(struct tdat_file *f, int in_ns)
+{
+	const struct tdat_kernel_cpu_stats *k;
+	char b[6][32], o[32], w[32];
+	int n;
+
+	if (!(k = tdat_file_cpustat(f, &n)))
+		return;
+	printf("kernel's count at the end of recording (entries: left in the ring buffer, not "
+	       "recorded):\n");
+	printf("%-12s %4s %10s %10s %14s %10s %10s %10s %20s %20s\n", "buffer", "cpu", "entries",
+	       "overrun", "commit_overrun", "bytes", "dropped", "read", "oldest event", "now");
+	for (int i = 0; i < n; i++, k++) {
+		printf("%-12s %4d %10s %10s %14s %10s %10s %10s %20s %20s\n",
+		       k->buffer_name[0] ? k->buffer_name : "(top)", k->cpu,
+		       kfig(b[0], 32, k, TDAT_KS_ENTRIES, k->entries),
+		       kfig(b[1], 32, k, TDAT_KS_OVERRUN, k->overrun),
+		       kfig(b[2], 32, k, TDAT_KS_COMMIT_OVERRUN, k->commit_overrun),
+		       kfig(b[3], 32, k, TDAT_KS_BYTES, k->bytes),
+		       kfig(b[4], 32, k, TDAT_KS_DROPPED, k->dropped_events),
+		       kfig(b[5], 32, k, TDAT_KS_READ, k->read_events),
+		       kts(o, sizeof(o), k, TDAT_KS_OLDEST_TS, k->oldest_event_ts, in_ns),
+		       kts(w, sizeof(w), k, TDAT_KS_NOW_TS, k->now_ts, in_ns));
+	}
+}
+
 static void text_report(struct tdat_file *f, const struct tdat_stats *s)
 {
 	const struct tdat_file_info *fi = tdat_file_info(f);
@@ -95,6 +143,7 @@ static void text_report(struct tdat_file *f, const struct tdat_stats *s)
 		       *bi->clock ? bi->clock : "?", bi->page_size, bi->ncpus);
 	}
 	text_cpus(f, s, fi->in_usecs);
+	text_kernel(f, fi->in_usecs);
 	for (int i = 0; i < s->ncpus; i++)
 		lost_pages += s->cpus[i].lost_pages;
 	printf("events:        %" PRIu64 "\n", s->total);
@@ -112,13 +161,45 @@ static void text_report(struct tdat_file *f, const struct tdat_stats *s)
 	for (int i = 0; i < s->nevents; i++)
 		printf("  %10" PRIu64 "  %s:%s\n", s->events[i].count, s->events[i].system,
 		       s->events[i].name);
-	if (*fi->cpustat)
-		printf("kernel buffer stats:\n%s", fi->cpustat);
 }
 
 static void jadd(json_object *o, const char *k, json_object *v)
 {
 	json_object_object_add(o, k, v);
+}
+
+/* The kernel's figures of CPU @cpu of buffer @b, or NULL if the file has none. */
+static json_object *json_kernel(struct tdat_file *f, int b, int cpu)
+{
+	static const struct {
+		unsigned bit;
+		const char *key;
+		size_t off;
+	} figs[] = {
+#define KF(bit, field) { bit, #field, offsetof(struct tdat_kernel_cpu_stats, field) }
+		KF(TDAT_KS_ENTRIES, entries), KF(TDAT_KS_OVERRUN, overrun),
+		KF(TDAT_KS_COMMIT_OVERRUN, commit_overrun), KF(TDAT_KS_BYTES, bytes),
+		KF(TDAT_KS_OLDEST_TS, oldest_event_ts), KF(TDAT_KS_NOW_TS, now_ts),
+		KF(TDAT_KS_DROPPED, dropped_events), KF(TDAT_KS_READ, read_events),
+#undef KF
+	};
+	const struct tdat_kernel_cpu_stats *k;
+	int n;
+
+	k = tdat_file_cpustat(f, &n);
+	for (int i = 0; i < n; i++, k++) {
+		json_object *o;
+
+		if (k->buffer != b || k->cpu != cpu)
+			continue;
+		o = json_object_new_object();
+		for (size_t j = 0; j < sizeof(figs) / sizeof(figs[0]); j++)
+			if (k->have & figs[j].bit)
+				jadd(o, figs[j].key, json_object_new_uint64(
+					     *(const uint64_t *)((const char *)k + figs[j].off)));
+		return o;
+	}
+	return NULL;
 }
 
 static json_object *json_cpus(struct tdat_file *f, const struct tdat_stats *s, int b)
@@ -145,6 +226,7 @@ static json_object *json_cpus(struct tdat_file *f, const struct tdat_stats *s, i
 		jadd(o, "damaged_bytes", json_object_new_uint64(c->damaged));
 		jadd(o, "first_ts", c->events ? json_object_new_uint64(c->first_ts) : NULL);
 		jadd(o, "last_ts", c->events ? json_object_new_uint64(c->last_ts) : NULL);
+		jadd(o, "kernel", json_kernel(f, b, c->cpu));
 		json_object_array_add(arr, o);
 	}
 	return arr;

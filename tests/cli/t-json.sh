@@ -37,9 +37,11 @@ t_assert "10 atrace markers become tracing_mark_write lines" \
 	test "$(grep -o 'tracing_mark_write: [BECSF]' "$T_TMP/atrace.json" | wc -l)" = 10
 t_assert "markers that are not atrace stay print instants" \
 	test "$(grep -c '"name":"print"' "$T_TMP/atrace.json")" = 2
-t_assert "syscalls pair into X slices" grep -q '"ph":"X","name":"openat","cat":"syscalls"' "$T_TMP/two-buffers.json"
+t_assert "syscalls pair into X slices (instance foo's: their category and args say so)" \
+	grep -q '"ph":"X","name":"openat","cat":"syscalls,foo",.*"args":{"buffer":"foo","sys_enter_openat":{' \
+	"$T_TMP/two-buffers.json"
 t_assert "irqs go to the per-CPU tracks" \
-	grep -q '"ph":"X","name":"softirq [A-Z]*","cat":"irq","ts":[0-9.]*,"dur":[0-9.]*,"pid":1073741824,"tid":107374182[56]' \
+	grep -q '"ph":"X","name":"softirq [A-Z]*","cat":"irq,foo","ts":[0-9.]*,"dur":[0-9.]*,"pid":1073741824,"tid":107374182[56]' \
 	"$T_TMP/two-buffers.json"
 t_assert "raw syscalls lost at the buffer overflow leave unfinished slices" \
 	grep -q '"unfinished":true' "$T_TMP/lost-events.json"
@@ -75,6 +77,51 @@ t_assert "from a pipe equals from the file" cmp -s "$T_OUT" "$T_TMP/v6.json"
 t_exit "two inputs on one timeline" 0 -- tdat-convert -f json -o "$T_TMP/multi.json" $TD/v7-zstd.dat $TD/v6.dat
 cat "$T_TMP/v7-zstd.info" "$T_TMP/v6.info" >"$T_TMP/multi.info"
 t_exit "pass json-check with both files' counts" 0 -- "$CHECK" -i "$T_TMP/multi.info" "$T_TMP/multi.json"
+
+# --- buffers: every event says which one it came from ---
+# foo_events JSON: events of buffer foo written (an X slice holds two, one if unfinished)
+foo_events() {
+	awk '/"buffer":"foo"/ { n += /"ph":"X"/ ? (/"unfinished":true/ ? 1 : 2) : 1 } END { print n + 0 }' "$1"
+}
+t_assert "every event of instance foo says so ($(foo_events "$T_TMP/two-buffers.json"))" test \
+	"$(foo_events "$T_TMP/two-buffers.json")" = "$(tdat-convert -f csv -B foo $TD/two-buffers.dat | grep -c '^[0-9]')"
+t_assert "the top buffer's do not" test "$(grep -c '"cat":"sched"' "$T_TMP/two-buffers.json")" = \
+	"$(grep -c '"cat":"sched"[^}]*"args":{"[^b]' "$T_TMP/two-buffers.json")"
+t_exit "one input of three buffers (a merged trace.dat)" 0 -- \
+	tdat-convert -o "$T_TMP/m3.dat" $TD/v6.dat $TD/two-buffers.dat
+t_exit "to JSON" 0 -- tdat-convert -o "$T_TMP/m3.json" "$T_TMP/m3.dat"
+tdat-info --json "$T_TMP/m3.dat" >"$T_TMP/m3.info"
+t_exit "passes json-check" 0 -- "$CHECK" -i "$T_TMP/m3.info" "$T_TMP/m3.json"
+t_assert "sched_switch lines from one buffer only (v6's $(info_count "$T_TMP/v6.info" sched sched_switch))" \
+	test "$(grep -o ': sched_switch: ' "$T_TMP/m3.json" | wc -l)" = "$(info_count "$T_TMP/v6.info" sched sched_switch)"
+t_assert "the other's are instants that name their buffer" test \
+	"$(grep -c '"name":"sched_switch","cat":"sched,two-buffers"' "$T_TMP/m3.json")" = \
+	"$(info_count "$T_TMP/two-buffers.info" sched sched_switch)"
+t_exit "the same two files as two inputs" 0 -- tdat-convert -o "$T_TMP/m2.json" $TD/v6.dat $TD/two-buffers.dat
+# buffers JSON: the buffer names its events carry
+buffers() {
+	grep -o '"args":{"buffer":"[^"]*"' "$1" | sort -u | sed 's/.*"buffer":"//; s/"$//' | paste -sd' '
+}
+t_assert "name their buffers as the merged trace.dat does ($(buffers "$T_TMP/m2.json"))" test \
+	"$(buffers "$T_TMP/m2.json")" = "$(buffers "$T_TMP/m3.json")" -a \
+	"$(buffers "$T_TMP/m3.json")" = "$(sed 's/"name":"/\n&/g' "$T_TMP/m3.info" | sed -n 's/^"name":"\([^"]*\)","clock".*/\1/p' | sort | paste -sd' ')"
+t_exit "lost events of a named buffer" 0 -- tdat-convert -o "$T_TMP/lost2.json" $TD/lost-events.dat $TD/v6.dat
+t_assert "say their buffer too" grep -q \
+	'"name":"lost_events","cat":"tdat,lost-events",.*"args":{"buffer":"lost-events","cpu":1,"lost":' "$T_TMP/lost2.json"
+t_exit "and pass json-check" 0 -- "$CHECK" "$T_TMP/lost2.json"
+TP=${TDAT_TRACE_PROCESSOR:-$TOP_SRCDIR/../shared/tools/perfetto/trace_processor_shell}
+if [[ -x $TP ]]; then
+	t_run "trace_processor" -- "$TP" query "$T_TMP/two-buffers.json" \
+		"SELECT category, extract_arg(arg_set_id, 'args.buffer') AS buffer, count(*) FROM slice GROUP BY 1, 2"
+	t_assert "trace_processor tells instance foo's events from the top buffer's" test \
+		"$(sed 1d "$T_OUT" | tr -d '"' | paste -sd' ')" = \
+		"irq,foo,foo,456 sched,[NULL],266 syscalls,foo,foo,585"
+	t_run "trace_processor m3" -- "$TP" query "$T_TMP/m3.json" "SELECT count(*) FROM sched"
+	t_assert "and builds its sched table from one buffer's lines" test "$(sed 1d "$T_OUT")" = \
+		"$(info_count "$T_TMP/v6.info" sched sched_switch)"
+else
+	skip "trace_processor tells the buffers apart" "no trace_processor_shell ($TP)"
+fi
 
 # --- errors: the document is still closed, nothing is left behind ---
 t_exit "damaged data" 1 -- tdat-convert -f json $TD/bad/truncated-v6-data.dat
@@ -123,4 +170,6 @@ head -c -3 "$good" >"$T_TMP/b11.json"
 bad "an unclosed document" "$T_TMP/b11.json"
 sed 's/plain marker line/plain\x01line/' "$good" >"$T_TMP/b12.json"
 bad "a raw control character" "$T_TMP/b12.json"
+sed 's/"cat":"irq,foo"/"cat":"irq,bar"/' "$T_TMP/two-buffers.json" >"$T_TMP/b13.json"
+bad "a category whose buffer is not args.buffer" "$T_TMP/b13.json"
 done_testing

@@ -2,9 +2,10 @@
 /*
  * fuzz-open.c - fuzz target for the container and section parser: the
  * input is a whole trace.dat, opened with tdat_file_open() from memory.
- * Every header fact, buffer and latency text the handle offers is read, so
- * a parser that stores garbage (a dangling name, an absurd count) is caught
- * when it is used, not later in a tool.
+ * Every header fact, buffer, latency text and kernel statistic (the parsed
+ * CPUSTAT text) the handle offers is read, so a parser that stores garbage
+ * (a dangling name, an absurd count) is caught when it is used, not later
+ * in a tool.
  */
 #include <string.h>
 
@@ -16,6 +17,21 @@ static volatile size_t sink;
 static void touch(const char *s)
 {
 	sink += s ? strlen(s) : 0;
+}
+
+/* The kernel's figures parsed from the CPUSTAT text: every entry read. */
+static void touch_cpustat(struct tdat_file *f)
+{
+	const struct tdat_kernel_cpu_stats *ks;
+	int n;
+
+	ks = tdat_file_cpustat(f, &n);
+	for (int i = 0; i < n; i++) {
+		touch(ks[i].buffer_name);
+		sink += (size_t)ks[i].buffer + (size_t)ks[i].cpu + ks[i].have + ks[i].entries +
+			ks[i].overrun + ks[i].commit_overrun + ks[i].bytes + ks[i].oldest_event_ts +
+			ks[i].now_ts + ks[i].dropped_events + ks[i].read_events;
+	}
 }
 
 FUZZ_TARGET(fuzz_open)
@@ -42,6 +58,7 @@ FUZZ_TARGET(fuzz_open)
 	touch(fi->tracecmd_version);
 	touch(fi->clock);
 	touch(fi->cpustat);
+	touch_cpustat(f);
 	for (int i = 0; i < tdat_file_nwarnings(f); i++)
 		touch(tdat_file_warning(f, i));
 	for (int i = 0; i < fi->nbuffers; i++) {

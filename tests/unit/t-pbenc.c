@@ -2,8 +2,9 @@
  * t-pbenc.c - unit tests of the protobuf wire encoder (libfmt/pbenc.c)
  * against bytes worked out by hand from the protobuf encoding rules:
  * varint sizes at every 7-bit boundary, negative int32/int64, tags of
- * large field numbers, strings, and nested messages whose back-patched
- * length needs one, two or three bytes (the body moves to make room).
+ * large field numbers, doubles, strings, and nested messages whose
+ * back-patched length needs one, two or three bytes (the body moves to
+ * make room).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -89,8 +90,21 @@ static void head(void)
 	free(s.buf);
 }
 
+static void dbl(void)
+{
+	struct tdat_sink s = { .fd = -1 };
+	/* 6: 1.5 (0x3ff8000000000000), little-endian after the key 6 << 3 | 1 */
+	static const unsigned char want[] = { 0x31, 0, 0, 0, 0, 0, 0, 0xf8, 0x3f };
+
+	pb_double(&s, 6, 1.5);
+	is_int(s.len, sizeof(want), "double: key and 8 bytes");
+	is_mem(s.buf, want, sizeof(want), "double: IEEE 754 bits, little-endian");
+	free(s.buf);
+}
+
 int main(void)
 {
+	dbl();
 	varint_sizes();
 	fields();
 	nested(0);
