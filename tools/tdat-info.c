@@ -18,8 +18,10 @@
 static __attribute__((noreturn)) void usage(FILE *fp, int code)
 {
 	fprintf(fp,
-		"Usage: %s [--json] [--raw-ts] [--lenient] [--verbose] FILE...\n"
-		"Say what is in trace.dat files (\"-\" reads standard input).\n\n"
+		"Usage: %s [--json] [--raw-ts] [--lenient] [--verbose] [-i FILE]... [FILE...]\n"
+		"Say what is in trace.dat files (\"-\" reads standard input; none: a pipe on\n"
+		"standard input, or ./trace.dat when it is a terminal).\n\n"
+		"  -i, --input FILE  a file, as trace-cmd's -i (repeatable)\n"
 		"  -j, --json     one JSON object per file, one per line\n"
 		"      --raw-ts   timestamps without corrections\n"
 		"      --lenient  damaged file read in part: report it, but exit 0\n"
@@ -27,7 +29,7 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"  -h, --help     show this help\n"
 		"  -V, --version  show the version\n\n"
 		"Exit status: 0 ok, 1 a file could not be read or is damaged (0 with --lenient),\n"
-		"2 usage error.\n",
+		"2 usage error, 130/143 interrupted (SIGINT/SIGTERM).\n",
 		progname);
 	exit(code);
 }
@@ -39,6 +41,17 @@ static void put_ts(char *buf, size_t n, uint64_t ts, int in_ns)
 		snprintf(buf, n, "%" PRIu64 ".%09" PRIu64, ts / 1000000000, ts % 1000000000);
 	else
 		snprintf(buf, n, "%" PRIu64, ts);
+}
+
+/* A piece of a split: which, of how many, of what. */
+static void text_piece(const struct tdat_piece *p)
+{
+	if (!p)
+		return;
+	printf("piece:         %u", p->seq);
+	if (p->count)
+		printf(" of %u", p->count);
+	printf(" of a split of %s (split %016" PRIx64 ")\n", p->name, p->split);
 }
 
 static void text_header(const struct tdat_file_info *fi)
@@ -134,6 +147,7 @@ static void text_report(struct tdat_file *f, const struct tdat_stats *s)
 	uint64_t lost_pages = 0;
 
 	text_header(fi);
+	text_piece(tdat_file_piece(f));
 	printf("buffers:       %d\n", fi->nbuffers);
 	for (int i = 0; i < fi->nbuffers; i++) {
 		const struct tdat_buffer_info *bi = tdat_file_buffer(f, i);
@@ -266,6 +280,23 @@ static json_object *json_counts(const struct tdat_stats *s)
 	return arr;
 }
 
+/* The piece mark as an object (the split id as 16 hex digits: JSON numbers lose bits). */
+static json_object *json_piece(const struct tdat_piece *p)
+{
+	json_object *o;
+	char id[24];
+
+	if (!p)
+		return NULL;
+	o = json_object_new_object();
+	snprintf(id, sizeof(id), "%016" PRIx64, p->split);
+	jadd(o, "split", json_object_new_string(id));
+	jadd(o, "seq", json_object_new_int((int)p->seq));
+	jadd(o, "count", p->count ? json_object_new_int((int)p->count) : NULL);
+	jadd(o, "name", json_object_new_string(p->name));
+	return o;
+}
+
 static void json_report(struct tdat_file *f, const struct tdat_stats *s)
 {
 	const struct tdat_file_info *fi = tdat_file_info(f);
@@ -294,6 +325,7 @@ static void json_report(struct tdat_file *f, const struct tdat_stats *s)
 	jadd(o, "all_cpus_end", s->total ? json_object_new_uint64(s->common_end) : NULL);
 	jadd(o, "event_counts", json_counts(s));
 	jadd(o, "cpustat", json_object_new_string(fi->cpustat));
+	jadd(o, "piece", json_piece(tdat_file_piece(f)));
 	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
 }
@@ -329,6 +361,7 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "input", required_argument, NULL, 'i' },
 		{ "raw-ts", no_argument, NULL, 'r' },
 		LENIENT_LONGOPT,
 		VERBOSE_LONGOPT,
@@ -338,11 +371,15 @@ int main(int argc, char **argv)
 	};
 	struct tdat_open_opts oo = { 0 };
 	bool json = false;
-	int c, ret = EXIT_OK;
+	int c, ret = EXIT_OK, n = 0;
+	char **in = calloc((size_t)argc + 1, sizeof(*in));
 
 	tool_init(argv);
-	while ((c = getopt_long(argc, argv, "jhV", longopts, NULL)) != -1) {
+	if (!in)
+		die_(EXIT_FAIL, "out of memory");
+	while ((c = getopt_long(argc, argv, "i:jhV", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'i': in[n++] = optarg; break;
 		case 'j': json = true; break;
 		case 'r': oo.flags |= TDAT_OPEN_RAW_TS; break;
 		case OPT_LENIENT: lenient = true; break;
@@ -353,11 +390,14 @@ int main(int argc, char **argv)
 			 exit(EXIT_USAGE);
 		}
 	}
-	if (optind >= argc)
-		usage_error("no input file");
-	for (int i = optind; i < argc; i++)
-		if (info_one(argv[i], &oo, json, i > optind) != EXIT_OK)
+	while (optind < argc)
+		in[n++] = argv[optind++];
+	if (!n)
+		in[n++] = (char *)default_input();
+	for (int i = 0; i < n; i++)
+		if (info_one(in[i], &oo, json, i > 0) != EXIT_OK)
 			ret = EXIT_FAIL;
+	free(in);
 	if (fflush(stdout) || ferror(stdout))
 		die_(EXIT_FAIL, "standard output: write error");
 	return ret;

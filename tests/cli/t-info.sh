@@ -24,6 +24,18 @@ t_stdout_match "pages that lost an unknown number are flagged" ' 0\+ '
 t_exit "several files" 0 -- tdat-info --json $TD/v6.dat $TD/markers.dat
 t_assert "one JSON object per file, one per line" test "$(wc -l <"$T_OUT")" = 2
 t_exit "--help" 0 -- tdat-info --help
-t_exit "no input is a usage error" 2 -- tdat-info
+t_exit "no input (standard input neither a pipe, a file nor a terminal) is a usage error" 2 -- tdat-info
+t_run "-i FILE" -- tdat-info -i $TD/v6.dat
+t_assert "-i FILE reads FILE, as trace-cmd's -i" cmp -s "$T_OUT" <(tdat-info $TD/v6.dat)
+t_run "a pipe, no FILE" -- bash -c "tdat-info < $TD/v6.dat"
+t_stdout_match "reads standard input" '^events: +1859$'
+mkdir -p "$T_TMP/p"
+tdat-split --events 700 -o "$T_TMP/p/x" $TD/v6.dat
+t_run "a piece" -- tdat-info "$T_TMP/p/x.0003.dat"
+t_stdout_match "says which piece of which split it is, of how many" '^piece: +3 of 3 of a split of v6 \(split [0-9a-f]{16}\)$'
+t_run "a piece, not the last" -- tdat-info --json "$T_TMP/p/x.0001.dat"
+t_stdout_match "JSON: the piece object" '"piece":\{"split":"[0-9a-f]{16}","seq":1,"count":null,"name":"v6"\}'
+t_run "not a piece" -- tdat-info --json $TD/v6.dat
+t_stdout_match "JSON: piece is null" '"piece":null'
 t_exit "a bad option is a usage error" 2 -- tdat-info --frobnicate
 done_testing
