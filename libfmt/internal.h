@@ -64,14 +64,17 @@ struct tep_guard_type {		/* what tep_guard_record() learnt of one event type */
 	uint64_t need;			/* a record this long holds every static field */
 	bool slow;			/* and that is not enough to know */
 	const char *flaw;		/* in every record: the print format's own */
+	const char *raw_flaw;		/* the same, in a conversion the raw printer uses */
 	int nlens;			/* widths and precisions from arguments ("%*d") */
 	struct tep_guard_len {
 		struct tep_print_arg *arg;
 		bool bounded;		/* not a string's precision: at most PRINT_WIDTH_MAX */
+		bool field;		/* of a plain field's conversion (used by the raw printer) */
 	} lens[GUARD_LENS];
 };
+/* @raw: for tep_print_fields() (trace-cmd report -R) rather than the print format */
 int tep_guard_record(struct tep_guard_type *t, struct tep_event *event, const void *data, unsigned size,
-		     char *why, size_t len);
+		     bool raw, char *why, size_t len);
 /* a TEP_RECORD_BAD_PRINT record's fields, raw, not through its print format's conversions */
 struct trace_seq;
 struct tep_record;

@@ -49,7 +49,7 @@ struct opts {
 static __attribute__((noreturn)) void usage(FILE *fp, int code)
 {
 	fprintf(fp,
-		"Usage: %s [-t] [-f FORMAT] [-o OUT] [--split-by-event] [--raw-ts]\n"
+		"Usage: %s [-Rt] [-f FORMAT] [-o OUT] [--split-by-event] [--raw-ts]\n"
 		"       [--file-version 6|7] [--compression zstd|zlib|none]\n"
 		"       [--ts-offset [FILE=]NS] [--align] [--name FILE=NAME] [--no-plugins]\n"
 		"       [--progress | --no-progress] [SELECTION] FILE...\n"
@@ -63,6 +63,8 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"      --file-version 6|7  dat: trace.dat version (default 7)\n"
 		"      --compression zstd|zlib|none  dat: v7 compression (default zstd)\n"
 		"  -t, --nsec            text: full nanosecond timestamps (trace-cmd report -t)\n"
+		"  -R, --raw             text: every field as name=value, not as the event's print\n"
+		"                        format says (trace-cmd report -R)\n"
 		"      --raw-ts          no timestamp corrections (OFFSET, DATE, TSC2NSEC, TIME_SHIFT)\n"
 		"      --ts-offset [FILE=]NS  add NS (units ns, us, ms, s) to every timestamp of\n"
 		"                        FILE, or of all inputs\n"
@@ -89,6 +91,7 @@ static const struct option longopts[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "nsec", no_argument, NULL, 't' },
+	{ "raw", no_argument, NULL, 'R' },
 	{ "raw-ts", no_argument, NULL, OPT_RAW_TS },
 	{ "ts-offset", required_argument, NULL, OPT_TS_OFFSET },
 	{ "align", no_argument, NULL, OPT_ALIGN },
@@ -118,13 +121,14 @@ static void parse_args(struct opts *o, int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, "f:o:thV" SELECT_SHORTOPTS, longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:tRhV" SELECT_SHORTOPTS, longopts, NULL)) != -1) {
 		if (select_option(&o->sel, c, optarg))
 			continue;
 		switch (c) {
 		case 'f': o->format = optarg; break;
 		case 'o': o->out = optarg; break;
 		case 't': o->wflags |= TDAT_W_NSEC; break;
+		case 'R': o->wflags |= TDAT_W_RAW; break;
 		case OPT_RAW_TS: o->open.flags |= TDAT_OPEN_RAW_TS; break;
 		case OPT_NO_PLUGINS: o->open.flags |= TDAT_OPEN_NO_PLUGINS; break;
 		case OPT_PROGRESS: o->progress = 1; break;
@@ -156,6 +160,8 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		usage_error("unknown format '%s' (one of: %s)", o->format, tdat_format_names());
 	if ((o->wflags & TDAT_W_SPLIT) && strcmp(o->format, "csv"))
 		usage_error("--split-by-event needs -f csv");
+	if ((o->wflags & TDAT_W_RAW) && strcmp(o->format, "text"))
+		usage_error("-R (--raw) needs -f text");
 	if (o->dat_opts && strcmp(o->format, "dat"))
 		usage_error("--file-version and --compression need -f dat");
 	if ((o->wflags & TDAT_W_V6) && (o->wflags & TDAT_W_ZLIB))
