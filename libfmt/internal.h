@@ -207,6 +207,10 @@ struct tdat_file {
 	bool meta_changed;	/* a format of the section being read was dropped or cut */
 
 	/* timestamp corrections */
+	double ts2secs;		/* ns a tick (tdat_open_opts.ts2secs_hz), 0: none */
+	bool ts2secs_given;	/* a ts2secs_hz, even if TDAT_OPEN_RAW_TS drops it */
+	int report_usecs;	/* trace-cmd report prints sec.usec (its IN_USECS flag),
+				 * else the number: info.in_usecs, but for ts2secs */
 	uint32_t tsc_mult, tsc_shift;
 	int tsync_enabled;
 	unsigned tsync_flags;
@@ -508,6 +512,8 @@ struct opts_state {
 int opts_read(struct rd *r, struct opts_state *st, uint64_t *next);
 /* Take the clock from trace_clock text ("... [local] ..."). */
 void opts_set_clock(struct tdat_file *f, const char *text);
+/* Whether trace-cmd takes trace clock @clock for one that counts ns (else ticks). */
+bool clock_counts_ns(const char *clock);
 int file_add_buffer(struct tdat_file *f, struct tdat_buffer **out);
 /* dat-salvage.c: a v7 file cut inside its data; see there. */
 int v7_salvage(struct tdat_file *f, uint64_t from, const char *why);
@@ -687,6 +693,8 @@ struct dat_out {
 	const struct tdat_meta *meta;	/* sections and the options to copy */
 	bool v6, big;
 	bool corrected_ts;	/* timestamps are final: drop OFFSET, DATE, TSC2NSEC, TIME_SHIFT */
+	bool ns_ticks;		/* and ns, but the clock's name counts ticks: a TSC2NSEC
+				 * option of factor 1 says they are ns */
 	unsigned page_size;	/* the file's (v6: every buffer's) */
 	int cpus;		/* CPU count of the traced machine */
 	const char *clock;	/* the file's trace clock */

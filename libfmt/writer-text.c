@@ -6,7 +6,8 @@
  * buffer/file name prefixes trace-cmd uses when there are instances or
  * several inputs, and its lost-event lines.  A file whose top buffer is a
  * latency trace is printed as its text, as trace-cmd does.  With
- * TDAT_W_RAW, each event's fields raw, as `trace-cmd report -R`.
+ * TDAT_W_RAW, each event's fields raw, as `trace-cmd report -R`.  Times
+ * print as trace-cmd's clock flag says (struct tdat_file.report_usecs).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -163,7 +164,7 @@ static void print_head(struct tdat_writer *w, const struct tdat_event *ev, int p
 	*p++ = '[';
 	p += ev->cpu < 0 ? (size_t)sprintf(p, "%03d", ev->cpu) : put_u64(p, (uint64_t)ev->cpu, 3, '0');
 	*p++ = ']';
-	if (!ev->file->info.in_usecs) {
+	if (!ev->file->report_usecs) {
 		p += put_u64(p, t, 12, ' ');
 	} else if (w->flags & TDAT_W_NSEC) {
 		*p++ = ' ';

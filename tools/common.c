@@ -191,6 +191,18 @@ unsigned dat_layout_option(unsigned wflags, bool version, const char *arg)
 	usage_error("invalid --%s '%s'", version ? "file-version" : "compression", arg);
 }
 
+uint64_t parse_hz(const char *arg)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || !v || arg[0] < '0' || arg[0] > '9')
+		usage_error("invalid --ts2secs '%s' (ticks a second, a whole number above 0)", arg);
+	return v;
+}
+
 bool parse_ns(const char *s, int64_t *out)
 {
 	static const struct { const char *unit; int64_t mul; } units[] = {

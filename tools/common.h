@@ -29,6 +29,9 @@ void print_version(void) __attribute__((noreturn));
 /* --file-version (@version) or --compression @arg into writer flags; a bad one exits 2. */
 unsigned dat_layout_option(unsigned wflags, bool version, const char *arg);
 
+/* --ts2secs HZ: a whole number of ticks a second, above 0; a bad one exits 2. */
+uint64_t parse_hz(const char *arg);
+
 /* A signed integer with an optional unit (ns, us, ms, s); false if malformed. */
 bool parse_ns(const char *s, int64_t *out);
 

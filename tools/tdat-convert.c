@@ -49,7 +49,7 @@ struct opts {
 static __attribute__((noreturn)) void usage(FILE *fp, int code)
 {
 	fprintf(fp,
-		"Usage: %s [-Rt] [-f FORMAT] [-o OUT] [--split-by-event] [--raw-ts]\n"
+		"Usage: %s [-Rt] [-f FORMAT] [-o OUT] [--split-by-event] [--raw-ts] [--ts2secs HZ]\n"
 		"       [--file-version 6|7] [--compression zstd|zlib|none]\n"
 		"       [--ts-offset [FILE=]NS] [--align] [--name FILE=NAME] [--no-plugins]\n"
 		"       [--progress | --no-progress] [SELECTION] FILE...\n"
@@ -66,6 +66,8 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"  -R, --raw             text: every field as name=value, not as the event's print\n"
 		"                        format says (trace-cmd report -R)\n"
 		"      --raw-ts          no timestamp corrections (OFFSET, DATE, TSC2NSEC, TIME_SHIFT)\n"
+		"      --ts2secs HZ      the clock counts HZ ticks a second: timestamps become ns\n"
+		"                        (trace-cmd report --ts2secs), in every format\n"
 		"      --ts-offset [FILE=]NS  add NS (units ns, us, ms, s) to every timestamp of\n"
 		"                        FILE, or of all inputs\n"
 		"      --align           shift each input so that its first event is at 0\n"
@@ -85,7 +87,7 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 }
 
 enum { OPT_RAW_TS = 256, OPT_TS_OFFSET, OPT_NO_PLUGINS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SPLIT,
-       OPT_FILE_VERSION, OPT_COMPRESSION, OPT_ALIGN, OPT_NAME };
+       OPT_FILE_VERSION, OPT_COMPRESSION, OPT_ALIGN, OPT_NAME, OPT_TS2SECS };
 
 static const struct option longopts[] = {
 	{ "format", required_argument, NULL, 'f' },
@@ -93,6 +95,7 @@ static const struct option longopts[] = {
 	{ "nsec", no_argument, NULL, 't' },
 	{ "raw", no_argument, NULL, 'R' },
 	{ "raw-ts", no_argument, NULL, OPT_RAW_TS },
+	{ "ts2secs", required_argument, NULL, OPT_TS2SECS },
 	{ "ts-offset", required_argument, NULL, OPT_TS_OFFSET },
 	{ "align", no_argument, NULL, OPT_ALIGN },
 	{ "name", required_argument, NULL, OPT_NAME },
@@ -129,6 +132,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		case 'o': o->out = optarg; break;
 		case 't': o->wflags |= TDAT_W_NSEC; break;
 		case 'R': o->wflags |= TDAT_W_RAW; break;
+		case OPT_TS2SECS: o->open.ts2secs_hz = parse_hz(optarg); break;
 		case OPT_RAW_TS: o->open.flags |= TDAT_OPEN_RAW_TS; break;
 		case OPT_NO_PLUGINS: o->open.flags |= TDAT_OPEN_NO_PLUGINS; break;
 		case OPT_PROGRESS: o->progress = 1; break;

@@ -16,10 +16,11 @@
 static __attribute__((noreturn)) void usage(FILE *fp, int code)
 {
 	fprintf(fp,
-		"Usage: %s [--json] [--raw-ts] [--lenient] FILE...\n"
+		"Usage: %s [--json] [--raw-ts] [--ts2secs HZ] [--lenient] FILE...\n"
 		"Say what is in trace.dat files (\"-\" reads standard input).\n\n"
 		"  -j, --json     one JSON object per file, one per line\n"
 		"      --raw-ts   timestamps without corrections\n"
+		"      --ts2secs HZ  the clock counts HZ ticks a second: times in seconds\n"
 		"      --lenient  damaged file read in part: report it, but exit 0\n"
 		"  -h, --help     show this help\n"
 		"  -V, --version  show the version\n\n"
@@ -247,6 +248,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "raw-ts", no_argument, NULL, 'r' },
+		{ "ts2secs", required_argument, NULL, 'H' },
 		LENIENT_LONGOPT,
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -261,6 +263,7 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'j': json = true; break;
 		case 'r': oo.flags |= TDAT_OPEN_RAW_TS; break;
+		case 'H': oo.ts2secs_hz = parse_hz(optarg); break;
 		case OPT_LENIENT: lenient = true; break;
 		case 'h': usage(stdout, EXIT_OK);
 		case 'V': print_version();

@@ -48,7 +48,7 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 	fprintf(fp,
 		"Usage: %s (--every DURATION | --events N | --size BYTES | --per-cpu | --per-buffer)\n"
 		"       [-o PREFIX] [--file-version 6|7] [--compression zstd|zlib|none]\n"
-		"       [--progress | --no-progress] [SELECTION] FILE\n"
+		"       [--ts2secs HZ] [--progress | --no-progress] [SELECTION] FILE\n"
 		"Split a trace.dat (\"-\" reads standard input) into complete trace.dat pieces\n"
 		"PREFIX.0001.dat, PREFIX.0002.dat, ... (PREFIX.cpuN.dat, PREFIX.BUFFER.dat).\n"
 		"The selection applies first; every piece holds all of the input's metadata.\n\n"
@@ -61,6 +61,8 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"                        name without .dat)\n"
 		"      --file-version 6|7  trace.dat version of the pieces (default 7)\n"
 		"      --compression zstd|zlib|none  v7 compression (default zstd)\n"
+		"      --ts2secs HZ      the clock counts HZ ticks a second: pieces hold ns\n"
+		"                        timestamps (trace-cmd report --ts2secs)\n"
 		"      --progress        show progress on stderr (default: when stderr is a terminal)\n"
 		"      --no-progress     never show progress\n"
 		LENIENT_USAGE
@@ -75,7 +77,7 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 }
 
 enum { OPT_EVERY = 256, OPT_EVENTS, OPT_SIZE, OPT_PER_CPU, OPT_PER_BUFFER, OPT_FILE_VERSION,
-       OPT_COMPRESSION, OPT_PROGRESS, OPT_NO_PROGRESS };
+       OPT_COMPRESSION, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_TS2SECS };
 
 static const struct option longopts[] = {
 	{ "every", required_argument, NULL, OPT_EVERY },
@@ -88,6 +90,7 @@ static const struct option longopts[] = {
 	{ "compression", required_argument, NULL, OPT_COMPRESSION },
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+	{ "ts2secs", required_argument, NULL, OPT_TS2SECS },
 	LENIENT_LONGOPT,
 	SELECT_LONGOPTS,
 	{ "help", no_argument, NULL, 'h' },
@@ -151,6 +154,7 @@ static void parse_args(struct split *sp, int argc, char **argv)
 			break;
 		case OPT_PROGRESS: sp->progress = 1; break;
 		case OPT_NO_PROGRESS: sp->progress = 0; break;
+		case OPT_TS2SECS: sp->open.ts2secs_hz = parse_hz(optarg); break;
 		case OPT_LENIENT: lenient = true; break;
 		case 'h': usage(stdout, EXIT_OK);
 		case 'V': print_version();
