@@ -70,6 +70,7 @@ struct tep_guard_type {		/* what tep_guard_record() learnt of one event type */
 		struct tep_print_arg *arg;
 		bool bounded;		/* not a string's precision: at most PRINT_WIDTH_MAX */
 		bool field;		/* of a plain field's conversion (used by the raw printer) */
+		bool pointer;		/* of a "%*p": only worked out, by the raw printer */
 	} lens[GUARD_LENS];
 };
 /* @raw: for tep_print_fields() (trace-cmd report -R) rather than the print format */

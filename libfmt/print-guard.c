@@ -348,18 +348,25 @@ static bool plain_field(struct tep_print_arg *a)
 	return a && a->type == TEP_PRINT_FIELD;
 }
 
-/* What one conversion's width or precision needs (@precision: ".*"), for the value @val. */
+/*
+ * What one conversion's width or precision needs (@precision: ".*"), for
+ * the value @val.  Pointers print with their own formats, but the raw
+ * printer still works out the width of a plain field's "%*p".
+ */
 static void add_len(struct tep_guard_type *t, struct tep_print_arg *arg, char conv, bool precision,
 		    struct tep_print_arg *val)
 {
-	if (conv == 'p' || t->nlens < 0)
-		return;		/* pointers print with their own formats */
+	bool field = plain_field(val);
+
+	if ((conv == 'p' && !field) || t->nlens < 0)
+		return;
 	if (t->nlens == GUARD_LENS) {
 		t->nlens = -1;
 		return;
 	}
 	t->lens[t->nlens].arg = arg;
-	t->lens[t->nlens].field = plain_field(val);
+	t->lens[t->nlens].field = field;
+	t->lens[t->nlens].pointer = conv == 'p';
 	t->lens[t->nlens++].bounded = conv != 's' || !precision;
 }
 
@@ -462,10 +469,12 @@ static bool lens_safe(struct check *c, const struct tep_guard_type *t, bool raw)
 	if (t->nlens < 0)
 		return unsafe(c, "more than %d printf widths taken from arguments", GUARD_LENS);
 	for (int i = 0; i < t->nlens; i++) {
-		if (raw && !t->lens[i].field)
-			continue;
-		if (!eval(c, t->lens[i].arg, "a printf width", &v))
+		if (raw ? !t->lens[i].field : t->lens[i].pointer)
+			continue;	/* not used, or checked as an argument (args_safe()) */
+		if ((raw && !arg_safe(c, t->lens[i].arg, 0)) || !eval(c, t->lens[i].arg, "a printf width", &v))
 			return false;
+		if (t->lens[i].pointer)
+			continue;	/* a length, not a printf width */
 		if ((int)v < 0 || (t->lens[i].bounded && (int)v > PRINT_WIDTH_MAX))
 			return unsafe(c, "a printf width or precision of %d", (int)v);
 	}

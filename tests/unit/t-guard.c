@@ -156,6 +156,10 @@ static void check_raw_guard(void)
 	is_int(record_guard(wide, 100000, 24, true), TEP_RECORD_BAD_PRINT,
 	       "a width of 100000 from the record for a field's own conversion is refused raw too");
 	is_int(record_guard(wide, 10, 24, true), TEP_RECORD_SAFE, "a width of 10 is not");
+	is_int(record_guard("\"%*ph\", REC->name[REC->r], REC->r", 0x7ffffffa, 24, true), TEP_RECORD_BAD_PRINT,
+	       "the width of a field's \"%%*p\", an index past the record, is refused raw (t-printfmt)");
+	is_int(record_guard("\"%*ph\", REC->name[REC->r], REC->r", 2, 24, true), TEP_RECORD_SAFE,
+	       "an index inside it is not");
 	is_int(record_guard("\"%*s\", REC->r, \"x\"", 100000, 24, true), TEP_RECORD_SAFE,
 	       "a width for something other than a field is not used raw");
 	is_int(record_guard("\"%5000d\", REC->r", 1, 24, true), TEP_RECORD_BAD_PRINT,
