@@ -69,7 +69,7 @@ struct tep_guard_type {		/* what tep_guard_record() learnt of one event type */
 	struct tep_guard_len {
 		struct tep_print_arg *arg;
 		bool bounded;		/* not a string's precision: at most PRINT_WIDTH_MAX */
-		bool field;		/* of a plain field's conversion (used by the raw printer) */
+		bool field;		/* of a plain field's conversion (the raw printer's) */
 		bool pointer;		/* of a "%*p": only worked out, by the raw printer */
 	} lens[GUARD_LENS];
 };

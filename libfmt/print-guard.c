@@ -471,7 +471,9 @@ static bool lens_safe(struct check *c, const struct tep_guard_type *t, bool raw)
 	for (int i = 0; i < t->nlens; i++) {
 		if (raw ? !t->lens[i].field : t->lens[i].pointer)
 			continue;	/* not used, or checked as an argument (args_safe()) */
-		if ((raw && !arg_safe(c, t->lens[i].arg, 0)) || !eval(c, t->lens[i].arg, "a printf width", &v))
+		if (raw && !arg_safe(c, t->lens[i].arg, 0))
+			return false;
+		if (!eval(c, t->lens[i].arg, "a printf width", &v))
 			return false;
 		if (t->lens[i].pointer)
 			continue;	/* a length, not a printf width */

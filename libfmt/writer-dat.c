@@ -286,7 +286,8 @@ static int dat_setup(struct tdat_writer *w, struct dat *d, struct tdat_merge *m)
 	d->o.clock = f0->info.clock;
 	d->o.corrected_ts |= merged;
 	/* the clock option is the first input's: does trace-cmd take it for ticks? */
-	d->o.ns_ticks = d->o.corrected_ts && ns && *f0->info.clock && !clock_counts_ns(f0->info.clock);
+	d->o.ns_ticks = d->o.corrected_ts && ns && *f0->info.clock &&
+			!clock_counts_ns(f0->info.clock);
 	if (!merged) {		/* its compressed sections can be copied as they are */
 		d->o.raw_src = &f0->src;
 		d->o.raw_path = f0->info.path;

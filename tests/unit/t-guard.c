@@ -148,18 +148,19 @@ static void check_raw_guard(void)
 {
 	static const char arr[] = "\"%s\", __print_array(REC->name, REC->r, 4)";
 	static const char wide[] = "\"%*d\", REC->r, REC->r";
+	static const char ph[] = "\"%*ph\", REC->name[REC->r], REC->r";	/* t-printfmt, seed 7 */
 
 	is_int(record_guard(arr, 1000, 24, false), TEP_RECORD_BAD_PRINT,
 	       "an array of a length past the record is refused for its print format");
-	is_int(record_guard(arr, 1000, 24, true), TEP_RECORD_SAFE, "but prints raw (-R reads only the fields)");
+	is_int(record_guard(arr, 1000, 24, true), TEP_RECORD_SAFE,
+	       "but prints raw (-R reads only the fields)");
 	is_int(record_guard(arr, 2, 24, true), TEP_RECORD_SAFE, "as one that fits does");
 	is_int(record_guard(wide, 100000, 24, true), TEP_RECORD_BAD_PRINT,
 	       "a width of 100000 from the record for a field's own conversion is refused raw too");
 	is_int(record_guard(wide, 10, 24, true), TEP_RECORD_SAFE, "a width of 10 is not");
-	is_int(record_guard("\"%*ph\", REC->name[REC->r], REC->r", 0x7ffffffa, 24, true), TEP_RECORD_BAD_PRINT,
-	       "the width of a field's \"%%*p\", an index past the record, is refused raw (t-printfmt)");
-	is_int(record_guard("\"%*ph\", REC->name[REC->r], REC->r", 2, 24, true), TEP_RECORD_SAFE,
-	       "an index inside it is not");
+	is_int(record_guard(ph, 0x7ffffffa, 24, true), TEP_RECORD_BAD_PRINT,
+	       "the width of a field's \"%%*p\", an index past the record, is refused raw");
+	is_int(record_guard(ph, 2, 24, true), TEP_RECORD_SAFE, "an index inside it is not");
 	is_int(record_guard("\"%*s\", REC->r, \"x\"", 100000, 24, true), TEP_RECORD_SAFE,
 	       "a width for something other than a field is not used raw");
 	is_int(record_guard("\"%5000d\", REC->r", 1, 24, true), TEP_RECORD_BAD_PRINT,

@@ -255,7 +255,8 @@ static void trial(unsigned char *page_end, struct counts *n)
 			switch (tep_guard_record(&gt, ev, rec.data, size, raw, why, sizeof(why))) {
 			case TEP_RECORD_SAFE:
 				++*(raw ? &n->raw : &n->printed);
-				tep_print_event(tep, &s, &rec, "%s", raw ? TEP_PRINT_INFO_RAW : TEP_PRINT_INFO);
+				tep_print_event(tep, &s, &rec, "%s",
+						raw ? TEP_PRINT_INFO_RAW : TEP_PRINT_INFO);
 				break;
 			case TEP_RECORD_BAD_PRINT:	/* the text writer prints its fields instead */
 				++*(raw ? &n->raw_refused : &n->refused);
