@@ -87,13 +87,23 @@ static uint64_t tsync_ts(const struct tdat_file *f, uint64_t ts, int cpu)
 	return tsync_apply(ts, f->tsync_flags, &t->samples[mid], &t->samples[mid + 1]);
 }
 
+/* trace-cmd's "ts *= ts2secs" (a double), without its undefined overflow. */
+static uint64_t ticks_to_ns(uint64_t ts, double ns_per_tick)
+{
+	double ns = (double)ts * ns_per_tick;
+
+	return ns < 18446744073709551616.0 ? (uint64_t)ns : UINT64_MAX;
+}
+
 uint64_t file_ts(const struct tdat_file *f, uint64_t ts, int cpu)
 {
 	if (f->flags & TDAT_OPEN_RAW_TS)
 		return ts + (uint64_t)f->info.ts_offset;
 	if (f->tsync_enabled)
 		ts = tsync_ts(f, ts, cpu);
-	if (f->tsc_mult)
+	if (f->ts2secs)
+		ts = ticks_to_ns(ts, f->ts2secs);
+	else if (f->tsc_mult)
 		ts = mul_u64_u32_shr(ts, f->tsc_mult, f->tsc_shift);
 	return ts + (uint64_t)f->info.ts_offset;
 }

@@ -306,10 +306,15 @@ static int v6_data_start(struct tdat_file *f, struct rd *r, struct opts_state *s
 		if ((ret = v6_cpu_table(f, r, top)))
 			return ret;
 		if (st->has_clock_opt) {
+			int usecs = f->info.in_usecs;
+
 			if ((ret = rd_sized(r, 8, &clock, &n, "trace_clock")))
 				return ret;
 			opts_set_clock(f, clock);
 			free(clock);
+			/* trace-cmd report --ts2secs does not read this copy of the clock */
+			if (f->ts2secs_given)
+				f->info.in_usecs = usecs;
 		}
 	} else {
 		r->off -= 10;
@@ -585,6 +590,9 @@ static void finish_info(struct tdat_file *f)
 		f->info.clock = f->clock ? f->clock : "";
 	f->info.cpustat = f->cpustat ? f->cpustat : "";
 	f->info.nbuffers = f->nbuffers;
+	f->report_usecs = f->info.in_usecs;
+	if (f->ts2secs)
+		f->info.in_usecs = 1;
 }
 
 /*
@@ -664,6 +672,9 @@ int tdat_file_open(struct tdat_file *f, const char *path, const struct tdat_open
 	f->info.ts_offset = opts ? opts->ts_offset : 0;
 	f->user_offset = f->info.ts_offset;
 	f->info.in_usecs = 1;
+	f->ts2secs_given = opts && opts->ts2secs_hz;
+	if (f->ts2secs_given && !(f->flags & TDAT_OPEN_RAW_TS))
+		f->ts2secs = 1e9 / (double)opts->ts2secs_hz;
 	f->path = strdup(path);
 	if (!f->path || (ret = file_default_name(f)))
 		return TDAT_ENOMEM;

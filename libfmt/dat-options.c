@@ -12,6 +12,16 @@
 
 #include "internal.h"
 
+bool clock_counts_ns(const char *clock)
+{
+	static const char *const ns[] = { "local", "global", "uptime", "perf", "tsc2nsec", "tai" };
+
+	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+		if (!strcmp(clock, ns[i]))
+			return true;
+	return !strncmp(clock, "mono", 4);
+}
+
 void opts_set_clock(struct tdat_file *f, const char *text)
 {
 	const char *p = strchr(text, '[');
@@ -30,9 +40,7 @@ void opts_set_clock(struct tdat_file *f, const char *text)
 		f->info.in_usecs = 0;
 	if (f->tsc_mult)
 		return;
-	if (strcmp(clock, "local") && strcmp(clock, "global") && strcmp(clock, "uptime") &&
-	    strcmp(clock, "perf") && strncmp(clock, "mono", 4) && strcmp(clock, "tsc2nsec") &&
-	    strcmp(clock, "tai"))
+	if (!clock_counts_ns(clock))
 		f->info.in_usecs = 0;
 }
 

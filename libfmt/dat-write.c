@@ -313,6 +313,8 @@ static bool time_option(unsigned id)
  * Options copied from the input, as they were (but not the time options
  * when timestamps are written corrected); but an empty TRACECLOCK (old
  * v6 files keep the clock after the flyrecord table) names the clock in v7.
+ * Corrected ns timestamps under a clock that counts ticks get a TSC2NSEC
+ * of factor 1 (struct dat_out.ns_ticks).
  */
 static void build_kept_options(struct dw *d, struct mbuf *o)
 {
@@ -330,6 +332,12 @@ static void build_kept_options(struct dw *d, struct mbuf *o)
 		}
 		opt_head(d, o, m->opts[i].id, m->opts[i].b.len);
 		mb_put(o, m->opts[i].b.data, m->opts[i].b.len);
+	}
+	if (d->spec->ns_ticks) {	/* multiplier 1, shift 0, offset 0 */
+		opt_head(d, o, OPT_TSC2NSEC, 16);
+		mb_num(d, o, 1, 4);
+		mb_num(d, o, 0, 4);
+		mb_num(d, o, 0, 8);
 	}
 	if (d->spec->extra_opt) {
 		opt_head(d, o, OPT_TDAT_PIECE, d->spec->extra_len);

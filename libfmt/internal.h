@@ -65,14 +65,18 @@ struct tep_guard_type {		/* what tep_guard_record() learnt of one event type */
 	uint64_t need;			/* a record this long holds every static field */
 	bool slow;			/* and that is not enough to know */
 	const char *flaw;		/* in every record: the print format's own */
+	const char *raw_flaw;		/* the same, in a conversion the raw printer uses */
 	int nlens;			/* widths and precisions from arguments ("%*d") */
 	struct tep_guard_len {
 		struct tep_print_arg *arg;
 		bool bounded;		/* not a string's precision: at most PRINT_WIDTH_MAX */
+		bool field;		/* of a plain field's conversion (the raw printer's) */
+		bool pointer;		/* of a "%*p": only worked out, by the raw printer */
 	} lens[GUARD_LENS];
 };
+/* @raw: for tep_print_fields() (trace-cmd report -R) rather than the print format */
 int tep_guard_record(struct tep_guard_type *t, struct tep_event *event, const void *data, unsigned size,
-		     char *why, size_t len);
+		     bool raw, char *why, size_t len);
 /* a TEP_RECORD_BAD_PRINT record's fields, raw, not through its print format's conversions */
 struct trace_seq;
 struct tep_record;
@@ -205,6 +209,10 @@ struct tdat_file {
 	bool meta_changed;	/* a format of the section being read was dropped or cut */
 
 	/* timestamp corrections */
+	double ts2secs;		/* ns a tick (tdat_open_opts.ts2secs_hz), 0: none */
+	bool ts2secs_given;	/* a ts2secs_hz, even if TDAT_OPEN_RAW_TS drops it */
+	int report_usecs;	/* trace-cmd report prints sec.usec (its IN_USECS flag),
+				 * else the number: info.in_usecs, but for ts2secs */
 	uint32_t tsc_mult, tsc_shift;
 	int tsync_enabled;
 	unsigned tsync_flags;
@@ -577,6 +585,8 @@ struct opts_state {
 int opts_read(struct rd *r, struct opts_state *st, uint64_t *next);
 /* Take the clock from trace_clock text ("... [local] ..."). */
 void opts_set_clock(struct tdat_file *f, const char *text);
+/* Whether trace-cmd takes trace clock @clock for one that counts ns (else ticks). */
+bool clock_counts_ns(const char *clock);
 int file_add_buffer(struct tdat_file *f, struct tdat_buffer **out);
 /* piece.c: the mark of a tdat-split piece */
 int piece_read(struct tdat_file *f, const char *buf, uint64_t size);
@@ -766,6 +776,8 @@ struct dat_out {
 	const struct tdat_meta *meta;	/* sections and the options to copy */
 	bool v6, big;
 	bool corrected_ts;	/* timestamps are final: drop OFFSET, DATE, TSC2NSEC, TIME_SHIFT */
+	bool ns_ticks;		/* and ns, but the clock's name counts ticks: a TSC2NSEC
+				 * option of factor 1 says they are ns */
 	unsigned page_size;	/* the file's (v6: every buffer's) */
 	int cpus;		/* CPU count of the traced machine */
 	const char *clock;	/* the file's trace clock */

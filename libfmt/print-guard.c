@@ -336,16 +336,37 @@ static int pointer_suffix(const char *f)
 	}
 }
 
-/* What one conversion's width or precision needs (@precision: ".*"). */
-static void add_len(struct tep_guard_type *t, struct tep_print_arg *arg, char conv, bool precision)
+/*
+ * Whether a conversion's argument is a field as it is: the conversions
+ * libtraceevent's raw printer (tep_print_fields()) takes from the print
+ * cache for that field's value; it prints every other field plainly.
+ */
+static bool plain_field(struct tep_print_arg *a)
 {
-	if (conv == 'p' || t->nlens < 0)
-		return;		/* pointers print with their own formats */
+	while (a && a->type == TEP_PRINT_TYPE)
+		a = a->typecast.item;
+	return a && a->type == TEP_PRINT_FIELD;
+}
+
+/*
+ * What one conversion's width or precision needs (@precision: ".*"), for
+ * the value @val.  Pointers print with their own formats, but the raw
+ * printer still works out the width of a plain field's "%*p".
+ */
+static void add_len(struct tep_guard_type *t, struct tep_print_arg *arg, char conv, bool precision,
+		    struct tep_print_arg *val)
+{
+	bool field = plain_field(val);
+
+	if ((conv == 'p' && !field) || t->nlens < 0)
+		return;
 	if (t->nlens == GUARD_LENS) {
 		t->nlens = -1;
 		return;
 	}
 	t->lens[t->nlens].arg = arg;
+	t->lens[t->nlens].field = field;
+	t->lens[t->nlens].pointer = conv == 'p';
 	t->lens[t->nlens++].bounded = conv != 's' || !precision;
 }
 
@@ -353,12 +374,14 @@ static void add_len(struct tep_guard_type *t, struct tep_print_arg *arg, char co
  * One conversion at @f ('%'), as libtraceevent's parse_arg_format() reads
  * it: a '*' takes the next argument as the width or precision, "dsuixXo"
  * and 'p' take one, any other letter none.  Returns the characters it
- * takes; a literal width above PRINT_WIDTH_MAX sets t->flaw.
+ * takes; a literal width above PRINT_WIDTH_MAX sets t->flaw (and
+ * t->raw_flaw when the raw printer uses the conversion too).
  */
 static size_t conversion(struct tep_guard_type *t, const char *f, struct tep_print_arg **arg)
 {
+	static const char wide_msg[] = "a printf width or precision above 4096 in the print format";
 	struct tep_print_arg *len_arg = NULL;
-	bool precision = false;
+	bool precision = false, wide = false;
 	uint64_t num = 0;
 	size_t ret = 1;
 
@@ -366,7 +389,7 @@ static size_t conversion(struct tep_guard_type *t, const char *f, struct tep_pri
 		if (*f >= '0' && *f <= '9') {
 			num = num > PRINT_WIDTH_MAX ? num : num * 10 + (uint64_t)(*f - '0');
 			if (num > PRINT_WIDTH_MAX)
-				t->flaw = "a printf width or precision above 4096 in the print format";
+				t->flaw = wide_msg, wide = true;
 			continue;
 		}
 		num = 0;
@@ -386,7 +409,9 @@ static size_t conversion(struct tep_guard_type *t, const char *f, struct tep_pri
 			if (*f == 'p')
 				ret += (size_t)pointer_suffix(f + 1);
 			if (len_arg)
-				add_len(t, len_arg, *f, precision);
+				add_len(t, len_arg, *f, precision, *arg);
+			if (wide && plain_field(*arg))
+				t->raw_flaw = wide_msg;
 			*arg = (*arg)->next;
 		}
 		return ret + 1;
@@ -422,6 +447,7 @@ static void learn_lens(struct tep_guard_type *t, struct tep_event *event)
 
 	t->nlens = 0;
 	t->flaw = NULL;
+	t->raw_flaw = NULL;
 	if (!f || (event->flags & TEP_EVENT_FL_FAILED))
 		return;		/* printed with its fields only */
 	while (left) {
@@ -434,16 +460,23 @@ static void learn_lens(struct tep_guard_type *t, struct tep_event *event)
 }
 
 /* Each width and precision an argument gives: known, not negative (libtraceevent would then print the
- * wrong argument), and at most PRINT_WIDTH_MAX unless it bounds a string. */
-static bool lens_safe(struct check *c, const struct tep_guard_type *t)
+ * wrong argument), and at most PRINT_WIDTH_MAX unless it bounds a string; @raw: only those of the
+ * conversions the raw printer uses. */
+static bool lens_safe(struct check *c, const struct tep_guard_type *t, bool raw)
 {
 	uint64_t v;
 
 	if (t->nlens < 0)
 		return unsafe(c, "more than %d printf widths taken from arguments", GUARD_LENS);
 	for (int i = 0; i < t->nlens; i++) {
+		if (raw ? !t->lens[i].field : t->lens[i].pointer)
+			continue;	/* not used, or checked as an argument (args_safe()) */
+		if (raw && !arg_safe(c, t->lens[i].arg, 0))
+			return false;
 		if (!eval(c, t->lens[i].arg, "a printf width", &v))
 			return false;
+		if (t->lens[i].pointer)
+			continue;	/* a length, not a printf width */
 		if ((int)v < 0 || (t->lens[i].bounded && (int)v > PRINT_WIDTH_MAX))
 			return unsafe(c, "a printf width or precision of %d", (int)v);
 	}
@@ -473,10 +506,17 @@ static void learn(struct tep_guard_type *t, struct tep_event *event)
 	}
 }
 
+/*
+ * With @raw (trace-cmd report -R: tep_print_fields()), libtraceevent reads
+ * every field, and evaluates only the conversions of the print format whose
+ * argument is a field as it is (for their widths), so only those are checked
+ * beyond the fields: no other argument, plugin or helper is run.
+ */
 int tep_guard_record(struct tep_guard_type *t, struct tep_event *event, const void *data, unsigned size,
-		     char *why, size_t len)
+		     bool raw, char *why, size_t len)
 {
 	struct check c = { .event = event, .data = data, .size = size, .why = why, .len = len };
+	const char *flaw;
 
 	cur_data = NULL;
 	cur_size = 0;
@@ -485,11 +525,12 @@ int tep_guard_record(struct tep_guard_type *t, struct tep_event *event, const vo
 	if (t->slow || size < t->need) {
 		if (!fields_fit(&c, event->format.common_fields) || !fields_fit(&c, event->format.fields))
 			return TEP_RECORD_BAD_FIELDS;
-		if (!args_safe(&c, event->print_fmt.args, 0) || !lens_safe(&c, t))
+		if ((!raw && !args_safe(&c, event->print_fmt.args, 0)) || !lens_safe(&c, t, raw))
 			return TEP_RECORD_BAD_PRINT;
 	}
-	if (t->flaw) {
-		unsafe(&c, "%s", t->flaw);
+	flaw = raw ? t->raw_flaw : t->flaw;
+	if (flaw) {
+		unsafe(&c, "%s", flaw);
 		return TEP_RECORD_BAD_PRINT;
 	}
 	cur_data = data;

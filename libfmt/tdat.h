@@ -61,9 +61,22 @@ enum tdat_open_flags {
 	TDAT_OPEN_NO_DATE    = 1 << 2, /* ignore the DATE option */
 };
 
+/**
+ * struct tdat_open_opts - how tdat_file_open() reads a file
+ * @flags: enum tdat_open_flags
+ * @ts_offset: ns added to every timestamp (--ts-offset)
+ * @ts2secs_hz: if not 0, the trace clock counts this many ticks a second
+ *	(trace-cmd report --ts2secs): every timestamp is multiplied by
+ *	1e9 / @ts2secs_hz, in double precision and rounded down as trace-cmd
+ *	does (a product past 2^64 ns stays at UINT64_MAX), before the offsets;
+ *	in place of a TSC2NSEC option's factor.  The file then counts ns
+ *	(tdat_file_info.in_usecs), whatever its clock.  Ignored with
+ *	TDAT_OPEN_RAW_TS.
+ */
 struct tdat_open_opts {
-	unsigned flags;		/* enum tdat_open_flags */
-	int64_t ts_offset;	/* ns added to every timestamp (--ts-offset) */
+	unsigned flags;
+	int64_t ts_offset;
+	uint64_t ts2secs_hz;
 };
 
 /* One CPU's stored data in a buffer. */
@@ -595,6 +608,8 @@ enum tdat_writer_flags {
 	TDAT_W_V6 = 1 << 3,	/* dat: trace.dat version 6 (uncompressed); default 7 */
 	TDAT_W_ZNONE = 1 << 4,	/* dat: v7 without compression (default zstd) */
 	TDAT_W_ZLIB = 1 << 5,	/* dat: v7 compressed with zlib */
+	TDAT_W_RAW = 1 << 6,	/* text: each field as name=value, not through the
+				 * event's print format or plugins (trace-cmd report -R) */
 };
 
 /* What a format needs for its output (tdat_format_output()). */

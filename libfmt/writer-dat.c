@@ -6,7 +6,11 @@
  * One input: its metadata (struct tdat_meta) is copied as the reader kept
  * it, its buffers keep their names, and events keep their raw timestamps
  * with the time options (OFFSET, DATE, TSC2NSEC, TIME_SHIFT) copied, unless
- * a user offset was asked for.  Several inputs (tdat-merge): every buffer of
+ * a user offset or --ts2secs was asked for: then events get their corrected
+ * timestamps, the time options are dropped, and when those timestamps are
+ * ns while the clock's name counts ticks (x86-tsc with --ts2secs), a
+ * TSC2NSEC option of factor 1 says so, so that trace-cmd report prints
+ * seconds and a reader takes ns.  Several inputs (tdat-merge): every buffer of
  * input NAME becomes the buffer "NAME" (top) or "NAME:INSTANCE", event
  * formats are the union of the inputs' (one event id must mean one event in
  * all of them), command lines are concatenated, and events are written with
@@ -263,7 +267,7 @@ static int add_buffers(struct dat *d, struct tdat_file *f, bool merged)
 static int dat_setup(struct tdat_writer *w, struct dat *d, struct tdat_merge *m)
 {
 	struct tdat_file *f0 = tdat_merge_file(m, 0);
-	bool merged = d->nfiles > 1;
+	bool merged = d->nfiles > 1, ns = true;
 	int ret;
 
 	for (int i = 0; i < d->nfiles; i++) {
@@ -271,7 +275,8 @@ static int dat_setup(struct tdat_writer *w, struct dat *d, struct tdat_merge *m)
 
 		if ((ret = check_file(w, f, d->o.v6, merged)) || (i && (ret = check_alike(w, f0, f))))
 			return ret;
-		d->o.corrected_ts |= f->user_offset != 0;
+		d->o.corrected_ts |= f->user_offset != 0 || f->ts2secs;
+		ns &= f->info.in_usecs != 0;
 	}
 	if (merged && (ret = union_meta(w, d, m)))
 		return ret;
@@ -280,6 +285,9 @@ static int dat_setup(struct tdat_writer *w, struct dat *d, struct tdat_merge *m)
 	d->o.page_size = f0->info.page_size;
 	d->o.clock = f0->info.clock;
 	d->o.corrected_ts |= merged;
+	/* the clock option is the first input's: does trace-cmd take it for ticks? */
+	d->o.ns_ticks = d->o.corrected_ts && ns && *f0->info.clock &&
+			!clock_counts_ns(f0->info.clock);
 	if (!merged) {		/* its compressed sections can be copied as they are */
 		d->o.raw_src = &f0->src;
 		d->o.raw_path = f0->info.path;

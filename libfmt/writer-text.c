@@ -5,7 +5,9 @@
  * from libtraceevent's printers (with the plugins trace-cmd loads), the
  * buffer/file name prefixes trace-cmd uses when there are instances or
  * several inputs, and its lost-event lines.  A file whose top buffer is a
- * latency trace is printed as its text, as trace-cmd does.
+ * latency trace is printed as its text, as trace-cmd does.  With
+ * TDAT_W_RAW, each event's fields raw, as `trace-cmd report -R`.  Times
+ * print as trace-cmd's clock flag says (struct tdat_file.report_usecs).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -162,7 +164,7 @@ static void print_head(struct tdat_writer *w, const struct tdat_event *ev, int p
 	*p++ = '[';
 	p += ev->cpu < 0 ? (size_t)sprintf(p, "%03d", ev->cpu) : put_u64(p, (uint64_t)ev->cpu, 3, '0');
 	*p++ = ']';
-	if (!ev->file->info.in_usecs) {
+	if (!ev->file->report_usecs) {
 		p += put_u64(p, t, 12, ' ');
 	} else if (w->flags & TDAT_W_NSEC) {
 		*p++ = ' ';
@@ -228,6 +230,7 @@ static int text_put(struct tdat_writer *w, const struct tdat_event *ev)
 	char why[256];
 	size_t len;
 	int pid, safe;
+	bool raw = w->flags & TDAT_W_RAW;
 
 	if (t->latency_only)
 		return 0;
@@ -245,7 +248,7 @@ static int text_put(struct tdat_writer *w, const struct tdat_event *ev)
 		trace_seq_printf(s, "CPU:%d [EVENTS DROPPED]\n", ev->cpu);
 	event = tep_find_event_by_record(tep, rec);
 	safe = event ? tep_guard_record(&t->types[(unsigned)event->id % 64], event, rec->data,
-					(unsigned)rec->size, why, sizeof(why)) : 0;
+					(unsigned)rec->size, raw, why, sizeof(why)) : 0;
 	pid = safe != TEP_RECORD_BAD_FIELDS ? tdat_event_pid(ev) : -1;
 	if (s->len) {
 		sink_write(&w->sink, s->buffer, strnlen(s->buffer, s->len));
@@ -262,7 +265,7 @@ static int text_put(struct tdat_writer *w, const struct tdat_event *ev)
 	if (safe) {
 		unsafe_record(w, t, ev, event, safe, why);
 	} else {
-		tep_print_event(tep, s, rec, "%s", TEP_PRINT_INFO);
+		tep_print_event(tep, s, rec, "%s", raw ? TEP_PRINT_INFO_RAW : TEP_PRINT_INFO);
 		if (tep_guard_refused())
 			count_unsafe(w, ev, event, "a plugin helper was given a pointer outside "
 				     "the record (printed as 0)");

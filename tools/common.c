@@ -243,6 +243,18 @@ unsigned dat_layout_option(unsigned wflags, bool version, const char *arg)
 	usage_error("invalid --%s '%s'", version ? "file-version" : "compression", arg);
 }
 
+uint64_t parse_hz(const char *arg)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || !v || arg[0] < '0' || arg[0] > '9')
+		usage_error("invalid --ts2secs '%s' (ticks a second, a whole number above 0)", arg);
+	return v;
+}
+
 /* The unit at @s ("ns", "us", "ms", "s" or none) in ns; 0 if it is none of them. */
 static int64_t unit_ns(const char *s)
 {

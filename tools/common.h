@@ -29,6 +29,9 @@ void print_version(void) __attribute__((noreturn));
 /* --file-version (@version) or --compression @arg into writer flags; a bad one exits 2. */
 unsigned dat_layout_option(unsigned wflags, bool version, const char *arg);
 
+/* --ts2secs HZ: a whole number of ticks a second, above 0; a bad one exits 2. */
+uint64_t parse_hz(const char *arg);
+
 /*
  * A signed decimal with an optional unit (ns, us, ms, s), exactly in ns:
  * "250us", "1.5ms", "-2s"; a bare number is ns.  False if malformed, out of

@@ -51,7 +51,7 @@ struct opts {
 static __attribute__((noreturn)) void usage(FILE *fp, int code)
 {
 	fprintf(fp,
-		"Usage: %s [-Nt] [-f FORMAT] [-o OUT] [--split-by-event] [--raw-ts]\n"
+		"Usage: %s [-NRt] [-f FORMAT] [-o OUT] [--split-by-event] [--raw-ts] [--ts2secs HZ]\n"
 		"       [--file-version 6|7] [--compression zstd|zlib|none]\n"
 		"       [--ts-offset [FILE=]NS] [--align] [--name FILE=NAME] [--lenient]\n"
 		"       [--progress | --no-progress] [--verbose] [SELECTION] [-i FILE]... [FILE...]\n"
@@ -68,7 +68,11 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"      --file-version 6|7  dat: trace.dat version (default 7)\n"
 		"      --compression zstd|zlib|none  dat: v7 compression (default zstd)\n"
 		"  -t, --nsec            text: full nanosecond timestamps (trace-cmd report -t)\n"
+		"  -R, --raw             text: every field as name=value, not as the event's print\n"
+		"                        format says (trace-cmd report -R)\n"
 		"      --raw-ts          no timestamp corrections (OFFSET, DATE, TSC2NSEC, TIME_SHIFT)\n"
+		"      --ts2secs HZ      the clock counts HZ ticks a second: timestamps become ns\n"
+		"                        (trace-cmd report --ts2secs), in every format\n"
 		"      --ts-offset [FILE=]NS  add NS (units ns, us, ms, s) to every timestamp of\n"
 		"                        FILE, or of all inputs\n"
 		"      --align           shift each input so that its first event is at 0\n"
@@ -89,14 +93,16 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 }
 
 enum { OPT_RAW_TS = 256, OPT_TS_OFFSET, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SPLIT,
-       OPT_FILE_VERSION, OPT_COMPRESSION, OPT_ALIGN, OPT_NAME };
+       OPT_FILE_VERSION, OPT_COMPRESSION, OPT_ALIGN, OPT_NAME, OPT_TS2SECS };
 
 static const struct option longopts[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "input", required_argument, NULL, 'i' },
 	{ "nsec", no_argument, NULL, 't' },
+	{ "raw", no_argument, NULL, 'R' },
 	{ "raw-ts", no_argument, NULL, OPT_RAW_TS },
+	{ "ts2secs", required_argument, NULL, OPT_TS2SECS },
 	{ "ts-offset", required_argument, NULL, OPT_TS_OFFSET },
 	{ "align", no_argument, NULL, OPT_ALIGN },
 	{ "name", required_argument, NULL, OPT_NAME },
@@ -148,13 +154,15 @@ static void parse_args(struct opts *o, int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, "f:o:i:NthV" SELECT_SHORTOPTS, longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:i:NtRhV" SELECT_SHORTOPTS, longopts, NULL)) != -1) {
 		if (select_option(&o->sel, c, optarg))
 			continue;
 		switch (c) {
 		case 'f': o->format = optarg; break;
 		case 'o': o->out = optarg; break;
 		case 't': o->wflags |= TDAT_W_NSEC; break;
+		case 'R': o->wflags |= TDAT_W_RAW; break;
+		case OPT_TS2SECS: o->open.ts2secs_hz = parse_hz(optarg); break;
 		case OPT_RAW_TS: o->open.flags |= TDAT_OPEN_RAW_TS; break;
 		case 'N': o->open.flags |= TDAT_OPEN_NO_PLUGINS; break;
 		case 'i': push_arg(&o->inputs, &o->ninputs, optarg); break;
@@ -188,6 +196,8 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		usage_error("unknown format '%s' (one of: %s)", o->format, tdat_format_names());
 	if ((o->wflags & TDAT_W_SPLIT) && strcmp(o->format, "csv"))
 		usage_error("--split-by-event needs -f csv");
+	if ((o->wflags & TDAT_W_RAW) && strcmp(o->format, "text"))
+		usage_error("-R (--raw) needs -f text");
 	if (o->dat_opts && strcmp(o->format, "dat"))
 		usage_error("--file-version and --compression need -f dat");
 	if ((o->wflags & TDAT_W_V6) && (o->wflags & TDAT_W_ZLIB))

@@ -18,12 +18,13 @@
 static __attribute__((noreturn)) void usage(FILE *fp, int code)
 {
 	fprintf(fp,
-		"Usage: %s [--json] [--raw-ts] [--lenient] [--verbose] [-i FILE]... [FILE...]\n"
+		"Usage: %s [--json] [--raw-ts] [--ts2secs HZ] [--lenient] [--verbose] [-i FILE]... [FILE...]\n"
 		"Say what is in trace.dat files (\"-\" reads standard input; none: a pipe on\n"
 		"standard input, or ./trace.dat when it is a terminal).\n\n"
 		"  -i, --input FILE  a file, as trace-cmd's -i (repeatable)\n"
 		"  -j, --json     one JSON object per file, one per line\n"
 		"      --raw-ts   timestamps without corrections\n"
+		"      --ts2secs HZ  the clock counts HZ ticks a second: times in seconds\n"
 		"      --lenient  damaged file read in part: report it, but exit 0\n"
 		"      --verbose  also note what is not damage (formats that cannot be printed)\n"
 		"  -h, --help     show this help\n"
@@ -363,6 +364,7 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "input", required_argument, NULL, 'i' },
 		{ "raw-ts", no_argument, NULL, 'r' },
+		{ "ts2secs", required_argument, NULL, 'H' },
 		LENIENT_LONGOPT,
 		VERBOSE_LONGOPT,
 		{ "help", no_argument, NULL, 'h' },
@@ -382,6 +384,7 @@ int main(int argc, char **argv)
 		case 'i': in[n++] = optarg; break;
 		case 'j': json = true; break;
 		case 'r': oo.flags |= TDAT_OPEN_RAW_TS; break;
+		case 'H': oo.ts2secs_hz = parse_hz(optarg); break;
 		case OPT_LENIENT: lenient = true; break;
 		case OPT_VERBOSE: verbose = true; break;
 		case 'h': usage(stdout, EXIT_OK);

@@ -56,8 +56,9 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 {
 	fprintf(fp,
 		"Usage: %s (--every DURATION | --events N | --size BYTES | --per-cpu | --per-buffer)\n"
-		"       [-o PREFIX] [--max-pieces N] [--file-version 6|7] [--compression zstd|zlib|none]\n"
-		"       [--progress | --no-progress] [--lenient] [--verbose] [SELECTION] [-i] FILE\n"
+		"       [-o PREFIX] [--max-pieces N] [--file-version 6|7]\n"
+		"       [--compression zstd|zlib|none] [--ts2secs HZ] [--progress | --no-progress]\n"
+		"       [--lenient] [--verbose] [SELECTION] [-i] FILE\n"
 		"Split a trace.dat (\"-\" reads standard input; none: a pipe on standard input,\n"
 		"or ./trace.dat) into complete trace.dat pieces PREFIX.0001.dat, PREFIX.0002.dat,\n"
 		"... (PREFIX.cpuN.dat, PREFIX.BUFFER.dat).  The selection applies first; every\n"
@@ -75,6 +76,8 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"                        N pieces (default 10000)\n"
 		"      --file-version 6|7  trace.dat version of the pieces (default 7)\n"
 		"      --compression zstd|zlib|none  v7 compression (default zstd)\n"
+		"      --ts2secs HZ      the clock counts HZ ticks a second: pieces hold ns\n"
+		"                        timestamps (trace-cmd report --ts2secs)\n"
 		"      --progress        show progress on stderr (default: when stderr is a terminal)\n"
 		"      --no-progress     never show progress\n"
 		LENIENT_USAGE
@@ -91,7 +94,7 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 }
 
 enum { OPT_EVERY = 256, OPT_EVENTS, OPT_SIZE, OPT_PER_CPU, OPT_PER_BUFFER, OPT_FILE_VERSION,
-       OPT_COMPRESSION, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_MAX_PIECES };
+       OPT_COMPRESSION, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_MAX_PIECES, OPT_TS2SECS };
 
 static const struct option longopts[] = {
 	{ "every", required_argument, NULL, OPT_EVERY },
@@ -106,6 +109,7 @@ static const struct option longopts[] = {
 	{ "compression", required_argument, NULL, OPT_COMPRESSION },
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+	{ "ts2secs", required_argument, NULL, OPT_TS2SECS },
 	LENIENT_LONGOPT,
 	VERBOSE_LONGOPT,
 	SELECT_LONGOPTS,
@@ -177,6 +181,7 @@ static void parse_args(struct split *sp, int argc, char **argv)
 			break;
 		case OPT_PROGRESS: sp->progress = 1; break;
 		case OPT_NO_PROGRESS: sp->progress = 0; break;
+		case OPT_TS2SECS: sp->open.ts2secs_hz = parse_hz(optarg); break;
 		case OPT_LENIENT: lenient = true; break;
 		case OPT_VERBOSE: verbose = true; break;
 		case 'h': usage(stdout, EXIT_OK);

@@ -2,9 +2,11 @@
 # t-text.sh: `tdat-convert -f text` is byte for byte `trace-cmd report` on
 # every capture in testdata/: against the stored goldens in tests/expected/
 # (recorded with trace-cmd 3.1.6), and live against the installed trace-cmd
-# for every file and variant (-t, --raw-ts) when it is there.
+# for every file and variant (-t, --raw-ts, -R, -R -t, --ts2secs) when it is
+# there.  -R is only for text, and --ts2secs takes a whole number above 0.
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
 cd "$TOP_SRCDIR/testdata" || exit 1
+HZ=2096000000	# as testdata/scripts/make-expected.sh
 
 for exp in "$TOP_SRCDIR"/tests/expected/*.text*.out; do
 	base=${exp##*/}
@@ -15,8 +17,14 @@ for exp in "$TOP_SRCDIR"/tests/expected/*.text*.out; do
 	"") args=() ;;
 	-t) args=(-t) ;;
 	-raw) args=(--raw-ts) ;;
+	-R) args=(-R) ;;
+	-ts2secs) args=(--ts2secs $HZ) ;;
+	*) not_ok "$base: a golden of an unknown variant"; continue ;;
 	esac
-	if [[ $name == multi ]]; then
+	if [[ $name == multi && $variant == -R ]]; then
+		t_golden "multi-input text -R, with instances" "$base" -- \
+			tdat-convert -R two-buffers.dat v6-two-buffers.dat
+	elif [[ $name == multi ]]; then
 		t_golden "multi-input text" "$base" -- tdat-convert v7-zstd.dat v6.dat
 	else
 		t_golden "$name.dat text${variant:+ $variant}" "$base" -- tdat-convert "${args[@]}" "$name.dat"
@@ -25,7 +33,7 @@ done
 
 # Live: the same bytes as the trace-cmd on this machine, every file and variant.
 for f in *.dat; do
-	for v in "" -t --raw-ts; do
+	for v in "" -t --raw-ts -R "-R -t" "--ts2secs $HZ"; do
 		if ! have_trace_cmd; then
 			skip "$f live ${v:-text}" "trace-cmd is not installed"
 			continue
@@ -47,4 +55,13 @@ if have_trace_cmd; then
 else
 	skip "multi live" "trace-cmd is not installed"
 fi
+
+t_exit "-R with -f csv is a usage error" 2 -- tdat-convert -R -f csv v6.dat
+t_stderr_match "which names -R and text" "-R .*text"
+t_exit "--raw with an output named .db too" 2 -- tdat-convert --raw -o "$T_TMP/x.db" v6.dat
+t_assert "and writes nothing" test ! -e "$T_TMP/x.db"
+for hz in 0 -5 1e9 2GHz "" 99999999999999999999999; do
+	t_exit "--ts2secs '$hz' is a usage error" 2 -- tdat-convert --ts2secs "$hz" v6.dat
+	t_stderr_match "which says why" "invalid --ts2secs '$hz' \\(ticks a second"
+done
 done_testing

@@ -178,13 +178,73 @@ static bool zeros_print(const char *buf, size_t len, const char *system)
 			if (f->offset >= 0 && f->size >= 0 && (unsigned)(f->offset + f->size) > size)
 				size = (unsigned)(f->offset + f->size);
 		if (size <= sizeof(rec) - RECORD_SLACK &&
-		    tep_guard_record(&t, events[0], rec, size, why, sizeof(why)) != TEP_RECORD_SAFE) {
+		    tep_guard_record(&t, events[0], rec, size, false, why, sizeof(why)) != TEP_RECORD_SAFE) {
 			diag("%s:%s refused: %s", system, events[0]->name, why);
 			ok = false;
 		}
 	}
 	tep_free(tep);
 	return ok;
+}
+
+/*
+ * What print-guard.c says of a record of COMMON's event with print format
+ * @print, field r = @r, @size bytes long, printed through its print format
+ * or (@raw) as trace-cmd report -R prints it.
+ */
+static int record_guard(const char *print, int32_t r, unsigned size, bool raw)
+{
+	static unsigned char rec[64 + RECORD_SLACK];
+	struct tep_handle *tep = tep_alloc();
+	struct tep_guard_type t = { .event = NULL };
+	struct tep_event *ev;
+	char buf[1024], why[256];
+	int ret = -1;
+
+	snprintf(buf, sizeof(buf), COMMON "print fmt: %s\n", print);
+	memset(rec, 0, sizeof(rec));
+	rec[0] = 2;
+	memcpy(rec + 4, &r, sizeof(r));
+	tep_set_long_size(tep, 8);
+	if (!tep_parse_event(tep, buf, strlen(buf), "sys") && (ev = tep_find_event(tep, 2)))
+		ret = tep_guard_record(&t, ev, rec, size, raw, why, sizeof(why));
+	tep_free(tep);
+	return ret;
+}
+
+/*
+ * trace-cmd report -R prints every field (tep_print_fields()): a field
+ * through its print format's conversion when that conversion's argument is
+ * the field as it is, else plainly.  So only those conversions' widths, and
+ * the fields themselves, need checking.
+ */
+static void check_raw_guard(void)
+{
+	static const char arr[] = "\"%s\", __print_array(REC->name, REC->r, 4)";
+	static const char wide[] = "\"%*d\", REC->r, REC->r";
+	static const char ph[] = "\"%*ph\", REC->name[REC->r], REC->r";	/* t-printfmt, seed 7 */
+
+	is_int(record_guard(arr, 1000, 24, false), TEP_RECORD_BAD_PRINT,
+	       "an array of a length past the record is refused for its print format");
+	is_int(record_guard(arr, 1000, 24, true), TEP_RECORD_SAFE,
+	       "but prints raw (-R reads only the fields)");
+	is_int(record_guard(arr, 2, 24, true), TEP_RECORD_SAFE, "as one that fits does");
+	is_int(record_guard(wide, 100000, 24, true), TEP_RECORD_BAD_PRINT,
+	       "a width of 100000 from the record for a field's own conversion is refused raw too");
+	is_int(record_guard(wide, 10, 24, true), TEP_RECORD_SAFE, "a width of 10 is not");
+	is_int(record_guard(ph, 0x7ffffffa, 24, true), TEP_RECORD_BAD_PRINT,
+	       "the width of a field's \"%%*p\", an index past the record, is refused raw");
+	is_int(record_guard(ph, 2, 24, true), TEP_RECORD_SAFE, "an index inside it is not");
+	is_int(record_guard("\"%*s\", REC->r, \"x\"", 100000, 24, true), TEP_RECORD_SAFE,
+	       "a width for something other than a field is not used raw");
+	is_int(record_guard("\"%5000d\", REC->r", 1, 24, true), TEP_RECORD_BAD_PRINT,
+	       "a literal width above 4096 for a field is refused raw");
+	is_int(record_guard("\"%5000s %d\", \"x\", REC->r", 1, 24, true), TEP_RECORD_SAFE,
+	       "but not for a string constant");
+	is_int(record_guard("\"%5000s %d\", \"x\", REC->r", 1, 24, false), TEP_RECORD_BAD_PRINT,
+	       "which the print format prints");
+	is_int(record_guard(arr, 2, 6, true), TEP_RECORD_BAD_FIELDS,
+	       "a field past the end of the record is not read raw either");
 }
 
 /* The running kernel's formats, when tracefs is there to read. */
@@ -338,6 +398,7 @@ int main(void)
 	ok(!ok_fmt(COMMON "print fmt: \"%d\", REC->r ? 2 : char REC->r\n"), "and two items in a row there (fuzz-open)");
 	ok(!ok_fmt(COMMON "print fmt: \"%d\", 5 % (1 - 1)\n"), "a constant group as divisor is refused");
 	check_print_shapes();
+	check_raw_guard();
 	ok(ok_fmt(COMMON "print fmt: \"%s\", ({ static const char *s[] = { \"a\" }; s[REC->r], 1 })\n"),
 	   "'=' after an empty '[]' (a declaration, as kvmmmu formats have) passes");
 	check_kernel_formats();

@@ -4,7 +4,8 @@
  * helpers and printf conversions over fields of every kind) goes through
  * tep_guard_format(), is parsed, and is printed for 40 random records
  * that tep_guard_record() lets through (and the fields of those it refuses
- * for their print format, as the text writer prints them).  Records lie at
+ * for their print format, as the text writer prints them), and again as
+ * trace-cmd report -R prints them (tep_print_fields()).  Records lie at
  * the end of a page whose next page is unmapped, so a read past one
  * faults.  Batches run in child processes: no format may crash, abort or
  * hang libtraceevent.
@@ -209,6 +210,7 @@ static unsigned char *make_record(unsigned char *page_end, unsigned size)
 
 struct counts {
 	long formats, printed, refused, fields;
+	long raw, raw_refused;	/* the same for -R */
 };
 
 static void seed_trial(unsigned long long seed, unsigned long long i)
@@ -247,21 +249,25 @@ static void trial(unsigned char *page_end, struct counts *n)
 		char why[256];
 
 		rec.data = make_record(page_end, size);
-		trace_seq_reset(&s);
-		switch (tep_guard_record(&gt, ev, rec.data, size, why, sizeof(why))) {
-		case TEP_RECORD_SAFE:
-			n->printed++;
-			tep_print_event(tep, &s, &rec, "%s", TEP_PRINT_INFO);
-			break;
-		case TEP_RECORD_BAD_PRINT:	/* the text writer prints its fields instead */
-			n->refused++;
-			n->fields++;
-			tep_guard_print_fields(&s, &rec, ev);
-			break;
-		default:
-			n->refused++;
+		/* through its print format, then as trace-cmd report -R prints it */
+		for (int raw = 0; raw < 2; raw++) {
+			trace_seq_reset(&s);
+			switch (tep_guard_record(&gt, ev, rec.data, size, raw, why, sizeof(why))) {
+			case TEP_RECORD_SAFE:
+				++*(raw ? &n->raw : &n->printed);
+				tep_print_event(tep, &s, &rec, "%s",
+						raw ? TEP_PRINT_INFO_RAW : TEP_PRINT_INFO);
+				break;
+			case TEP_RECORD_BAD_PRINT:	/* the text writer prints its fields instead */
+				++*(raw ? &n->raw_refused : &n->refused);
+				n->fields += !raw;
+				tep_guard_print_fields(&s, &rec, ev);
+				break;
+			default:
+				++*(raw ? &n->raw_refused : &n->refused);
+			}
+			tep_guard_refused();
 		}
-		tep_guard_refused();
 	}
 	trace_seq_destroy(&s);
 	tep_free(tep);
@@ -294,6 +300,8 @@ static int run_batch(unsigned long long seed, unsigned long long from, unsigned 
 		total->printed += n.printed;
 		total->refused += n.refused;
 		total->fields += n.fields;
+		total->raw += n.raw;
+		total->raw_refused += n.raw_refused;
 	}
 	close(fds[0]);
 	if (pid < 0 || waitpid(pid, &st, 0) < 0)
@@ -346,5 +354,8 @@ int main(void)
 	ok(n.formats > (long)trials / 5, "a fifth of the formats or more are read (the search reaches the printer)");
 	ok(n.printed > n.refused, "most records print (the guard is not refusing everything)");
 	ok(n.fields > (long)trials / 10, "records refused for their print format have their fields printed (the search reaches that too)");
+	diag("raw (-R): %ld records printed, %ld refused", n.raw, n.raw_refused);
+	ok(n.raw > n.printed && n.raw_refused < n.refused,
+	   "raw printing (-R) refuses fewer records than printing through the print format");
 	return done_testing();
 }
