@@ -306,7 +306,7 @@ static bool msg_text(const struct tdat_event *ev, struct tmsg *m, const unsigned
 	size_t n, k;
 
 	if (tep_guard_record(&m->guard, m->event, ev->data, ev->size, false, why,
-			     sizeof(why))))
+			     sizeof(why)))
 		return false;
 	file_load_symbols(f);
 	m->rec = (struct tep_record){ .ts = ev->ts, .cpu = ev->cpu, .size = (int)ev->size,
