@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * common.h - the only code the tdat tools share: program name, messages
- * (`prog: subject: reason`), exit codes, number parsing, safe output files
- * (temporary name, renamed on success) and progress on stderr.
+ * common.h - the only code the tdat tools share (common.c, outfile.c):
+ * program name, messages (`prog: subject: reason`), exit codes, number
+ * parsing, inputs, safe output files (temporary name, renamed on success,
+ * removed on failure or signal), selection options and progress on stderr.
  */
 #ifndef TDAT_TOOLS_COMMON_H
 #define TDAT_TOOLS_COMMON_H
@@ -50,6 +51,7 @@ struct tool_out {
 	bool dir;
 };
 
+/* outfile.c */
 int out_open(struct tool_out *o, const char *path, int kind, bool binary);
 int out_commit(struct tool_out *o);	/* fsync-free close + rename; 0 or -1 (message printed) */
 void out_abort(struct tool_out *o);	/* remove the temporary file */
@@ -67,6 +69,10 @@ void refuse_duplicate_inputs(char **inputs, int n);
 void outs_track(void);
 /* Remove the committed outputs of a tracked run; returns how many. */
 int outs_remove(void);
+/* SIGINT, SIGTERM, SIGHUP remove the outputs, say so, and end the tool by the signal. */
+void outs_catch_signals(void);
+/* Remove the temporary and the tracked outputs (before exiting on an error). */
+void outs_cleanup(void);
 
 /*
  * The input when none is named: standard input ("-") when it is a pipe or a
