@@ -661,7 +661,8 @@ bool tdat_select_done(const struct tdat_select *s, const struct tdat_event *ev)
 
 static bool cpu_match(const struct tdat_select *s, const struct tdat_event *ev)
 {
-	return !s->cpus || (ev->cpu >= 0 && ev->cpu < 65536 && (s->cpus[ev->cpu / 8] & (1u << (ev->cpu % 8))));
+	return !s->cpus || (ev->cpu >= 0 && ev->cpu < 65536 &&
+			    (s->cpus[ev->cpu / 8] & (1u << (ev->cpu % 8))));
 }
 
 /*
@@ -721,7 +722,8 @@ bool tdat_select_match(struct tdat_select *s, const struct tdat_event *ev)
 	return keep;
 }
 
-int tdat_select_why_empty(struct tdat_select *s, struct tdat_merge *m, struct tdat_select_empty *out)
+int tdat_select_why_empty(struct tdat_select *s, struct tdat_merge *m,
+			  struct tdat_select_empty *out)
 {
 	bool window = s->has_start || s->has_end;
 	int ret;
