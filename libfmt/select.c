@@ -364,12 +364,23 @@ static bool glob_near(void *arg, struct tep_event *e)
 	return false;
 }
 
+/* Whether @list ("a, b, c") holds @name as one of its items. */
+static bool listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = strstr(list, name); p; p = strstr(p + 1, name))
+		if ((p == list || p[-1] == ' ') && (!p[n] || p[n] == ','))
+			return true;
+	return false;
+}
+
 static bool list_system(void *arg, struct tep_event *e)
 {
 	char *list = arg;
 	size_t len = strlen(list);
 
-	if (len > 160 || strstr(list, e->system))
+	if (len > 160 || listed(list, e->system))
 		return len > 160;
 	snprintf(list + len, 200 - len, "%s%s", len ? ", " : "", e->system);
 	return false;
