@@ -827,7 +827,7 @@ int sink_flush(struct tdat_sink *s);
 void sink_write_slow(struct tdat_sink *s, const void *p, size_t n);
 static inline void sink_write(struct tdat_sink *s, const void *p, size_t n)
 {
-	if (s->len + n <= s->cap) {
+	if (s->len + n <= s->cap && s->buf) {	/* an empty memory sink has no buffer */
 		memcpy(s->buf + s->len, p, n);
 		s->len += n;
 	} else {
