@@ -142,17 +142,20 @@ t_assert "nothing written" test -z "$(ls "$S")"
 
 # ---- interrupted or failed: every piece of the run is removed (issue 23, 3) ----
 EIO_SO=${EIO_SO:-$BIN/../tests/eio.so}
+# a sanitizer build's runtime must come first (as in t-outsafe.sh)
+asan=$(ldd "$BIN/tdat-split" 2>/dev/null | awk '/libasan/ { print $3 }')
+PRELOAD=${asan:+$asan:}$EIO_SO
 I=$O/int && mkdir -p "$I"
 for sig in INT TERM HUP; do
 	num=$(kill -l $sig)
 	t_run "SIG$sig after 6 pieces" -- \
-		env TDAT_SIG_AFTER_RENAME=$num:6 LD_PRELOAD="$EIO_SO" tdat-split --every 10ms -o "$I/p" $TD/chunks.dat
+		env TDAT_SIG_AFTER_RENAME=$num:6 LD_PRELOAD="$PRELOAD" tdat-split --every 10ms -o "$I/p" $TD/chunks.dat
 	t_assert "SIG$sig: the status is 128+$num ($T_RC)" test "$T_RC" = $((128 + num))
 	t_stderr_match "SIG$sig: says the 6 written were removed" '^tdat-split: (interrupted|terminated|hangup); removed the 6 files written$'
 	t_assert "SIG$sig: no piece is left" test -z "$(ls "$I")"
 done
 t_exit "a write error in piece 3" 1 -- \
-	env TDAT_EIO_WRITE=p.0003.dat:1000 LD_PRELOAD="$EIO_SO" tdat-split --every 10ms -o "$I/p" $TD/chunks.dat
+	env TDAT_EIO_WRITE=p.0003.dat:1000 LD_PRELOAD="$PRELOAD" tdat-split --every 10ms -o "$I/p" $TD/chunks.dat
 t_stderr_match "names it" 'p\.0003\.dat.*(Input/output error|write error)'
 t_assert "pieces 1 and 2 are removed too" test -z "$(ls "$I")"
 # a real Ctrl-C: a big input, signalled as soon as the first piece is complete
