@@ -143,7 +143,7 @@ t_assert "each file is in timestamp order" sh -c "for f in '$MI'/*.csv; do
 	tail -n +2 \"\$f\" | cut -d, -f1 | sort -c -n || exit 1; done"
 # the same type with another field list goes to SYSTEM.EVENT.2.csv (the field
 # is renamed in its print format too: a format naming a field it lacks is
-# refused as damaged, see libfmt/tep-guard.c)
+# refused as damaged, see libfmt/guard/tep-guard.c)
 LC_ALL=C sed 's/\([ >]\)prev_pid\([;,]\)/\1prev_pie\2/g' $TD/v6.dat >"$T_TMP/v6-renamed.dat"
 t_exit "two inputs whose sched_switch formats differ" 0 -- \
 	tdat-convert --split-by-event -o "$T_TMP/differ" $TD/v6.dat "$T_TMP/v6-renamed.dat"

@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "internal.h"
+#include "read/read.h"
 #include "fuzz.h"
 
 static const char *const templates[] = { "v6.dat", "clock-mono.dat", "v7-none.dat" };

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture.h"
+#include "capture/capture.h"
 #include "../tap.h"
 
 static void check(const char *rel, const char *read, const char *want, const char *what)

@@ -10,7 +10,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "internal.h"
+#include "read/read.h"
 #include "../tap.h"
 
 #define N 40960

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "read/read.h"
 #include "../tap.h"
 
 static struct tdat_file *open_ok(const char *name, const struct tdat_open_opts *oo)

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
-#include "internal.h"
+#include "read/read.h"
 #include "../tap.h"
 
 /* The first event named @event in testdata/@file, its data copied (so that it can be damaged). */

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
-#include "internal.h"
+#include "read/read.h"
 #include "../tap.h"
 
 #define COMMON "name: t\nID: 2\nformat:\n" \

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <traceevent/kbuffer.h>
 
-#include "internal.h"
+#include "write/write.h"
 #include "../tap.h"
 
 #define NEV 400

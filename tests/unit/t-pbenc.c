@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "write/write.h"
 #include "../tap.h"
 
 static void varint_sizes(void)

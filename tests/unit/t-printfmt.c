@@ -25,7 +25,7 @@
 #include <unistd.h>
 #include <traceevent/event-parse.h>
 
-#include "internal.h"
+#include "read/read.h"
 #include "../tap.h"
 
 #define BATCH		500

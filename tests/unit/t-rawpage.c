@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "write/write.h"
 #include "../tap.h"
 
 #define PAGE 4096

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * capture.h - what the capture modules share (capture.c: tracefs control;
+ * capture-set.c: an instance's settings; capture-read.c: reading
+ * trace_pipe_raw; capture-out.c: the metadata and the trace.dat written
+ * from it).  Never included from tools/.
+ */
+#ifndef TDAT_CAPTURE_H
+#define TDAT_CAPTURE_H
+
+#include "write/write.h"
+
+/* A tracefs file we changed, and the value to put back. */
+struct cap_saved {
+	char *rel;		/* path under the instance directory */
+	char *value;
+};
+
+struct tdat_capture {
+	char *root;		/* where tracefs is mounted */
+	char *name;		/* instance name; NULL: the top buffer */
+	char *dir;		/* the instance's directory (root for the top buffer) */
+	unsigned flags;		/* enum tdat_capture_flags */
+	bool opened, created;
+	bool following;		/* set_event_pid holds our pids: add to it */
+	int ncpus;		/* per_cpu/cpuN directories: N + 1 */
+	struct cap_saved *saved;
+	int nsaved;
+	char errmsg[TDAT_MSG_LEN];
+	char **list;		/* the last tdat_capture_list() */
+	char *text;		/* the last tdat_capture_file() */
+
+	/* reading trace_pipe_raw */
+	bool reading;
+	unsigned wflags;	/* TDAT_W_* of the file to write */
+	unsigned page_size;	/* sub-buffer size in bytes */
+	int *fds;		/* per CPU, -1 when closed */
+	int pipe[2];		/* what splice moves pages through */
+	unsigned char *page;
+	struct dat_out out;	/* one buffer, one stream per CPU (stream i = CPU i) */
+	char *clock;		/* the instance's trace clock */
+	uint64_t *raw;		/* bytes read per CPU */
+	struct tdat_capture_cpu *end;	/* per CPU: stats read at the end */
+	bool stats_read;
+};
+
+/* "DIR/REL" in @buf; false if it does not fit. */
+bool cap_path(const struct tdat_capture *c, const char *rel, char *buf, size_t size);
+/* Read a whole file (tracefs files have no size); 0, or TDAT_EIO with errmsg set. */
+int cap_read_path(struct tdat_capture *c, const char *path, char **out, size_t *len);
+int cap_read(struct tdat_capture *c, const char *rel, char **out, size_t *len);
+bool cap_exists(const struct tdat_capture *c, const char *rel);
+/* Write @val to file @rel: replacing what it holds, or adding to a list (set_event_pid). */
+int cap_write_file(struct tdat_capture *c, const char *rel, const char *val);
+int cap_append_file(struct tdat_capture *c, const char *rel, const char *val);
+/* cap_write_file(), keeping the top buffer's first value of @rel to put back at close. */
+int cap_set_file(struct tdat_capture *c, const char *rel, const char *val);
+/*
+ * The tracing_cpumask text for @spec on a machine of @ncpus CPUs: a hex
+ * mask (@hex: "3", "0x3", "1,00000000", "-1" for all) or a list ("0,2-3").
+ * Return: 0 with *@out allocated; TDAT_EINVAL (malformed, a CPU the
+ * machine lacks, no CPU at all) with @errmsg set; TDAT_ENOMEM.
+ */
+int cap_cpumask(const char *spec, bool hex, int ncpus, char **out, char *errmsg);
+/*
+ * The value to write back to tracefs file @rel that read @text (changed in
+ * place): the selected clock of trace_clock, "0" for a filter of "none", the
+ * size an unused buffer_size_kb grows to, else the text without its newline.
+ */
+char *cap_restore_value(const char *rel, char *text);
+/* Close the CPU files, free what reading needs (capture-read.c). */
+void cap_end_reading(struct tdat_capture *c);
+/* The per-CPU counters of per_cpu/cpuN/stats of CPU index @i. */
+int cap_cpu_stats(struct tdat_capture *c, int i, struct tdat_capture_cpu *st);
+
+#endif

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * model.h - the analysis model every export shares: threads and processes
+ * (procs.c), scheduling slices and thread states (sched.c), atrace markers.
+ * Fed events in timeline order by a writer; knows nothing of output formats.
+ */
+#ifndef TDAT_MODEL_H
+#define TDAT_MODEL_H
+
+#include "read/read.h"
+
+/* ---- procs.c: threads and processes as Perfetto models them ---- */
+
+struct pm_thread {
+	int utid;
+	int input;		/* tids are per input file */
+	int64_t tid;
+	char *name;		/* NULL if never known */
+	uint64_t start_ts, end_ts;
+	bool has_start, has_end;
+	int upid;		/* -1: process not known */
+	bool is_main, is_idle;
+	int parent_utid;	/* the thread that forked it, -1 if not seen */
+	bool seen;		/* an event of this thread was seen */
+	bool freed;		/* sched_process_free: the tid may be reused */
+};
+
+struct pm_process {
+	int upid;
+	int input;
+	int64_t pid;
+	char *name, *cmdline;	/* NULL if never known */
+	uint64_t start_ts, end_ts;
+	bool has_start, has_end;
+	int parent_upid;	/* -1: not known */
+};
+
+struct procmodel;
+
+struct procmodel *pm_new(void);
+void pm_free(struct procmodel *pm);
+/* Would pm_feed() learn from events of @tt more than that their thread ran? */
+bool pm_wants(const struct ttype *tt);
+/* Feed each event in timeline order, with its type from file_type(). */
+int pm_feed(struct procmodel *pm, const struct tdat_event *ev, const struct ttype *t);
+/* The current utid of @tid in @input (a new thread when unknown); <0 without memory. */
+int pm_utid(struct procmodel *pm, int input, int64_t tid);
+/* After the last event: names from the files' saved cmdlines, process names. */
+void pm_finish(struct procmodel *pm, struct tdat_merge *m);
+int pm_nthreads(const struct procmodel *pm);
+const struct pm_thread *pm_thread(const struct procmodel *pm, int utid);
+int pm_nprocs(const struct procmodel *pm);
+const struct pm_process *pm_process(const struct procmodel *pm, int upid);
+
+/* ---- sched.c: scheduling state machine (sched slices, thread states) ---- */
+
+/* A closed (or, at the end, open: dur -1) run of a task on a CPU. */
+struct sched_slice_row {
+	int64_t id;
+	uint64_t ts;
+	int64_t dur;
+	int cpu, ucpu, utid, priority;
+	const char *end_state;	/* NULL while still running */
+};
+
+/* One state of a thread: "Running" (with cpu), R (woken), or an end state. */
+struct sched_state_row {
+	int64_t id;
+	uint64_t ts;
+	int64_t dur;		/* -1: still in it at the end */
+	int cpu, ucpu;		/* -1 unless Running */
+	int utid;
+	const char *state;
+	int io_wait;		/* -1 unknown */
+	const char *blocked_function;	/* NULL unknown */
+	int waker_utid;		/* -1 unknown */
+};
+
+struct sched_ops {
+	void *ctx;
+	/* Called as rows close, in no particular id order; non-zero stops. */
+	int (*slice)(void *ctx, const struct sched_slice_row *r);
+	int (*state)(void *ctx, const struct sched_state_row *r);
+};
+
+struct sched_switch_in {
+	uint64_t ts;
+	int cpu, ucpu;		/* ucpu: unique over inputs, small, from 0 */
+	int prev_utid, next_utid, next_prio;
+	const char *prev_state;	/* decoded (sched_state_str), interned */
+};
+
+struct sched_sm;
+
+struct sched_sm *sched_new(const struct sched_ops *ops);
+void sched_free(struct sched_sm *s);
+/* A string kept as long as @s (for prev_state and blocked functions). */
+const char *sched_intern(struct sched_sm *s, const char *str);
+int sched_switch(struct sched_sm *s, const struct sched_switch_in *in);
+/* sched_waking / sched_wakeup / sched_wakeup_new of @utid by @waker_utid. */
+int sched_wake(struct sched_sm *s, uint64_t ts, int utid, int waker_utid);
+/* sched_blocked_reason: marks the thread's current (blocked) state. */
+void sched_blocked(struct sched_sm *s, int utid, int io_wait, const char *function);
+/* After the last event: report what is still open, with dur -1. */
+int sched_finish(struct sched_sm *s);
+
+#define SCHED_MAX_STATES 32
+
+/* prev_state bits -> letters, as one kernel's sched_switch format prints them. */
+struct sched_states {
+	uint64_t bits[SCHED_MAX_STATES];
+	char letters[SCHED_MAX_STATES][8];
+	int n;
+	char delim[8];
+	uint64_t preempt;	/* the "+" bit (0x100 on kernels >= 4.14) */
+};
+
+/* From @e's print format (NULL or no table: the kernel >= 4.14 one). */
+void sched_states_init(struct sched_states *m, const struct tep_event *e);
+/* "S", "D|K", "R+", ... as the kernel prints @state. */
+void sched_state_str(const struct sched_states *m, int64_t state, char *buf, size_t len);
+
+/* One trace_marker payload in the atrace grammar. */
+struct atrace {
+	char kind;		/* 'B' begin, 'E' end, 'C' counter, 'I' instant */
+	bool has_pid;
+	int64_t pid;		/* the tgid written in the payload */
+	const char *name;	/* not NUL-terminated */
+	size_t name_len;
+	int64_t value;		/* 'C' */
+};
+
+/* Parse @n bytes (trailing newlines and NULs ignored); false if not atrace. */
+bool atrace_parse(const char *p, size_t n, struct atrace *a);
+
+
+#endif /* TDAT_MODEL_H */

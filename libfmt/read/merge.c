@@ -1,0 +1,464 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * merge.c - one timeline out of every CPU of every buffer of every input:
+ * a binary min-heap of per-CPU cursors keyed on (timestamp, input, buffer,
+ * cpu slot).  Taking an event re-sifts the top once, so each event costs
+ * O(log cursors), not a scan of all CPUs.  Ties break exactly as trace-cmd
+ * report does (lower input, then buffer, then CPU first).
+ *
+ * The pieces of one tdat-split are one input: their cursors share its
+ * number, and on a tie the earlier piece of a CPU comes first.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "read/read.h"
+
+#define MAX_DAMAGE 1024	/* entries kept; later ones are only counted */
+
+const char damage_no_format[] = "events of a type the file has no format for, written undecoded";
+
+struct tdat_merge {
+	struct tdat_file **files;	/* per input: its file, or its split's first piece added */
+	int nfiles;
+	struct tdat_file **all;		/* every file added, pieces too */
+	int nall;
+	struct piece_in {		/* every piece added: its file and input */
+		struct tdat_file *f;
+		int input;
+	} *pieces;
+	int npieces;
+	struct cursor *cursors;
+	int ncursors;
+	int *heap;		/* indexes into cursors */
+	int nheap;
+	int last;		/* cursor of the event handed out, -1 if none */
+	bool started;
+	struct tdat_damage *damage;
+	int ndamage;
+	char errmsg[TDAT_MSG_LEN];
+};
+
+struct tdat_merge *tdat_merge_new(void)
+{
+	struct tdat_merge *m = calloc(1, sizeof(*m));
+
+	if (m)
+		m->last = -1;
+	return m;
+}
+
+void damage_push(struct tdat_damage **list, int *n, const struct cursor *c, uint64_t off,
+		 uint64_t bytes, const char *reason)
+{
+	struct tdat_damage *d;
+
+	/* records with no format are summed per CPU: a file may hold millions */
+	for (int i = 0; reason == damage_no_format && i < *n; i++) {
+		d = &(*list)[i];
+		if (d->reason == reason && d->input == c->input && d->buffer == c->buffer &&
+		    d->cpu == c->ci->cpu) {
+			d->bytes += bytes;
+			return;
+		}
+	}
+	if (*n >= MAX_DAMAGE) {
+		(*list)[MAX_DAMAGE - 1].bytes += bytes;
+		return;
+	}
+	d = realloc(*list, sizeof(*d) * (size_t)(*n + 1));
+	if (!d)
+		return;
+	*list = d;
+	d += (*n)++;
+	d->input = c->input;
+	d->path = c->f->info.path;
+	d->buffer = c->buffer;
+	d->cpu = c->ci->cpu;
+	d->offset = off;
+	d->bytes = bytes;
+	d->reason = reason;
+}
+
+static void on_damage(void *owner, const struct cursor *c, uint64_t off, uint64_t bytes,
+		      const char *reason)
+{
+	struct tdat_merge *m = owner;
+
+	damage_push(&m->damage, &m->ndamage, c, off, bytes, reason);
+}
+
+/*
+ * The input a piece joins: the one of an earlier piece of its split, or -1
+ * (a new input).  A second copy of a piece, or a piece whose metadata
+ * differs from its split's, is refused.
+ */
+static int split_input(struct tdat_merge *m, struct tdat_file *f, int *input)
+{
+	const struct tdat_piece *p = tdat_file_piece(f), *q;
+
+	*input = -1;
+	for (int i = 0; p && i < m->npieces; i++) {
+		struct tdat_file *g = m->pieces[i].f;
+
+		q = tdat_file_piece(g);
+		if (q->split != p->split || strcmp(q->name, p->name))
+			continue;
+		if (q->seq == p->seq) {
+			tdat_msg(m->errmsg, "%s and %s are both piece %u of one split of %s",
+				 g->info.path, f->info.path, p->seq, p->name);
+			return TDAT_EINVAL;
+		}
+		if (!piece_alike(g, f)) {
+			tdat_msg(m->errmsg, "%s is marked as a piece of the split %s comes from, but "
+				 "its formats, buffers or time settings differ", f->info.path,
+				 g->info.path);
+			return TDAT_EINVAL;
+		}
+		*input = m->pieces[i].input;
+	}
+	return 0;
+}
+
+static int note_piece(struct tdat_merge *m, struct tdat_file *f, int input)
+{
+	struct piece_in *p;
+
+	if (!tdat_file_piece(f))
+		return 0;
+	if (!(p = realloc(m->pieces, sizeof(*p) * (size_t)(m->npieces + 1))))
+		return TDAT_ENOMEM;
+	m->pieces = p;
+	m->pieces[m->npieces++] = (struct piece_in){ .f = f, .input = input };
+	return 0;
+}
+
+int tdat_merge_add(struct tdat_merge *m, struct tdat_file *f)
+{
+	struct tdat_file **files;
+	struct cursor *cur;
+	int n = 0, ret, input;
+
+	if (m->started)
+		return TDAT_EINVAL;
+	if ((ret = split_input(m, f, &input)))
+		return ret;
+	for (int b = 0; b < f->nbuffers; b++)
+		if (!f->buffers[b].info.latency)
+			n += f->buffers[b].info.ncpus;
+	files = realloc(m->files, sizeof(*files) * (size_t)(m->nfiles + 1));
+	if (!files)
+		return TDAT_ENOMEM;
+	m->files = files;
+	cur = realloc(m->cursors, sizeof(*cur) * (size_t)(m->ncursors + n));
+	if (!cur)
+		return TDAT_ENOMEM;
+	m->cursors = cur;
+	if ((ret = note_piece(m, f, input < 0 ? m->nfiles : input)))
+		return ret;
+	if (!(files = realloc(m->all, sizeof(*files) * (size_t)(m->nall + 1))))
+		return TDAT_ENOMEM;
+	m->all = files;
+	m->all[m->nall++] = f;
+	for (int b = 0; b < f->nbuffers; b++) {
+		if (f->buffers[b].info.latency)
+			continue;
+		for (int c = 0; c < f->buffers[b].info.ncpus; c++) {
+			cur = &m->cursors[m->ncursors];
+			if ((ret = cursor_init(cur, f, input < 0 ? m->nfiles : input, b, c))) {
+				cursor_release(cur);
+				return ret;
+			}
+			cur->piece = f->is_piece ? f->piece.seq : 0;
+			cur->damage = on_damage;
+			cur->owner = m;
+			m->ncursors++;
+		}
+	}
+	if (input < 0)
+		m->files[m->nfiles++] = f;
+	return 0;
+}
+
+static inline bool before(const struct tdat_merge *m, int a, int b)
+{
+	uint64_t ta = m->cursors[a].ev.ts, tb = m->cursors[b].ev.ts;
+
+	return ta < tb || (ta == tb && m->cursors[a].rank < m->cursors[b].rank);
+}
+
+/*
+ * Tie-break rank, as trace-cmd report orders its handles: the top buffers
+ * of all inputs first (in input order), then each input's instances; in
+ * one input, by buffer, then CPU, then (pieces of a split) piece.
+ */
+static int rank_cmp(const void *x, const void *y, void *arg)
+{
+	const struct cursor *cs = arg, *a = &cs[*(const int *)x], *b = &cs[*(const int *)y];
+	int pa = a->b->info.name[0] != '\0', pb = b->b->info.name[0] != '\0';
+	int ca = (int)(a->ci - a->b->cpus), cb = (int)(b->ci - b->b->cpus);
+
+	if (pa != pb)
+		return pa - pb;
+	if (a->input != b->input)
+		return a->input - b->input;
+	if (a->buffer != b->buffer)
+		return a->buffer - b->buffer;
+	if (ca != cb)
+		return ca - cb;
+	return a->piece < b->piece ? -1 : a->piece > b->piece;
+}
+
+/* Rank the cursors; @order (ncursors entries) gets their indexes in rank order. */
+static void rank_cursors(struct tdat_merge *m, int *order)
+{
+	for (int i = 0; i < m->ncursors; i++)
+		order[i] = i;
+	qsort_r(order, (size_t)m->ncursors, sizeof(*order), rank_cmp, m->cursors);
+	for (int r = 0; r < m->ncursors; r++)
+		m->cursors[order[r]].rank = r;
+}
+
+static void sift_down(struct tdat_merge *m, int i)
+{
+	int *h = m->heap, n = m->nheap;
+
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, s = i, t;
+
+		if (l < n && before(m, h[l], h[s]))
+			s = l;
+		if (r < n && before(m, h[r], h[s]))
+			s = r;
+		if (s == i)
+			return;
+		t = h[i];
+		h[i] = h[s];
+		h[s] = t;
+		i = s;
+	}
+}
+
+/*
+ * Keep why @ret stopped the merge: when cursor @c failed, name its input
+ * and, for a read error, the file's detail (the offset and errno text).
+ */
+static int merge_fail(struct tdat_merge *m, const struct cursor *c, int ret)
+{
+	if (ret == TDAT_ENOMEM)
+		tdat_msg(m->errmsg, "out of memory");
+	else if (c && ret == TDAT_EIO && *c->f->errmsg)
+		tdat_msg(m->errmsg, "%s: %s", c->f->info.path, c->f->errmsg);
+	else if (c)
+		tdat_msg(m->errmsg, "%s: %s", c->f->info.path, tdat_strerror(ret));
+	else
+		tdat_msg(m->errmsg, "%s", tdat_strerror(ret));
+	return ret;
+}
+
+static int start(struct tdat_merge *m)
+{
+	int ret;
+
+	m->started = true;
+	m->heap = malloc(sizeof(*m->heap) * (size_t)(m->ncursors ? m->ncursors : 1));
+	if (!m->heap)
+		return merge_fail(m, NULL, TDAT_ENOMEM);
+	rank_cursors(m, m->heap);
+	for (int i = 0; i < m->ncursors; i++) {
+		ret = cursor_peek(&m->cursors[i]);
+		if (ret < 0)
+			return merge_fail(m, &m->cursors[i], ret);
+		if (ret == 0)
+			m->heap[m->nheap++] = i;
+	}
+	for (int i = m->nheap / 2 - 1; i >= 0; i--)
+		sift_down(m, i);
+	return 0;
+}
+
+int tdat_merge_next(struct tdat_merge *m, const struct tdat_event **ev)
+{
+	int ret;
+
+	if (!m->started && (ret = start(m)))
+		return ret;
+	if (m->last >= 0) {
+		struct cursor *c = &m->cursors[m->last];
+
+		cursor_advance(c);
+		ret = cursor_peek(c);
+		if (ret < 0)
+			return merge_fail(m, c, ret);
+		if (ret == TDAT_END)
+			m->heap[0] = m->heap[--m->nheap];
+		if (m->nheap)
+			sift_down(m, 0);
+		m->last = -1;
+	}
+	if (!m->nheap)
+		return TDAT_END;
+	m->last = m->heap[0];
+	*ev = &m->cursors[m->last].ev;
+	return 0;
+}
+
+int tdat_merge_seek(struct tdat_merge *m, uint64_t ts)
+{
+	int ret;
+
+	if (m->started)
+		return TDAT_EINVAL;
+	for (int i = 0; i < m->ncursors; i++)
+		if ((ret = cursor_seek(&m->cursors[i], ts)))
+			return ret;
+	return 0;
+}
+
+/*
+ * The first (or, with @last, the last) event time of cursor @c's CPU, read
+ * through a second cursor so that @c itself is not moved.  TDAT_END: none.
+ */
+static int probe_ts(const struct cursor *c, bool last, uint64_t *ts)
+{
+	struct cursor probe;
+	int ret, n = 0;
+
+	if (cursor_init(&probe, c->f, c->input, c->buffer, (int)(c->ci - c->b->cpus))) {
+		cursor_release(&probe);
+		return TDAT_ENOMEM;
+	}
+	if (last && (ret = cursor_seek(&probe, UINT64_MAX)))
+		goto out;
+	/* from the last page on, the latest of its events (a damaged page may go back) */
+	while ((ret = cursor_peek(&probe)) == 0) {
+		if (!n++ || probe.ev.ts > *ts)
+			*ts = probe.ev.ts;
+		if (!last)
+			break;
+		cursor_advance(&probe);
+	}
+	if (ret == TDAT_END && n)
+		ret = 0;
+out:
+	cursor_release(&probe);
+	return ret;
+}
+
+/* First and, unless @last is NULL, last event time over every cursor. */
+static int span(struct tdat_merge *m, uint64_t *first, uint64_t *last)
+{
+	bool any = false;
+	uint64_t t;
+	int ret;
+
+	for (int i = 0; i < m->ncursors; i++) {
+		if ((ret = probe_ts(&m->cursors[i], false, &t)) == TDAT_END)
+			continue;
+		if (ret)
+			return ret;
+		if (!any || t < *first)
+			*first = t;
+		if (last && !any)
+			*last = t;
+		any = true;
+		if (last && (ret = probe_ts(&m->cursors[i], true, &t)) < 0)
+			return ret;
+		if (last && !ret && t > *last)
+			*last = t;
+	}
+	return any ? 0 : TDAT_END;
+}
+
+int tdat_merge_first_ts(struct tdat_merge *m, uint64_t *ts)
+{
+	if (m->started)
+		return TDAT_EINVAL;
+	return span(m, ts, NULL);
+}
+
+int tdat_merge_span(struct tdat_merge *m, uint64_t *first, uint64_t *last)
+{
+	return span(m, first, last);
+}
+
+int tdat_merge_nfiles(const struct tdat_merge *m)
+{
+	return m->nfiles;
+}
+
+struct tdat_file *tdat_merge_file(const struct tdat_merge *m, int i)
+{
+	return i >= 0 && i < m->nfiles ? m->files[i] : NULL;
+}
+
+struct tdat_file *merge_member(const struct tdat_merge *m, int i)
+{
+	return i >= 0 && i < m->nall ? m->all[i] : NULL;
+}
+
+void tdat_merge_progress(const struct tdat_merge *m, uint64_t *done, uint64_t *total)
+{
+	*done = *total = 0;
+	for (int i = 0; i < m->ncursors; i++) {
+		*done += m->cursors[i].consumed;
+		*total += m->cursors[i].ci->size;
+	}
+}
+
+int merge_copy_pages(struct tdat_merge *m,
+		     int (*fn)(void *arg, const struct cursor *c, const unsigned char *page, size_t len),
+		     void *arg)
+{
+	const unsigned char *page;
+	size_t len;
+	int ret = 0, *order;
+
+	if (m->started)
+		return TDAT_EINVAL;
+	m->started = true;
+	/* in rank order: the pages of one CPU of a split's pieces come piece after piece */
+	if (!(order = malloc(sizeof(*order) * (size_t)(m->ncursors + 1))))
+		return merge_fail(m, NULL, TDAT_ENOMEM);
+	rank_cursors(m, order);
+	for (int i = 0; i < m->ncursors && !ret; i++) {
+		struct cursor *c = &m->cursors[order[i]];
+		bool fn_failed = false;	/* then the detail is @fn's own */
+
+		while ((ret = cursor_next_page(c, &page, &len)) == 0)
+			if ((fn_failed = (ret = fn(arg, c, page, len)) != 0))
+				break;
+		if (ret == TDAT_END)
+			ret = 0;
+		else if (ret < 0 && !fn_failed)
+			merge_fail(m, c, ret);
+	}
+	free(order);
+	return ret;
+}
+
+const struct tdat_damage *tdat_merge_damage(const struct tdat_merge *m, int *n)
+{
+	*n = m->ndamage;
+	return m->damage;
+}
+
+const char *tdat_merge_errmsg(const struct tdat_merge *m)
+{
+	return m->errmsg;
+}
+
+void tdat_merge_free(struct tdat_merge *m)
+{
+	if (!m)
+		return;
+	for (int i = 0; i < m->ncursors; i++)
+		cursor_release(&m->cursors[i]);
+	free(m->cursors);
+	free(m->heap);
+	free(m->files);
+	free(m->pieces);
+	free(m->all);
+	free(m->damage);
+	free(m);
+}

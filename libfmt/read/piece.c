@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * piece.c - the mark tdat-split leaves in each piece it writes, so that the
+ * pieces of one split merge back into the file they came from.
+ *
+ * The mark is an option of its own id (OPT_TDAT_PIECE) that trace-cmd
+ * skips by its size, holding short "key=value" lines:
+ *
+ *	tdat-piece 1
+ *	split=<16 hex digits: the same in every piece of one split>
+ *	seq=<the piece's place in the split, from 1>
+ *	count=<pieces in the split, 0 where not known yet>
+ *	name=<the source's name>
+ *
+ * The reader keeps it on the file (tdat_file_piece()); merge.c joins the
+ * pieces of one split into one input when their metadata is the same.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "read/read.h"
+
+#define PIECE_MAGIC	"tdat-piece 1\n"
+#define PIECE_MAX	1024	/* a longer mark is damage */
+
+/* The value of "@key=" in the mark @text, copied into @out; false if absent. */
+static bool piece_value(const char *text, const char *key, char *out, size_t len)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		size_t n = strcspn(p, "\n");
+
+		if (n > klen && !strncmp(p, key, klen) && p[klen] == '=') {
+			n -= klen + 1;
+			if (n >= len)
+				return false;
+			memcpy(out, p + klen + 1, n);
+			out[n] = '\0';
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool piece_number(const char *text, const char *key, int base, uint64_t max, uint64_t *v)
+{
+	char buf[24], *end;
+
+	if (!piece_value(text, key, buf, sizeof(buf)) || !buf[0])
+		return false;
+	*v = strtoull(buf, &end, base);
+	return !*end && *v <= max;
+}
+
+int piece_read(struct tdat_file *f, const char *buf, uint64_t size)
+{
+	char text[PIECE_MAX + 1], name[256];
+	uint64_t split, seq, count;
+	size_t len = strnlen(buf, (size_t)(size < PIECE_MAX ? size : PIECE_MAX + 1));
+
+	if (len > PIECE_MAX || strncmp(buf, PIECE_MAGIC, strlen(PIECE_MAGIC))) {
+		file_warn(f, "a tdat-split piece mark that is not one was ignored");
+		return 0;
+	}
+	memcpy(text, buf, len);
+	text[len] = '\0';
+	if (!piece_number(text, "split", 16, UINT64_MAX, &split) ||
+	    !piece_number(text, "seq", 10, 1u << 30, &seq) || !seq ||
+	    !piece_number(text, "count", 10, 1u << 30, &count) ||
+	    !piece_value(text, "name", name, sizeof(name)) || !name[0] || (count && seq > count)) {
+		file_warn(f, "a damaged tdat-split piece mark was ignored");
+		return 0;
+	}
+	free(f->piece_name);
+	if (!(f->piece_name = strdup(name)))
+		return TDAT_ENOMEM;
+	f->piece = (struct tdat_piece){ .split = split, .seq = (unsigned)seq,
+					.count = (unsigned)count, .name = f->piece_name };
+	f->is_piece = true;
+	return 0;
+}
+
+const struct tdat_piece *tdat_file_piece(const struct tdat_file *f)
+{
+	return f->is_piece ? &f->piece : NULL;
+}
+
+int piece_format(const struct tdat_piece *p, char **out, size_t *len)
+{
+	const char *name = p->name && *p->name ? p->name : "trace";
+	int n;
+
+	if (strlen(name) > 200 || strchr(name, '\n') || !p->seq || (p->count && p->seq > p->count))
+		return TDAT_EINVAL;
+	n = asprintf(out, PIECE_MAGIC "split=%016llx\nseq=%u\ncount=%u\nname=%s\n",
+		     (unsigned long long)p->split, p->seq, p->count, name);
+	if (n < 0) {
+		*out = NULL;
+		return TDAT_ENOMEM;
+	}
+	*len = (size_t)n + 1;	/* with its NUL, as trace-cmd's text options */
+	return 0;
+}
+
+/* ---- pieces that belong together ---- */
+
+static bool same_blob(const struct tdat_blob *a, const struct tdat_blob *b)
+{
+	return a->len == b->len && (!a->len || !memcmp(a->data, b->data, a->len));
+}
+
+static bool same_formats(const struct tdat_meta *a, const struct tdat_meta *b)
+{
+	if (a->nftrace != b->nftrace || a->nsystems != b->nsystems)
+		return false;
+	for (int i = 0; i < a->nftrace; i++)
+		if (!same_blob(&a->ftrace[i], &b->ftrace[i]))
+			return false;
+	for (int s = 0; s < a->nsystems; s++) {
+		if (strcmp(a->systems[s].name, b->systems[s].name) ||
+		    a->systems[s].nfmts != b->systems[s].nfmts)
+			return false;
+		for (int i = 0; i < a->systems[s].nfmts; i++)
+			if (!same_blob(&a->systems[s].fmts[i], &b->systems[s].fmts[i]))
+				return false;
+	}
+	return true;
+}
+
+static bool same_buffers(const struct tdat_file *a, const struct tdat_file *b)
+{
+	if (a->nbuffers != b->nbuffers)
+		return false;
+	for (int i = 0; i < a->nbuffers; i++) {
+		const struct tdat_buffer_info *x = &a->buffers[i].info, *y = &b->buffers[i].info;
+
+		if (strcmp(x->name, y->name) || strcmp(x->clock, y->clock) || x->ncpus != y->ncpus ||
+		    x->page_size != y->page_size || x->latency != y->latency)
+			return false;
+		for (int c = 0; c < x->ncpus; c++)
+			if (x->cpus[c].cpu != y->cpus[c].cpu)
+				return false;
+	}
+	return true;
+}
+
+bool piece_alike(const struct tdat_file *a, const struct tdat_file *b)
+{
+	const struct tdat_meta *x = &a->meta, *y = &b->meta;
+
+	return a->info.big_endian == b->info.big_endian && a->info.long_size == b->info.long_size &&
+	       a->info.ts_offset == b->info.ts_offset && a->tsc_mult == b->tsc_mult &&
+	       a->tsc_shift == b->tsc_shift && !strcmp(a->info.clock, b->info.clock) &&
+	       same_blob(&x->header_page, &y->header_page) &&
+	       same_blob(&x->header_event, &y->header_event) && same_formats(x, y) &&
+	       same_blob(&x->kallsyms, &y->kallsyms) && same_blob(&x->printk, &y->printk) &&
+	       same_buffers(a, b);
+}

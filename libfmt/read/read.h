@@ -1,0 +1,498 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * read.h - the reading layer's shared pieces, never seen by the tools: the
+ * input source, the decompression codecs, the parsed file and its event
+ * types and fields, the trace.dat parsers, the per-CPU cursor and the merge.
+ * Everything above it (model, writers, capture) builds on these.
+ */
+#ifndef TDAT_READ_H
+#define TDAT_READ_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tdat.h"
+#include "guard/guard.h"
+
+struct tep_handle;
+struct tep_plugin_list;
+struct kbuffer;
+struct tdat_sink;
+
+#define TDAT_MSG_LEN 512
+
+/* Format a message into a fixed buffer (errmsg fields of the handles). */
+void tdat_msg(char *dst, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- idtab.c: pointers by event type id, allocated 256 ids at a time ---- */
+#define IDTAB_LEAVES 256	/* 256 x 256 = every 16-bit common_type */
+struct idtab {
+	void **leaf[IDTAB_LEAVES];
+};
+
+void **idtab_grow(struct idtab *t, unsigned id);
+
+/* Where id's pointer lives (NULL until set); NULL if out of memory. */
+static inline void **idtab_slot(struct idtab *t, unsigned id)
+{
+	void **leaf = t->leaf[(id >> 8) & (IDTAB_LEAVES - 1)];
+
+	return leaf ? &leaf[id & 255] : idtab_grow(t, id);
+}
+
+/* Call @release (if any) on every pointer set, and free the table's memory. */
+void idtab_release(struct idtab *t, void (*release)(void *));
+
+/* ---- io.c: a seekable input read with pread ---- */
+
+struct tdat_src {
+	int fd;
+	uint64_t size;
+	bool owned;		/* we opened fd and close it */
+};
+
+int src_open(struct tdat_src *s, const char *path, char *err);
+void src_close(struct tdat_src *s);
+/* An unlinked temporary file under $TMPDIR: its fd, or a negative error. */
+int tmp_file(char *err);
+/* Read exactly @len bytes at @off; TDAT_EFORMAT if the file ends first. */
+int src_pread(struct tdat_src *s, void *buf, size_t len, uint64_t off, char *err);
+
+/* ---- codec.c: decompression of sections and chunks ---- */
+
+struct tdat_codec {
+	const char *name;
+	/* 0 when exactly @dlen bytes came out, else a negative enum tdat_err. */
+	int (*decompress)(void *ctx, const void *src, size_t slen, void *dst, size_t dlen);
+	void *(*ctx_new)(void);
+	void (*ctx_free)(void *ctx);
+};
+
+const struct tdat_codec *codec_find(const char *name);
+
+/* ---- the parsed file ---- */
+
+struct tsync_sample {
+	int64_t time, offset, scaling, fraction;
+};
+
+struct tsync_cpu {
+	int count;
+	struct tsync_sample *samples;
+};
+
+struct tdat_buffer {
+	struct tdat_buffer_info info;
+	struct tdat_cpu_info *cpus;
+	bool compressed;	/* per-CPU data is chunked */
+	uint64_t lat_offset;	/* latency text: where and how big */
+	uint64_t lat_size;
+	char *lat_text;
+	size_t lat_len;
+};
+
+/*
+ * The metadata of a file kept as it was read, so that a writer can copy it
+ * into a new trace.dat (writer-dat.c).  Blobs are NUL-terminated; len does
+ * not count the NUL.
+ */
+struct tdat_blob {
+	char *data;
+	uint64_t len;
+};
+
+struct tdat_msys {		/* one event system and its format files */
+	char *name;
+	struct tdat_blob *fmts;
+	int nfmts;
+};
+
+struct tdat_mopt {		/* an option copied as it is (DATE, UNAME, ...) */
+	unsigned id;
+	struct tdat_blob b;
+};
+
+#define NSECTIONS	6	/* HEADER_INFO .. CMDLINES */
+
+struct tdat_meta {
+	unsigned user_long;	/* the header's long size byte */
+	struct tdat_blob header_page, header_event;
+	struct tdat_blob *ftrace;	/* ftrace event formats */
+	int nftrace;
+	struct tdat_msys *systems;
+	int nsystems;
+	struct tdat_blob kallsyms, printk, cmdlines;	/* data NULL: absent */
+	struct tdat_mopt *opts;		/* in file order */
+	int nopts;
+	/* v7: where each compressed section's stored bytes (after its header)
+	 * are in the source, so that a writer of the same compression can
+	 * copy them instead of compressing again; len 0: none */
+	uint64_t raw_off[NSECTIONS], raw_len[NSECTIONS];
+};
+
+/* Append a blob (taking @data) to an array; TDAT_ENOMEM leaves @data to the caller. */
+int meta_push(struct tdat_blob **arr, int *n, char *data, uint64_t len);
+/* Keep option @id's payload if it is one a writer copies. */
+int meta_keep_option(struct tdat_meta *m, unsigned id, const char *buf, uint64_t size);
+void meta_release(struct tdat_meta *m);
+
+struct tdat_file {
+	struct tdat_file_info info;
+	struct tdat_meta meta;
+	struct tdat_src src;
+	char errmsg[TDAT_MSG_LEN];
+	unsigned flags;		/* enum tdat_open_flags */
+
+	struct tep_handle *tep;
+	struct tep_plugin_list *plugins;
+	const struct tdat_codec *codec;
+	void *codec_ctx;
+
+	struct tdat_buffer *buffers;
+	int nbuffers;
+	bool meta_changed;	/* a format of the section being read was dropped or cut */
+
+	/* timestamp corrections */
+	double ts2secs;		/* ns a tick (tdat_open_opts.ts2secs_hz), 0: none */
+	bool ts2secs_given;	/* a ts2secs_hz, even if TDAT_OPEN_RAW_TS drops it */
+	int report_usecs;	/* trace-cmd report prints sec.usec (its IN_USECS flag),
+				 * else the number: info.in_usecs, but for ts2secs */
+	uint32_t tsc_mult, tsc_shift;
+	int tsync_enabled;
+	unsigned tsync_flags;
+	int tsync_ncpus;
+	struct tsync_cpu *tsync;
+
+	/* strings the info struct points into */
+	char *path, *name, *uname, *version, *clock, *cpustat, *zname, *zver;
+	int64_t user_offset;	/* tdat_open_opts.ts_offset, part of info.ts_offset */
+	char *strings;		/* v7 STRINGS */
+	size_t strings_len;
+
+	struct idtab types;	/* struct ttype by event type id, built on use */
+
+	/* cpustat.c: the CPUSTAT text parsed on first use */
+	struct tdat_kernel_cpu_stats *kstats;
+	uint64_t (*kraw)[2];	/* per entry: its oldest and now ts as printed (ns or clock) */
+	char **knames;		/* buffer names the text gives */
+	int nkstats, nknames;
+	bool kparsed;
+
+	bool syms_pending;	/* kallsyms kept, not given to libtraceevent yet */
+	bool is_piece;		/* a tdat-split piece (piece.c) */
+	struct tdat_piece piece;
+	char *piece_name;
+	char **warnings;	/* damage found while opening (file_warn) */
+	int nwarnings;
+	char **notes;		/* not damage: formats libtraceevent cannot print (unsupported.c) */
+	int nnotes;
+	int *unsupp_ids;	/* and their event type ids */
+	int nunsupp;
+};
+
+/* ---- fields.c: typed access to event fields ---- */
+
+enum tkind { TK_INT, TK_UINT, TK_PTR, TK_STR, TK_ARRAY };
+struct tmsg;
+
+struct tfield {
+	const char *name;	/* owned by libtraceevent */
+	unsigned offset, size, elem;
+	unsigned long flags;	/* TEP_FIELD_IS_* */
+	enum tkind kind;
+	bool stack;		/* ftrace:kernel_stack's caller: as many entries as
+				 * the record holds, up to a -1 (caller[8] or not) */
+	struct tmsg *msg;	/* not in the record: ftrace:bprint's message, as the
+				 * text output prints it after the ip (fields.c) */
+};
+
+/*
+ * One event type of a file: its own fields (not common_*) and the common
+ * ones.  A last field of size 0 (old kernels' "char buf; size:0") is read as
+ * the flexible array newer kernels declare ("char buf[]"); ftrace:bprint has
+ * one field more, "msg", its formatted message.
+ */
+struct ttype {
+	unsigned id;
+	const char *system, *name;	/* "" if the type has no format */
+	struct tep_event *event;	/* NULL if the type has no format */
+	struct tfield pid, cflags, preempt;	/* size 0, name NULL if absent */
+	uint64_t need;		/* a record this long holds every fixed field */
+	uint64_t fixed_end;	/* where the last fixed field ends */
+	bool dynamic;		/* some field is __data_loc or __rel_loc */
+	bool bounded;		/* the kernel sizes its records by the fields (not ftrace's
+				 * own events, flexible arrays or stacks) */
+	int nfields;
+	struct tfield fields[];
+};
+
+/* The type of @ev (built on first use, owned by the file); NULL without memory. */
+const struct ttype *file_type(struct tdat_file *f, const struct tdat_event *ev);
+const struct tfield *ttype_field(const struct ttype *t, const char *name);
+void file_types_free(struct tdat_file *f);
+/* A number field (TK_INT sign-extended); false if absent or outside the event. */
+bool tfield_num(const struct tdat_event *ev, const struct tfield *f, uint64_t *v);
+/*
+ * A string (without its NUL) or array field's bytes; false if outside the
+ * event.  A message field's text is valid until the next call for that type.
+ */
+bool tfield_bytes(const struct tdat_event *ev, const struct tfield *f, const unsigned char **p,
+		  unsigned *len);
+/*
+ * Whether every field of @t in @ev can be shown (a static array may hang
+ * RECORD_SLACK bytes over the end, as print-guard.c allows); if not, why.
+ */
+bool ttype_fits(const struct ttype *t, const struct tdat_event *ev, char *why, size_t len);
+/*
+ * Whether @ev is longer than the kernel makes a record of type @t (a damaged
+ * length, which hides the events it swallowed); if so, by how many bytes.
+ */
+bool ttype_overlong(const struct ttype *t, const struct tdat_event *ev, unsigned *extra);
+/* A record of @t no longer than this is never overlong (UINT64_MAX: no record of @t is). */
+uint64_t ttype_sure_len(const struct ttype *t);
+
+/* Hand kallsyms to libtraceevent now (writers that print function names). */
+void file_load_symbols(struct tdat_file *f);
+/* The kernel function at @addr (kallsyms loaded on first use), or NULL. */
+const char *function_name(struct tdat_file *f, uint64_t addr);
+
+/* Record damage found while opening that does not stop the file from opening. */
+void file_warn(struct tdat_file *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * unsupported.c: the format @buf of @system passed tep_guard_format() as
+ * TEP_GUARD_UNSUPP: note it, and remember its id for the text writer.
+ */
+void file_unsupported(struct tdat_file *f, const char *buf, const char *system);
+/* Whether event type @id of @f has such a print format. */
+bool file_print_unsupported(const struct tdat_file *f, int id);
+void file_unsupported_free(struct tdat_file *f);
+
+/* Convert a raw ring-buffer timestamp of @cpu into the reported one. */
+uint64_t file_ts(const struct tdat_file *f, uint64_t raw, int cpu);
+
+/* ---- cpustat.c: the kernel's per-CPU ring-buffer statistics ---- */
+
+/* Parse CPUSTAT @text (@len bytes) into @f's table, replacing it; 0 or TDAT_ENOMEM. */
+int cpustat_parse(struct tdat_file *f, const char *text, size_t len);
+void cpustat_free(struct tdat_file *f);
+
+/* Each figure, with the name trace processor gives it for a .pftrace (at the end). */
+struct kstat_field {
+	unsigned bit;		/* enum tdat_kstat_have */
+	const char *tp_name;	/* "ftrace_cpu_overrun_end", ... */
+	const char *desc;
+};
+
+#define KSTAT_NFIELDS 8
+extern const struct kstat_field kstat_fields[KSTAT_NFIELDS];
+/* The figure of @k that @bit names. */
+uint64_t kstat_value(const struct tdat_kernel_cpu_stats *k, unsigned bit);
+
+/* What a writer wrote of one input's buffers, for the kernel's figures per CPU. */
+struct kseen {
+	const struct tdat_file *f;
+	bool *used;		/* per buffer: an event of it was written */
+	int *base;		/* per buffer: where its CPUs start in lost[] */
+	uint64_t *lost;		/* per CPU of each buffer: lost events counted in the pages */
+};
+
+int kseen_init(struct kseen *k, const struct tdat_file *f);
+void kseen_event(struct kseen *k, const struct tdat_event *ev);
+void kseen_release(struct kseen *k);
+/*
+ * CPU @cpu's figures over the buffers written: counts summed, the oldest
+ * ts the earliest, now_ts the latest; where a buffer's text has no overrun,
+ * the lost events its pages counted stand in (so overrun is always set).
+ */
+void kseen_cpu(const struct kseen *k, struct tdat_file *f, int cpu,
+	       struct tdat_kernel_cpu_stats *out);
+
+/* Read an integer of @len bytes in the file's byte order. */
+uint64_t file_num(const struct tdat_file *f, const void *p, int len);
+
+/* The same for sizes 1, 2, 4, 8, fast on little-endian files. */
+static inline uint64_t field_raw(const struct tdat_file *f, const unsigned char *p, unsigned size)
+{
+	uint16_t v16;
+	uint32_t v32;
+	uint64_t v64;
+
+	if (f->info.big_endian)
+		return file_num(f, p, (int)size);
+	switch (size) {
+	case 1: return p[0];
+	case 2: memcpy(&v16, p, 2); return v16;
+	case 4: memcpy(&v32, p, 4); return v32;
+	default: memcpy(&v64, p, 8); return v64;
+	}
+}
+
+/* ---- dat-read.c, dat-options.c: the trace.dat parsers' shared pieces ---- */
+
+#define OPT_DONE	0
+#define OPT_DATE	1
+#define OPT_CPUSTAT	2
+#define OPT_BUFFER	3
+#define OPT_TRACECLOCK	4
+#define OPT_UNAME	5
+#define OPT_OFFSET	7
+#define OPT_CPUCOUNT	8
+#define OPT_VERSION	9
+#define OPT_PROCMAPS	10
+#define OPT_TRACEID	11
+#define OPT_TIME_SHIFT	12
+#define OPT_GUEST	13
+#define OPT_TSC2NSEC	14
+#define OPT_STRINGS	15
+#define OPT_HEADER_INFO	16
+#define OPT_FTRACE_EVENTS 17
+#define OPT_EVENT_FORMATS 18
+#define OPT_KALLSYMS	19
+#define OPT_PRINTK	20
+#define OPT_CMDLINES	21
+#define OPT_BUFFER_TEXT	22
+#define OPT_TDAT_PIECE	0x7464	/* ours: a tdat-split piece (piece.c); trace-cmd skips it */
+#define MAX_OPTION_SECTIONS 256
+#define MAX_CPUS	65536	/* more is damage, not a machine */
+#define SEC_FL_COMPRESS	1
+
+/*
+ * A reader over either the file (pread) or a decompressed section in
+ * memory.  Offsets in messages are file offsets (of the section when in
+ * memory).
+ */
+struct rd {
+	struct tdat_file *f;
+	uint64_t off;			/* file offset (file-backed) */
+	unsigned char *mem;		/* decompressed section, owned */
+	size_t mlen, mpos;
+	uint64_t sec_off;		/* file offset of the section */
+	uint64_t sec_size;		/* its size after the header */
+	uint64_t sec_zlen;		/* compressed: the block's bytes (sizes + data) */
+	/* file-backed: the last bytes read ahead, so that small numbers and
+	 * strings do not each cost a system call */
+	uint64_t win_off;
+	size_t win_len;
+	unsigned char win[4096];
+};
+
+uint64_t rd_left(const struct rd *r);
+int rd_fail(struct rd *r, const char *what);
+int rd_bytes(struct rd *r, void *dst, size_t n, const char *what);
+int rd_num(struct rd *r, int len, uint64_t *v, const char *what);
+int rd_blob(struct rd *r, uint64_t n, char **out, const char *what);
+int rd_sized(struct rd *r, int lenbytes, char **out, uint64_t *n, const char *what);
+int rd_str(struct rd *r, char **out, size_t max, const char *what);
+int rd_expect(struct rd *r, const char *tag, size_t n);
+void rd_drop_mem(struct rd *r);
+/* Enter the v7 section at @off, checking its id; decompressed if it is compressed. */
+int rd_section(struct rd *r, uint64_t off, unsigned want_id, unsigned *flags);
+
+struct opts_state {
+	uint64_t sections[NSECTIONS];	/* v7: offsets of HEADER_INFO.. */
+	bool has_clock_opt;
+	char *clock_text;
+};
+
+/* Read options until DONE; v7: @next is the offset of the next OPTIONS section. */
+int opts_read(struct rd *r, struct opts_state *st, uint64_t *next);
+/* Take the clock from trace_clock text ("... [local] ..."). */
+void opts_set_clock(struct tdat_file *f, const char *text);
+/* Whether trace-cmd takes trace clock @clock for one that counts ns (else ticks). */
+bool clock_counts_ns(const char *clock);
+int file_add_buffer(struct tdat_file *f, struct tdat_buffer **out);
+/* piece.c: the mark of a tdat-split piece */
+int piece_read(struct tdat_file *f, const char *buf, uint64_t size);
+/* The option's payload for @p (malloc'd, NUL included in *@len). */
+int piece_format(const struct tdat_piece *p, char **out, size_t *len);
+/* Whether two pieces can be read as one file: the same metadata and buffers. */
+bool piece_alike(const struct tdat_file *a, const struct tdat_file *b);
+/* dat-salvage.c: a v7 file cut inside its data; see there. */
+int v7_salvage(struct tdat_file *f, uint64_t from, const char *why);
+
+/* ---- dat-cpu.c: a cursor over one CPU of one buffer ---- */
+
+struct cursor {
+	struct tdat_file *f;
+	const struct tdat_buffer *b;
+	const struct tdat_cpu_info *ci;
+	int input, buffer;
+	int rank;		/* tie-break order in the merge */
+	unsigned piece;		/* the file's place in its split (0: not a piece) */
+	struct kbuffer *kbuf;
+
+	unsigned char *buf;	/* window of pages, or one decompressed chunk */
+	size_t buf_cap, buf_len;
+	size_t page_pos;	/* offset of the current page inside buf */
+	uint64_t buf_off;	/* file offset the window was read from */
+
+	uint64_t next_off;	/* next stored byte to read */
+	uint64_t end_off;
+	uint32_t chunks_left;	/* compressed data only */
+	unsigned char *zbuf;	/* one compressed chunk */
+	size_t zbuf_cap;
+
+	bool loaded;		/* a page is loaded in kbuf */
+	bool page_start;	/* next event is the page's first */
+	long long page_missed;	/* lost-events mark of the loaded page */
+	bool done;
+	struct tdat_event ev;
+	bool have;		/* ev is the peeked event */
+
+	/* damage seen; reported through the owner's callback */
+	void (*damage)(void *owner, const struct cursor *c, uint64_t off,
+		       uint64_t bytes, const char *reason);
+	void *owner;
+	uint64_t consumed;	/* stored bytes read so far */
+	uint64_t ubytes;	/* bytes after decompression */
+	size_t page_len;	/* bytes of the loaded page in buf (less at the end) */
+	const unsigned char *page;	/* the loaded page: in buf, or cut in cut */
+	unsigned char *cut;	/* a damaged page cut to its whole events */
+	struct {
+		unsigned id;	/* a type checked for overlong records (by id % 16), */
+		unsigned ok;	/* and a length its records never pass (0: none yet) */
+	} lens[16];
+	uint64_t nofmt;		/* bytes of records with no format on the page walked */
+};
+
+int cursor_init(struct cursor *c, struct tdat_file *f, int input, int buffer, int cpu_index);
+/*
+ * The reason given for records of a type with no format; damage_push() sums
+ * them into one entry per CPU, from the first one's offset.
+ */
+extern const char damage_no_format[];
+/* Note a damaged region of cursor @c in a list (merge.c; the last entry sums past a limit). */
+void damage_push(struct tdat_damage **list, int *n, const struct cursor *c, uint64_t off,
+		 uint64_t bytes, const char *reason);
+/* Peek the next event: 0 with c->ev set, TDAT_END, or a negative error. */
+int cursor_peek(struct cursor *c);
+static inline void cursor_advance(struct cursor *c) { c->have = false; }
+/* Before the first peek: skip the pages (or chunks) that end before @ts. */
+int cursor_seek(struct cursor *c, uint64_t ts);
+void cursor_release(struct cursor *c);
+/*
+ * The next whole page, for copying: its header and the extent of each of
+ * its events are checked (a damaged page is reported and skipped), events
+ * are not decoded.  0 with *@page and *@len set, TDAT_END, or an error.
+ * Not mixed with cursor_peek().
+ */
+int cursor_next_page(struct cursor *c, const unsigned char **page, size_t *len);
+
+/* File @i of every file added to @m, the pieces of a split too; NULL past the end. */
+struct tdat_file *merge_member(const struct tdat_merge *m, int i);
+
+/*
+ * Hand every undamaged page of every CPU of @m to @fn, one CPU after the
+ * other (damage is recorded as usual); @fn's non-zero return stops it.
+ * Only before the merge has started; the merge is used up.
+ */
+int merge_copy_pages(struct tdat_merge *m,
+		     int (*fn)(void *arg, const struct cursor *c, const unsigned char *page, size_t len),
+		     void *arg);
+
+
+#endif /* TDAT_READ_H */

@@ -1,0 +1,772 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * select.c - which events a tool keeps, shared by every tool: event names
+ * (SYSTEM:EVENT globs), libtraceevent filter expressions in the grammar of
+ * `trace-cmd report -F` (positive, and negative with -v), CPUs, pids, comm
+ * globs, buffers and a time window.  Filter strings are compiled against
+ * each input's own event formats when the selection is bound to a merge.
+ * As trace-cmd does, a kernel_stack/user_stack event is kept when the event
+ * it belongs to (the one before it on its CPU) was kept.
+ */
+#include <fnmatch.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include "read/read.h"
+
+#define MAX_LIST 4096
+
+struct strlist {
+	char **v;
+	int n;
+};
+
+struct tdat_select {
+	struct strlist events, filters, nfilters, comms, buffers;
+	bool top;			/* --top: the top buffer */
+	unsigned char *cpus;		/* bitmap, NULL: any */
+	int64_t *pids;			/* sorted, NULL: any */
+	int npids;
+	bool has_start, has_end, start_rel, end_rel;
+	int64_t start, end;		/* ns; relative ones add the first event's ts */
+	bool based;
+
+	int ninputs;
+	struct tep_event_filter **pos, **neg;	/* per input */
+	bool *last_kept;		/* per (input, buffer, cpu) slot */
+	int nslots;
+	int *slot_base;			/* per input: first slot */
+	unsigned char *names;		/* per input and type id: 0 unknown, 1 -e match, 2 not */
+	/* until one event is kept: how many were looked at and passed each test alone */
+	uint64_t seen, kept, passed[TDAT_SEL_NCRITERIA];
+	char errmsg[TDAT_MSG_LEN];
+};
+
+static int add(struct strlist *l, const char *s)
+{
+	char **v = realloc(l->v, sizeof(*v) * (size_t)(l->n + 1));
+
+	if (!v)
+		return TDAT_ENOMEM;
+	l->v = v;
+	if (!(v[l->n] = strdup(s)))
+		return TDAT_ENOMEM;
+	l->n++;
+	return 0;
+}
+
+static void drop(struct strlist *l)
+{
+	for (int i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+struct tdat_select *tdat_select_new(void)
+{
+	return calloc(1, sizeof(struct tdat_select));
+}
+
+void tdat_select_free(struct tdat_select *s)
+{
+	if (!s)
+		return;
+	drop(&s->events);
+	drop(&s->filters);
+	drop(&s->nfilters);
+	drop(&s->comms);
+	drop(&s->buffers);
+	for (int i = 0; i < s->ninputs; i++) {
+		if (s->pos && s->pos[i])
+			tep_filter_free(s->pos[i]);
+		if (s->neg && s->neg[i])
+			tep_filter_free(s->neg[i]);
+	}
+	free(s->pos);
+	free(s->neg);
+	free(s->cpus);
+	free(s->pids);
+	free(s->last_kept);
+	free(s->slot_base);
+	free(s->names);
+	free(s);
+}
+
+const char *tdat_select_errmsg(const struct tdat_select *s)
+{
+	return s->errmsg;
+}
+
+int tdat_select_event(struct tdat_select *s, const char *glob)
+{
+	return add(&s->events, glob);
+}
+
+int tdat_select_filter(struct tdat_select *s, const char *expr, bool negative)
+{
+	return add(negative ? &s->nfilters : &s->filters, expr);
+}
+
+int tdat_select_comm(struct tdat_select *s, const char *glob)
+{
+	return add(&s->comms, glob);
+}
+
+int tdat_select_buffer(struct tdat_select *s, const char *name)
+{
+	if (!name || !*name) {
+		s->top = true;
+		return 0;
+	}
+	return add(&s->buffers, name);
+}
+
+/* "0,3-5": each number or range within [0, max); calls @set for each. */
+static int parse_list(struct tdat_select *s, const char *list, int64_t max,
+		      int (*set)(struct tdat_select *, int64_t))
+{
+	const char *p = list;
+
+	while (*p) {
+		char *end;
+		long long a = strtoll(p, &end, 10), b = a;
+		int ret;
+
+		if (end == p || a < 0)
+			goto bad;
+		p = end;
+		if (*p == '-') {
+			b = strtoll(p + 1, &end, 10);
+			if (end == p + 1 || b < a)
+				goto bad;
+			p = end;
+		}
+		if (b >= max || b - a >= MAX_LIST)
+			goto bad;
+		for (long long v = a; v <= b; v++)
+			if ((ret = set(s, v)))
+				return ret;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			goto bad;
+	}
+	return 0;
+bad:
+	tdat_msg(s->errmsg, "invalid list '%s' (want numbers and ranges like 0,3-5)", list);
+	return TDAT_EINVAL;
+}
+
+static int set_cpu(struct tdat_select *s, int64_t cpu)
+{
+	if (!s->cpus && !(s->cpus = calloc(65536 / 8, 1)))
+		return TDAT_ENOMEM;
+	s->cpus[cpu / 8] |= (unsigned char)(1u << (cpu % 8));
+	return 0;
+}
+
+static int set_pid(struct tdat_select *s, int64_t pid)
+{
+	int64_t *p = realloc(s->pids, sizeof(*p) * (size_t)(s->npids + 1));
+
+	if (!p)
+		return TDAT_ENOMEM;
+	s->pids = p;
+	p[s->npids++] = pid;
+	return 0;
+}
+
+int tdat_select_cpus(struct tdat_select *s, const char *list)
+{
+	return parse_list(s, list, 65536, set_cpu);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int tdat_select_pids(struct tdat_select *s, const char *list)
+{
+	int ret = parse_list(s, list, (int64_t)1 << 32, set_pid);
+
+	if (!ret)
+		qsort(s->pids, (size_t)s->npids, sizeof(*s->pids), cmp_i64);
+	return ret;
+}
+
+int tdat_select_window(struct tdat_select *s, int which, int64_t ns, bool relative)
+{
+	if (which == 0) {
+		s->has_start = true;
+		s->start = ns;
+		s->start_rel = relative;
+	} else {
+		s->has_end = true;
+		s->end = ns;
+		s->end_rel = relative;
+	}
+	return 0;
+}
+
+/* ---- binding to the inputs ---- */
+
+static int compile(struct tdat_select *s, struct tep_handle *tep, struct strlist *l,
+		   struct tep_event_filter **out)
+{
+	char buf[256];
+
+	if (!l->n)
+		return 0;
+	if (!(*out = tep_filter_alloc(tep)))
+		return TDAT_ENOMEM;
+	for (int i = 0; i < l->n; i++) {
+		size_t at;
+		const char *flaw = tep_guard_filter(l->v[i], &at);
+		enum tep_errno err;
+
+		if (flaw) {
+			if (l->v[i][at])
+				tdat_msg(s->errmsg, "filter '%s': %s, at \"%.24s%s\"", l->v[i], flaw,
+					 l->v[i] + at, strlen(l->v[i] + at) > 24 ? "..." : "");
+			else
+				tdat_msg(s->errmsg, "filter '%s': %s, at its end", l->v[i], flaw);
+			return TDAT_EINVAL;
+		}
+		err = tep_filter_add_filter_str(*out, l->v[i]);
+		if (err < 0) {
+			tep_filter_strerror(*out, err, buf, sizeof(buf));
+			tdat_msg(s->errmsg, "filter '%s': %s", l->v[i], buf);
+			return TDAT_EINVAL;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Resolve relative times against the first event, and let the merge skip
+ * the pages before the window instead of decoding them.
+ */
+static int seek_start(struct tdat_select *s, struct tdat_merge *m)
+{
+	uint64_t first;
+	int ret;
+
+	if (!s->has_start && !s->end_rel)
+		return 0;
+	if (s->start_rel || s->end_rel) {
+		ret = tdat_merge_first_ts(m, &first);
+		if (ret == TDAT_END)
+			return 0;
+		if (ret)
+			return ret;
+		if (s->start_rel)
+			s->start += (int64_t)first;
+		if (s->end_rel)
+			s->end += (int64_t)first;
+	}
+	s->based = true;
+	return s->has_start && s->start > 0 ? tdat_merge_seek(m, (uint64_t)s->start) : 0;
+}
+
+/* ---- names the inputs must have ---- */
+
+/* Whether an event glob ("SYS:EVENT", or one glob for either) fits an event. */
+static bool glob_fits(const char *g, const char *system, const char *name)
+{
+	char full[512];
+
+	if (!strchr(g, ':'))
+		return !fnmatch(g, name, 0) || !fnmatch(g, system, 0);
+	snprintf(full, sizeof(full), "%s:%s", system, name);
+	return !fnmatch(g, full, 0);
+}
+
+/* Levenshtein distance of two short names (longer ones count as far apart). */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[65];
+
+	if (la > 64 || lb > 64)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0], up;
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			up = row[j];
+			row[j] = a[i - 1] == b[j - 1] ? diag :
+				 1 + (diag < up ? (diag < row[j - 1] ? diag : row[j - 1]) :
+					      (up < row[j - 1] ? up : row[j - 1]));
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* Keep @cand in *@best when it is nearer @want than what is there (and near at all). */
+static void nearer(const char *want, const char *cand, const char **best, size_t *dist)
+{
+	size_t d = edit_distance(want, cand), len = strlen(want);
+
+	if (d < *dist && d <= (len / 3 > 2 ? len / 3 : 2) && d < len) {
+		*best = cand;
+		*dist = d;
+	}
+}
+
+/* Every event format of every input: @fn(arg, event) until it returns true. */
+static bool each_event(struct tdat_merge *m, bool (*fn)(void *, struct tep_event *), void *arg)
+{
+	for (int i = 0; i < tdat_merge_nfiles(m); i++) {
+		struct tep_handle *tep = tdat_merge_file(m, i)->tep;
+
+		for (int k = 0; tep && k < tep_get_events_count(tep); k++)
+			if (fn(arg, tep_get_event(tep, k)))
+				return true;
+	}
+	return false;
+}
+
+struct glob_hunt {
+	const char *glob, *sys, *ev;	/* sys and ev: the parts around ':' (NULL: none) */
+	bool sys_hit;			/* some system matches sys */
+	const char *best;		/* the nearest name to what does not match */
+	size_t dist;
+};
+
+static bool glob_hits(void *arg, struct tep_event *e)
+{
+	const struct glob_hunt *h = arg;
+
+	return glob_fits(h->glob, e->system, e->name);
+}
+
+static bool glob_near(void *arg, struct tep_event *e)
+{
+	struct glob_hunt *h = arg;
+
+	if (h->sys && !fnmatch(h->sys, e->system, 0)) {
+		h->sys_hit = true;
+		nearer(h->ev, e->name, &h->best, &h->dist);
+	} else if (h->sys) {
+		nearer(h->sys, e->system, &h->best, &h->dist);
+	} else {
+		nearer(h->glob, e->name, &h->best, &h->dist);
+		nearer(h->glob, e->system, &h->best, &h->dist);
+	}
+	return false;
+}
+
+/* Whether @list ("a, b, c") holds @name as one of its items. */
+static bool listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = strstr(list, name); p; p = strstr(p + 1, name))
+		if ((p == list || p[-1] == ' ') && (!p[n] || p[n] == ','))
+			return true;
+	return false;
+}
+
+static bool list_system(void *arg, struct tep_event *e)
+{
+	char *list = arg;
+	size_t len = strlen(list);
+
+	if (len > 160 || listed(list, e->system))
+		return len > 160;
+	snprintf(list + len, 200 - len, "%s%s", len ? ", " : "", e->system);
+	return false;
+}
+
+/* An event glob that matches no format of any input: name the nearest one. */
+static int glob_missing(struct tdat_select *s, struct tdat_merge *m, const char *g)
+{
+	struct glob_hunt h = { .glob = g, .dist = SIZE_MAX };
+	char sys[128], list[200] = "";
+	const char *colon = strchr(g, ':');
+
+	if (colon && (size_t)(colon - g) < sizeof(sys)) {
+		memcpy(sys, g, (size_t)(colon - g));
+		sys[colon - g] = '\0';
+		h.sys = sys;
+		h.ev = colon + 1;
+	}
+	each_event(m, glob_near, &h);
+	if (h.best && h.sys && h.sys_hit)
+		tdat_msg(s->errmsg, "event '%s' matches no event format of the input; did you mean "
+			 "'%s:%s'?", g, sys, h.best);
+	else if (h.best && h.sys)
+		tdat_msg(s->errmsg, "event '%s' matches no event format of the input; did you mean "
+			 "'%s:%s'?", g, h.best, h.ev);
+	else if (h.best)
+		tdat_msg(s->errmsg, "event '%s' matches no event format of the input; did you mean "
+			 "'%s'?", g, h.best);
+	else {
+		each_event(m, list_system, list);
+		tdat_msg(s->errmsg, "event '%s' matches no event format of the input (its systems: "
+			 "%s)", g, *list ? list : "none");
+	}
+	return TDAT_EINVAL;
+}
+
+static int check_events(struct tdat_select *s, struct tdat_merge *m)
+{
+	for (int i = 0; i < s->events.n; i++) {
+		struct glob_hunt h = { .glob = s->events.v[i] };
+
+		if (!each_event(m, glob_hits, &h))
+			return glob_missing(s, m, s->events.v[i]);
+	}
+	return 0;
+}
+
+/* The buffer names of the inputs, as "top, foo" (the top buffer as "top"). */
+static void buffer_names(struct tdat_merge *m, char *list, size_t len)
+{
+	*list = '\0';
+	for (int i = 0; i < tdat_merge_nfiles(m); i++) {
+		struct tdat_file *f = tdat_merge_file(m, i);
+
+		for (int b = 0; b < f->nbuffers; b++) {
+			const char *name = *f->buffers[b].info.name ? f->buffers[b].info.name : "top";
+			size_t used = strlen(list);
+
+			snprintf(list + used, len - used, "%s%s", used ? ", " : "", name);
+		}
+	}
+}
+
+static bool has_buffer(struct tdat_merge *m, const char *name, const char **best, size_t *dist)
+{
+	for (int i = 0; i < tdat_merge_nfiles(m); i++) {
+		struct tdat_file *f = tdat_merge_file(m, i);
+
+		for (int b = 0; b < f->nbuffers; b++) {
+			if (!strcmp(f->buffers[b].info.name, name))
+				return true;
+			if (name[0] && f->buffers[b].info.name[0])
+				nearer(name, f->buffers[b].info.name, best, dist);
+		}
+	}
+	return false;
+}
+
+static int check_buffers(struct tdat_select *s, struct tdat_merge *m)
+{
+	char list[256];
+
+	for (int i = -1; i < s->buffers.n; i++) {
+		const char *name = i < 0 ? "" : s->buffers.v[i], *best = NULL;
+		size_t dist = SIZE_MAX;
+
+		if ((i < 0 && !s->top) || has_buffer(m, name, &best, &dist))
+			continue;
+		buffer_names(m, list, sizeof(list));
+		if (best)
+			tdat_msg(s->errmsg, "no input has a buffer \"%s\"; did you mean \"%s\"? (buffers: %s)",
+				 name, best, list);
+		else
+			tdat_msg(s->errmsg, "no input has %s%s%s (buffers: %s)", *name ? "a buffer \"" :
+				 "a top buffer", name, *name ? "\"" : "", list);
+		return TDAT_EINVAL;
+	}
+	return 0;
+}
+
+/* Set in @have the CPU ids of every buffer of every input. */
+static void input_cpus(struct tdat_merge *m, unsigned char *have)
+{
+	for (int i = 0; i < tdat_merge_nfiles(m); i++) {
+		struct tdat_file *f = tdat_merge_file(m, i);
+
+		for (int b = 0; b < f->nbuffers; b++)
+			for (int c = 0; c < f->buffers[b].info.ncpus; c++) {
+				int cpu = f->buffers[b].info.cpus[c].cpu;
+
+				if (cpu >= 0 && cpu < 65536)
+					have[cpu / 8] |= (unsigned char)(1u << (cpu % 8));
+			}
+	}
+}
+
+/* "0-3, 8": the CPUs set in @bits, into @out. */
+static void cpu_ranges(const unsigned char *bits, char *out, size_t len)
+{
+	*out = '\0';
+	for (int c = 0; c < 65536; c++) {
+		int e = c;
+		size_t used = strlen(out);
+
+		if (!(bits[c / 8] & (1u << (c % 8))))
+			continue;
+		while (e + 1 < 65536 && (bits[(e + 1) / 8] & (1u << ((e + 1) % 8))))
+			e++;
+		if (used + 24 >= len)
+			break;
+		snprintf(out + used, len - used, e > c ? "%s%d-%d" : "%s%d", used ? ", " : "", c, e);
+		c = e;
+	}
+}
+
+static int check_cpus(struct tdat_select *s, struct tdat_merge *m)
+{
+	unsigned char *have;
+	char list[200];
+	int missing = -1;
+
+	if (!s->cpus)
+		return 0;
+	if (!(have = calloc(65536 / 8, 1)))
+		return TDAT_ENOMEM;
+	input_cpus(m, have);
+	for (int c = 0; c < 65536 && missing < 0; c++)
+		if ((s->cpus[c / 8] & (1u << (c % 8))) && !(have[c / 8] & (1u << (c % 8))))
+			missing = c;
+	if (missing >= 0) {
+		cpu_ranges(have, list, sizeof(list));
+		tdat_msg(s->errmsg, "no input has CPU %d (CPUs: %s)", missing, *list ? list : "none");
+	}
+	free(have);
+	return missing >= 0 ? TDAT_EINVAL : 0;
+}
+
+/* A window that ends before it starts, once relative times are known. */
+static int check_window(struct tdat_select *s)
+{
+	bool known = s->based || (!s->start_rel && !s->end_rel);
+
+	if (!s->has_start || !s->has_end || !known || s->end >= s->start)
+		return 0;
+	tdat_msg(s->errmsg, "the time window ends (%lld.%09lld) before it starts (%lld.%09lld)",
+		 (long long)(s->end / 1000000000), (long long)(s->end % 1000000000),
+		 (long long)(s->start / 1000000000), (long long)(s->start % 1000000000));
+	return TDAT_EINVAL;
+}
+
+int tdat_select_bind(struct tdat_select *s, struct tdat_merge *m)
+{
+	int n = tdat_merge_nfiles(m), ret;
+
+	s->ninputs = n;
+	s->pos = calloc((size_t)n + 1, sizeof(*s->pos));
+	s->neg = calloc((size_t)n + 1, sizeof(*s->neg));
+	s->slot_base = calloc((size_t)n + 1, sizeof(*s->slot_base));
+	if (!s->pos || !s->neg || !s->slot_base)
+		return TDAT_ENOMEM;
+	for (int i = 0; i < n; i++) {
+		struct tdat_file *f = tdat_merge_file(m, i);
+
+		s->slot_base[i] = s->nslots;
+		s->nslots += f->nbuffers * 256;
+		if ((ret = compile(s, f->tep, &s->filters, &s->pos[i])) ||
+		    (ret = compile(s, f->tep, &s->nfilters, &s->neg[i])))
+			return ret;
+	}
+	s->last_kept = calloc((size_t)s->nslots + 1, sizeof(*s->last_kept));
+	if (!s->last_kept)
+		return TDAT_ENOMEM;
+	if (s->events.n && !(s->names = calloc((size_t)n << 16, 1)))
+		return TDAT_ENOMEM;
+	if ((ret = check_events(s, m)) || (ret = check_buffers(s, m)) || (ret = check_cpus(s, m)))
+		return ret;
+	if ((ret = check_window(s)) || (ret = seek_start(s, m)))
+		return ret;
+	return check_window(s);
+}
+
+/* ---- matching ---- */
+
+static bool glob_match(const struct tdat_select *s, const struct ttype *t)
+{
+	for (int i = 0; i < s->events.n; i++)
+		if (glob_fits(s->events.v[i], t->system, t->name))
+			return true;
+	return false;
+}
+
+/* -e globs, matched once per input and event type. */
+static bool name_match(const struct tdat_select *s, const struct ttype *t, int input)
+{
+	unsigned char *c;
+
+	if (!s->events.n)
+		return true;
+	if (!s->names || t->id > 0xffff)
+		return glob_match(s, t);
+	c = &s->names[((size_t)input << 16) + t->id];
+	if (!*c)
+		*c = glob_match(s, t) ? 1 : 2;
+	return *c == 1;
+}
+
+static bool filter_match(const struct tdat_select *s, struct tep_event_filter *f,
+			 const struct tdat_event *ev)
+{
+	struct tep_record rec = { .ts = ev->ts, .cpu = ev->cpu, .data = (void *)ev->data,
+				  .size = (int)ev->size };
+	int r = tep_filter_match(f, &rec);
+
+	return r == TEP_ERRNO__FILTER_MATCH || r == TEP_ERRNO__NO_FILTER;
+}
+
+static bool task_match(const struct tdat_select *s, const struct tdat_event *ev)
+{
+	int pid;
+
+	if (!s->npids && !s->comms.n)
+		return true;
+	pid = tdat_event_pid(ev);
+	if (s->npids && !bsearch(&(int64_t){ pid }, s->pids, (size_t)s->npids, sizeof(*s->pids), cmp_i64))
+		return false;
+	for (int i = 0; i < s->comms.n; i++)
+		if (!fnmatch(s->comms.v[i], tdat_event_comm(ev, pid), 0))
+			return true;
+	return !s->comms.n;
+}
+
+static bool buffer_match(const struct tdat_select *s, const struct tdat_event *ev)
+{
+	const char *name = ev->file->buffers[ev->buffer].info.name;
+
+	if (!s->top && !s->buffers.n)
+		return true;
+	if (!name[0])
+		return s->top;
+	for (int i = 0; i < s->buffers.n; i++)
+		if (!strcmp(s->buffers.v[i], name))
+			return true;
+	return false;
+}
+
+static bool time_match(struct tdat_select *s, const struct tdat_event *ev)
+{
+	if (!s->based) {
+		/* relative times count from the first event of the whole timeline */
+		s->based = true;
+		if (s->start_rel)
+			s->start += (int64_t)ev->ts;
+		if (s->end_rel)
+			s->end += (int64_t)ev->ts;
+	}
+	return (!s->has_start || (int64_t)ev->ts >= s->start) && (!s->has_end || (int64_t)ev->ts <= s->end);
+}
+
+static bool is_stack(const struct ttype *t)
+{
+	return !strcmp(t->system, "ftrace") &&
+	       (!strcmp(t->name, "kernel_stack") || !strcmp(t->name, "user_stack"));
+}
+
+bool tdat_select_done(const struct tdat_select *s, const struct tdat_event *ev)
+{
+	return s->based && s->has_end && (int64_t)ev->ts > s->end;
+}
+
+static bool cpu_match(const struct tdat_select *s, const struct tdat_event *ev)
+{
+	return !s->cpus || (ev->cpu >= 0 && ev->cpu < 65536 &&
+			    (s->cpus[ev->cpu / 8] & (1u << (ev->cpu % 8))));
+}
+
+/*
+ * Until the first event is kept, every test is also applied to every event
+ * on its own and counted, so that an empty result can be explained: which
+ * test no event passed (tdat_select_why_empty()).
+ */
+static void count_tests(struct tdat_select *s, const struct tdat_event *ev)
+{
+	const struct ttype *t = file_type(ev->file, ev);
+	bool ok[TDAT_SEL_NCRITERIA];
+
+	ok[TDAT_SEL_WINDOW] = time_match(s, ev);
+	ok[TDAT_SEL_BUFFER] = buffer_match(s, ev);
+	ok[TDAT_SEL_CPU] = cpu_match(s, ev);
+	ok[TDAT_SEL_EVENT] = t && name_match(s, t, ev->input);
+	ok[TDAT_SEL_TASK] = task_match(s, ev);
+	ok[TDAT_SEL_FILTER] = !s->pos || !s->pos[ev->input] || filter_match(s, s->pos[ev->input], ev);
+	if (ok[TDAT_SEL_FILTER] && s->neg && s->neg[ev->input])
+		ok[TDAT_SEL_FILTER] = !filter_match(s, s->neg[ev->input], ev);
+	s->seen++;
+	for (int i = 0; i < TDAT_SEL_NCRITERIA; i++)
+		s->passed[i] += ok[i];
+}
+
+static bool match(struct tdat_select *s, const struct tdat_event *ev)
+{
+	const struct ttype *t;
+	bool *last = NULL, keep;
+
+	if (!time_match(s, ev) || !buffer_match(s, ev) || !cpu_match(s, ev))
+		return false;
+	if (!(t = file_type(ev->file, ev)))
+		return false;
+	if (s->slot_base && ev->cpu >= 0 && ev->cpu < 256)
+		last = &s->last_kept[s->slot_base[ev->input] + ev->buffer * 256 + ev->cpu];
+	keep = name_match(s, t, ev->input) && task_match(s, ev) &&
+	       (!s->pos || !s->pos[ev->input] || filter_match(s, s->pos[ev->input], ev));
+	/* as trace-cmd: a stack trace goes with the event before it on its CPU */
+	if (!keep && last && is_stack(t))
+		keep = *last;
+	if (keep && s->neg && s->neg[ev->input])
+		keep = !filter_match(s, s->neg[ev->input], ev);
+	if (last)
+		*last = keep;
+	return keep;
+}
+
+bool tdat_select_match(struct tdat_select *s, const struct tdat_event *ev)
+{
+	bool keep;
+
+	if (!s->kept)
+		count_tests(s, ev);
+	keep = match(s, ev);
+	s->kept |= keep;
+	return keep;
+}
+
+int tdat_select_why_empty(struct tdat_select *s, struct tdat_merge *m,
+			  struct tdat_select_empty *out)
+{
+	bool window = s->has_start || s->has_end;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->criterion = -1;
+	out->seen = s->seen;
+	ret = tdat_merge_span(m, &out->first, &out->last);
+	if (ret == TDAT_END) {
+		out->no_events = true;
+		return 0;
+	}
+	if (ret)
+		return ret;
+	if (!s->based) {	/* no event was looked at: relative times count from the span's start */
+		s->based = true;
+		s->start += s->start_rel ? (int64_t)out->first : 0;
+		s->end += s->end_rel ? (int64_t)out->first : 0;
+	}
+	out->has_start = s->has_start;
+	out->has_end = s->has_end;
+	out->start = s->start;
+	out->end = s->end;
+	/* events a window skipped were never looked at: they all failed it */
+	if (window && (!s->seen || !s->passed[TDAT_SEL_WINDOW])) {
+		out->criterion = TDAT_SEL_WINDOW;
+		return 0;
+	}
+	for (int i = 0; i < TDAT_SEL_NCRITERIA && s->seen; i++)
+		if (!s->passed[i]) {
+			out->criterion = i;
+			break;
+		}
+	return 0;
+}

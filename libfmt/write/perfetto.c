@@ -1,0 +1,513 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * perfetto.c - the "perfetto" format: a Perfetto protobuf trace
+ * (perfetto.protos.Trace, a stream of TracePacket records) that
+ * ui.perfetto.dev and trace_processor open like one of Perfetto's own
+ * kernel captures, streamed in bounded memory:
+ *
+ *   SystemInfo     utsname from the trace's uname, first, so that trace
+ *                  processor decodes prev_state for the right kernel
+ *   FtraceEventBundle, per CPU, in time order, up to BUNDLE_EVENTS events
+ *                  (or BUNDLE_BYTES) each; a bundle after lost events has
+ *                  lost_events set
+ *   ProcessTree    at the end, from the process model (procs.c), stamped
+ *                  with the first event's time: threads that were there
+ *                  when tracing started; a second one stamped with the last
+ *                  event's time for those created during the trace and
+ *                  still alive at its end (trace processor sorts packets
+ *                  by time, so where they are in the file does not matter)
+ *   FtraceStats    start and end of trace; at the end, per CPU, the kernel's
+ *                  own figures of its ring buffers (the CPUSTAT text:
+ *                  entries, overrun, commit overrun, bytes, oldest event
+ *                  and now ts, dropped and read events) summed over the
+ *                  buffers written, as Perfetto's recorder writes them from
+ *                  per_cpu/cpuN/stats; where the text has no overrun, the
+ *                  lost events counted in the pages
+ *
+ * Each event becomes an FtraceEvent (perfetto-events.c) with its timestamp
+ * and pid.  Timestamps are the trace's own (corrected as for every format),
+ * taken by trace processor as its default clock; ftrace_clock is left
+ * unset.  Every packet is on trusted_packet_sequence_id 1; no incremental
+ * state is used.  With several inputs, the CPUs of input N are numbered
+ * after those of inputs 0..N-1; pids are written as they are.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "perfetto.h"
+
+#define BUNDLE_EVENTS 4096
+#define BUNDLE_BYTES (64 * 1024)	/* bounds memory: 128 KiB at most a CPU */
+#define SEQ_ID 1
+
+/* Field numbers of Perfetto's trace.proto, trace_packet.proto and friends. */
+enum {
+	PF_TRACE_PACKET = 1,
+	PF_PKT_FTRACE_EVENTS = 1, PF_PKT_PROCESS_TREE = 2, PF_PKT_TIMESTAMP = 8,
+	PF_PKT_SEQ_ID = 10, PF_PKT_SEQ_FLAGS = 13, PF_PKT_FTRACE_STATS = 34,
+	PF_PKT_SYSTEM_INFO = 45, PF_PKT_FIRST_ON_SEQ = 87,
+	PF_BUNDLE_CPU = 1, PF_BUNDLE_LOST = 3,
+	PF_SYS_UTSNAME = 1, PF_SYS_PAGE_SIZE = 6, PF_SYS_NUM_CPUS = 8,
+	PF_UTS_SYSNAME = 1, PF_UTS_VERSION = 2, PF_UTS_RELEASE = 3, PF_UTS_MACHINE = 4,
+	PF_PT_PROCESS = 1, PF_PT_THREAD = 2,
+	PF_PROC_PID = 1, PF_PROC_PPID = 2, PF_PROC_CMDLINE = 3, PF_PROC_IS_COMM = 9,
+	PF_THR_TID = 1, PF_THR_NAME = 2, PF_THR_TGID = 3,
+	PF_FS_PHASE = 1, PF_FS_CPU_STATS = 2,
+	PF_CS_CPU = 1, PF_CS_ENTRIES = 2, PF_CS_OVERRUN = 3, PF_CS_COMMIT_OVERRUN = 4,
+	PF_CS_BYTES_READ = 5, PF_CS_OLDEST_EVENT_TS = 6, PF_CS_NOW_TS = 7,
+	PF_CS_DROPPED_EVENTS = 8, PF_CS_READ_EVENTS = 9,
+};
+
+#define SEQ_INCREMENTAL_STATE_CLEARED 1
+#define PHASE_START 1
+#define PHASE_END 2
+
+/* One CPU of one input: the body of the bundle being filled. */
+struct pf_stream {
+	struct tdat_sink body;	/* FtraceEvent fields, a memory sink */
+	unsigned n;		/* events in body */
+	bool lost;		/* events were lost before body's first */
+	bool used;
+};
+
+struct pf_input {
+	struct idtab types;	/* struct pf_type by event type id, compiled on use */
+	struct pf_stream *cpus;
+	int ncpus;
+	int cpu_base;		/* the output number of its CPU 0 */
+	struct kseen seen;	/* buffers written, lost events per buffer and CPU */
+};
+
+struct pf {
+	struct pf_input *in;
+	int ninputs;
+	struct procmodel *pm;
+	unsigned char *fed;	/* per utid: the process model saw the thread */
+	int nfed;
+	bool any;
+	uint64_t first_ts, last_ts;
+	struct tdat_sink pkt;	/* one packet being built (memory sink) */
+};
+
+/* ---- packets ---- */
+
+/* Write the packet built in p->pkt (with the sequence id) as a Trace.packet. */
+static void put_packet(struct pf *p, struct tdat_sink *out)
+{
+	pb_varint(&p->pkt, PF_PKT_SEQ_ID, SEQ_ID);
+	pb_bytes(out, PF_TRACE_PACKET, p->pkt.buf, p->pkt.len);
+	p->pkt.len = 0;
+}
+
+/* The bundle of one CPU; its length is known, so the body is copied once. */
+static void flush_stream(struct tdat_sink *out, struct pf_stream *s, unsigned cpu)
+{
+	uint64_t blen, plen;
+
+	if (!s->n)
+		return;
+	blen = 1 + pb_varint_size(cpu) + (s->lost ? 2 : 0) + s->body.len;
+	plen = 1 + pb_varint_size(blen) + blen + 1 + pb_varint_size(SEQ_ID);
+	pb_head(out, PF_TRACE_PACKET, plen);
+	pb_head(out, PF_PKT_FTRACE_EVENTS, blen);
+	pb_varint(out, PF_BUNDLE_CPU, cpu);
+	if (s->lost)
+		pb_varint(out, PF_BUNDLE_LOST, 1);
+	sink_write(out, s->body.buf, s->body.len);
+	pb_varint(out, PF_PKT_SEQ_ID, SEQ_ID);
+	s->body.len = 0;
+	s->n = 0;
+	s->lost = false;
+}
+
+static void put_str(struct tdat_sink *s, unsigned field, const char *str, size_t n)
+{
+	if (n)
+		pb_bytes(s, field, str, n);
+}
+
+/* "sysname nodename release [version] machine" as trace-cmd saves uname. */
+static void put_utsname(struct tdat_sink *s, const char *u)
+{
+	const char *tok[3], *end = u + strlen(u), *last, *ver;
+	size_t len[3];
+	size_t at = pb_begin(s, PF_SYS_UTSNAME);
+
+	for (int i = 0; i < 3; i++) {
+		u += strspn(u, " ");
+		tok[i] = u;
+		len[i] = strcspn(u, " ");
+		u += len[i];
+	}
+	while (end > u && end[-1] == ' ')
+		end--;
+	for (last = end; last > u && last[-1] != ' '; last--)
+		;
+	put_str(s, PF_UTS_SYSNAME, tok[0], len[0]);
+	put_str(s, PF_UTS_RELEASE, tok[2], len[2]);
+	ver = u + strspn(u, " ");
+	if (last > ver)
+		put_str(s, PF_UTS_VERSION, ver, (size_t)(last - ver) - 1);
+	put_str(s, PF_UTS_MACHINE, last, (size_t)(end - last));
+	pb_end(s, at);
+}
+
+static void put_system_info(struct pf *p, struct tdat_writer *w)
+{
+	const struct tdat_file_info *fi = tdat_file_info(tdat_merge_file(w->merge, 0));
+	size_t at = pb_begin(&p->pkt, PF_PKT_SYSTEM_INFO);
+
+	if (fi->uname[0])
+		put_utsname(&p->pkt, fi->uname);
+	if (fi->page_size)
+		pb_varint(&p->pkt, PF_SYS_PAGE_SIZE, fi->page_size);
+	if (fi->cpus > 0)
+		pb_varint(&p->pkt, PF_SYS_NUM_CPUS, (uint64_t)fi->cpus);
+	pb_end(&p->pkt, at);
+	pb_varint(&p->pkt, PF_PKT_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+	pb_varint(&p->pkt, PF_PKT_FIRST_ON_SEQ, 1);
+	put_packet(p, &w->sink);
+}
+
+/*
+ * A process there from the start (@late false), or one created during the
+ * trace and alive at its end: created if it or its main thread started in it.
+ */
+static bool proc_wanted(struct pf *p, const struct pm_process *pr, bool late)
+{
+	bool born = pr->has_start;
+
+	for (int i = 1; !born && i < pm_nthreads(p->pm); i++) {
+		const struct pm_thread *th = pm_thread(p->pm, i);
+
+		born = th->upid == pr->upid && th->is_main && th->has_start;
+	}
+	return pr->upid > 0 && (late ? born && !pr->has_end : !born);
+}
+
+static bool thread_wanted(const struct pm_thread *th, bool late)
+{
+	return th->utid > 0 && !th->is_idle &&
+	       (late ? th->has_start && !th->has_end && !th->freed : !th->has_start);
+}
+
+static void put_process(struct pf *p, const struct pm_process *pr)
+{
+	const struct pm_process *parent = pm_process(p->pm, pr->parent_upid);
+	const char *cmd = pr->cmdline ? pr->cmdline : pr->name;
+	size_t at = pb_begin(&p->pkt, PF_PT_PROCESS);
+
+	pb_varint(&p->pkt, PF_PROC_PID, (uint64_t)pr->pid);
+	if (parent)
+		pb_varint(&p->pkt, PF_PROC_PPID, (uint64_t)parent->pid);
+	/*
+	 * Trace processor names a process after cmdline[0] and ignores one
+	 * without a cmdline (its threads' tgid still makes it): exec's file
+	 * name, else the name as a comm.
+	 */
+	if (cmd)
+		pb_bytes(&p->pkt, PF_PROC_CMDLINE, cmd, strlen(cmd));
+	if (cmd && !pr->cmdline)
+		pb_varint(&p->pkt, PF_PROC_IS_COMM, 1);
+	pb_end(&p->pkt, at);
+}
+
+static void put_thread(struct pf *p, const struct pm_thread *th)
+{
+	const struct pm_process *pr = pm_process(p->pm, th->upid);
+	size_t at = pb_begin(&p->pkt, PF_PT_THREAD);
+
+	pb_varint(&p->pkt, PF_THR_TID, (uint64_t)th->tid);
+	if (pr && pr->upid > 0)
+		pb_varint(&p->pkt, PF_THR_TGID, (uint64_t)pr->pid);
+	if (th->name)
+		pb_bytes(&p->pkt, PF_THR_NAME, th->name, strlen(th->name));
+	pb_end(&p->pkt, at);
+}
+
+/* The threads and processes of one ProcessTree packet stamped @ts. */
+static void put_process_tree(struct pf *p, struct tdat_sink *out, uint64_t ts, bool late)
+{
+	struct tdat_sink *s = &p->pkt;
+	size_t at;
+	int n = 0;
+
+	pb_varint(s, PF_PKT_TIMESTAMP, ts);
+	at = pb_begin(s, PF_PKT_PROCESS_TREE);
+	for (int i = 0; i < pm_nprocs(p->pm); i++)
+		if (proc_wanted(p, pm_process(p->pm, i), late) && ++n)
+			put_process(p, pm_process(p->pm, i));
+	for (int i = 0; i < pm_nthreads(p->pm); i++)
+		if (thread_wanted(pm_thread(p->pm, i), late) && ++n)
+			put_thread(p, pm_thread(p->pm, i));
+	pb_end(s, at);
+	if (n)
+		put_packet(p, out);
+	s->len = 0;
+}
+
+/*
+ * @ns as the seconds Perfetto's FtraceCpuStats holds: trace processor reads
+ * them back as ns by multiplying by 1e9 and truncating, so take the next
+ * double up while that would come out short (exact below 2^53 ns).
+ */
+static double pf_seconds(uint64_t ns)
+{
+	double d = (double)ns / 1e9;
+	uint64_t bits;
+
+	for (int i = 0; i < 4 && ns < (1ull << 53) && (uint64_t)(d * 1e9) < ns; i++) {
+		memcpy(&bits, &d, sizeof(bits));
+		bits++;		/* a positive double's next one up */
+		memcpy(&d, &bits, sizeof(d));
+	}
+	return d;
+}
+
+/* The kernel's figures of one CPU at the end of the trace (see kseen_cpu()). */
+static void put_cpu_end(struct tdat_sink *s, struct tdat_file *f, const struct kseen *seen,
+			int cpu)
+{
+	struct tdat_kernel_cpu_stats k;
+
+	kseen_cpu(seen, f, cpu, &k);
+	if (k.have & TDAT_KS_ENTRIES)
+		pb_varint(s, PF_CS_ENTRIES, k.entries);
+	pb_varint(s, PF_CS_OVERRUN, k.overrun);
+	if (k.have & TDAT_KS_COMMIT_OVERRUN)
+		pb_varint(s, PF_CS_COMMIT_OVERRUN, k.commit_overrun);
+	if (k.have & TDAT_KS_BYTES)
+		pb_varint(s, PF_CS_BYTES_READ, k.bytes);
+	if (k.have & TDAT_KS_OLDEST_TS)
+		pb_double(s, PF_CS_OLDEST_EVENT_TS, pf_seconds(k.oldest_event_ts));
+	if (k.have & TDAT_KS_NOW_TS)
+		pb_double(s, PF_CS_NOW_TS, pf_seconds(k.now_ts));
+	if (k.have & TDAT_KS_DROPPED)
+		pb_varint(s, PF_CS_DROPPED_EVENTS, k.dropped_events);
+	if (k.have & TDAT_KS_READ)
+		pb_varint(s, PF_CS_READ_EVENTS, k.read_events);
+}
+
+/*
+ * FtraceStats of one phase, for every CPU written: nothing is known of the
+ * start (an overrun of 0: trace-cmd record empties the buffers), the
+ * kernel's figures at the end.
+ */
+static void put_ftrace_stats(struct pf *p, struct tdat_writer *w, uint64_t ts, int phase)
+{
+	struct tdat_sink *s = &p->pkt;
+	size_t at, cs;
+
+	pb_varint(s, PF_PKT_TIMESTAMP, ts);
+	at = pb_begin(s, PF_PKT_FTRACE_STATS);
+	pb_varint(s, PF_FS_PHASE, (uint64_t)phase);
+	for (int i = 0; i < p->ninputs; i++) {
+		for (int c = 0; c < p->in[i].ncpus; c++) {
+			if (!p->in[i].cpus[c].used)
+				continue;
+			cs = pb_begin(s, PF_FS_CPU_STATS);
+			pb_varint(s, PF_CS_CPU, (uint64_t)(p->in[i].cpu_base + c));
+			if (phase == PHASE_END)
+				put_cpu_end(s, tdat_merge_file(w->merge, i), &p->in[i].seen, c);
+			else
+				pb_varint(s, PF_CS_OVERRUN, 0);
+			pb_end(s, cs);
+		}
+	}
+	pb_end(s, at);
+	put_packet(p, &w->sink);
+}
+
+/* ---- events ---- */
+
+/* Input @input's streams are made at open for every CPU id its buffers have. */
+static struct pf_stream *stream_of(struct pf *p, int input, int cpu)
+{
+	struct pf_input *in = &p->in[input];
+
+	if (cpu < 0 || cpu >= in->ncpus)
+		return NULL;
+	in->cpus[cpu].used = true;
+	return &in->cpus[cpu];
+}
+
+static const struct pf_type *type_of(struct pf *p, const struct tdat_event *ev)
+{
+	const struct ttype *tt = file_type(ev->file, ev);
+	void **slot = tt ? idtab_slot(&p->in[ev->input].types, tt->id) : NULL;
+
+	if (!slot)
+		return NULL;
+	if (!*slot)
+		*slot = pf_compile(tt);
+	return *slot;
+}
+
+/* Tell the process model what it needs: every event of some types, one of each thread. */
+static int feed(struct pf *p, const struct tdat_event *ev, const struct pf_type *pt, int64_t tid)
+{
+	int utid = pm_utid(p->pm, ev->input, tid);
+
+	if (utid < 0)
+		return TDAT_ENOMEM;
+	if (utid >= p->nfed) {
+		int cap = p->nfed ? p->nfed : 1024;
+		unsigned char *f;
+
+		while (cap <= utid)
+			cap *= 2;
+		if (!(f = realloc(p->fed, (size_t)cap)))
+			return TDAT_ENOMEM;
+		memset(f + p->nfed, 0, (size_t)(cap - p->nfed));
+		p->fed = f;
+		p->nfed = cap;
+	}
+	if (!pt->feed && p->fed[utid])
+		return 0;
+	p->fed[utid] = 1;
+	return pm_feed(p->pm, ev, pt->tt);
+}
+
+static int pf_put(struct tdat_writer *w, const struct tdat_event *ev)
+{
+	struct pf *p = w->priv;
+	const struct pf_type *pt = type_of(p, ev);
+	struct pf_stream *s = stream_of(p, ev->input, ev->cpu);
+	uint64_t tid = 0;
+	int ret;
+
+	if (!s) {
+		tdat_msg(w->errmsg, "cpu %d of input %d is not one of its buffers' CPUs", ev->cpu,
+			 ev->input);
+		return TDAT_EFORMAT;
+	}
+	if (!pt)
+		return TDAT_ENOMEM;
+	if (!p->any) {
+		p->any = true;
+		p->first_ts = ev->ts;
+	}
+	if (ev->ts > p->last_ts)
+		p->last_ts = ev->ts;
+	if (!tfield_num(ev, &pt->tt->pid, &tid))
+		tid = 0;
+	if ((ret = feed(p, ev, pt, (int64_t)tid)) < 0)
+		return ret;
+	if (ev->missed) {
+		/* the loss belongs between two bundles */
+		flush_stream(&w->sink, s, (unsigned)(p->in[ev->input].cpu_base + ev->cpu));
+		s->lost = true;
+	}
+	kseen_event(&p->in[ev->input].seen, ev);
+	pf_encode(&s->body, ev, pt, (uint32_t)tid);
+	if (++s->n >= BUNDLE_EVENTS || s->body.len >= BUNDLE_BYTES)
+		flush_stream(&w->sink, s, (unsigned)(p->in[ev->input].cpu_base + ev->cpu));
+	if (s->body.err) {
+		tdat_msg(w->errmsg, "out of memory");
+		return TDAT_ENOMEM;
+	}
+	return 0;
+}
+
+/* ---- open, close ---- */
+
+static int pf_close(struct tdat_writer *w)
+{
+	struct pf *p = w->priv;
+
+	if (!p || !p->pm)
+		return 0;
+	for (int i = 0; i < p->ninputs; i++)
+		for (int c = 0; c < p->in[i].ncpus; c++)
+			flush_stream(&w->sink, &p->in[i].cpus[c], (unsigned)(p->in[i].cpu_base + c));
+	if (p->any) {
+		pm_finish(p->pm, w->merge);
+		put_process_tree(p, &w->sink, p->first_ts, false);
+		put_process_tree(p, &w->sink, p->last_ts, true);
+		put_ftrace_stats(p, w, p->first_ts, PHASE_START);
+		put_ftrace_stats(p, w, p->last_ts, PHASE_END);
+	}
+	if (p->pkt.err) {
+		tdat_msg(w->errmsg, "out of memory");
+		return TDAT_ENOMEM;
+	}
+	return 0;
+}
+
+/* CPUs of @f: the highest id any buffer has, or the header's count. */
+static int file_cpus(struct tdat_file *f)
+{
+	const struct tdat_file_info *fi = tdat_file_info(f);
+	int n = fi->cpus > 0 ? fi->cpus : 1;
+
+	for (int b = 0; b < fi->nbuffers; b++) {
+		const struct tdat_buffer_info *bi = tdat_file_buffer(f, b);
+
+		for (int c = 0; bi && c < bi->ncpus; c++)
+			if (bi->cpus[c].cpu >= n)
+				n = bi->cpus[c].cpu + 1;
+	}
+	return n;
+}
+
+static int pf_open(struct tdat_writer *w)
+{
+	struct pf *p = calloc(1, sizeof(*p));
+	int base = 0;
+
+	if (!p)
+		return TDAT_ENOMEM;
+	w->priv = p;
+	p->pkt.fd = -1;
+	p->ninputs = tdat_merge_nfiles(w->merge);
+	p->in = calloc((size_t)(p->ninputs ? p->ninputs : 1), sizeof(*p->in));
+	if (!p->in || !(p->pm = pm_new()))
+		return TDAT_ENOMEM;
+	for (int i = 0; i < p->ninputs; i++) {
+		struct pf_input *in = &p->in[i];
+
+		in->ncpus = file_cpus(tdat_merge_file(w->merge, i));
+		in->cpus = calloc((size_t)in->ncpus, sizeof(*in->cpus));
+		if (!in->cpus || kseen_init(&in->seen, tdat_merge_file(w->merge, i)))
+			return TDAT_ENOMEM;
+		for (int c = 0; c < in->ncpus; c++)
+			in->cpus[c].body.fd = -1;
+		in->cpu_base = base;
+		base += in->ncpus;
+	}
+	if (p->ninputs)
+		put_system_info(p, w);
+	return p->pkt.err ? TDAT_ENOMEM : 0;
+}
+
+static void pf_free(struct tdat_writer *w)
+{
+	struct pf *p = w->priv;
+
+	if (!p)
+		return;
+	for (int i = 0; p->in && i < p->ninputs; i++) {
+		idtab_release(&p->in[i].types, pf_type_free);
+		for (int c = 0; c < p->in[i].ncpus; c++)
+			free(p->in[i].cpus[c].body.buf);
+		free(p->in[i].cpus);
+		kseen_release(&p->in[i].seen);
+	}
+	pm_free(p->pm);
+	free(p->fed);
+	free(p->pkt.buf);
+	free(p->in);
+	free(p);
+	w->priv = NULL;
+}
+
+const struct tdat_writer_ops tdat_writer_perfetto_ops = {
+	.name = "perfetto",
+	.exts = ".pftrace .perfetto-trace",
+	.fields = true,
+	.output = TDAT_OUT_STREAM,
+	.open = pf_open,
+	.put = pf_put,
+	.close = pf_close,
+	.free = pf_free,
+};

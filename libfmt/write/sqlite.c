@@ -1,0 +1,1306 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * sqlite.c - the "sqlite" format: one SQLite database shaped like
+ * Perfetto's trace processor tables (doc/tdat-sqlite.7 is the schema).
+ *
+ * Every event is one row of a typed table named after its event
+ * (sched_switch, sys_enter, ...) holding the common columns and one column
+ * per field; ftrace_event (and raw) and args are views over those tables,
+ * so the cost is about one row per event.  As events stream by, the
+ * process model (procs.c) gives utids, the scheduling state machine
+ * (sched.c) gives sched_slice and thread_state rows, cpu_frequency and
+ * cpu_idle give counters, and atrace text in ftrace print events gives
+ * slices and process counters.  close() writes threads, processes, stats
+ * and bounds, creates the views and indexes and commits.
+ *
+ * Rows go through sqlite-rows.c (batched, inserted by a worker thread),
+ * all in one transaction, with the journal and syncing off (the file is a
+ * temporary one the tool renames on success).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sqlite3.h>
+#include <traceevent/event-parse.h>
+
+#include "write/write.h"
+#include "sqlite-rows.h"
+
+#define UNION_GROUP 200		/* terms per compound SELECT (the limit is 500) */
+
+/* Common columns of every event table. */
+static const char *const fixed_cols[] = { "id", "ts", "cpu", "utid", "common_flags", "buffer", "input" };
+#define NFIXED 7
+
+enum role { R_NONE, R_SWITCH, R_WAKE, R_BLOCKED, R_FREQ, R_IDLE, R_PRINT, NROLES };
+
+/* An event type of one input, mapped to its table. */
+struct sq_type {
+	struct sq_table *t;
+	int *colmap;			/* field i -> column */
+	enum role role;
+	const struct tfield *f[4];	/* fields the role reads */
+};
+
+struct sq_slice {
+	int64_t id;
+	uint64_t ts;
+	char *name;
+};
+
+/* Per utid: its thread track and open atrace slices. */
+struct sq_thread {
+	int64_t track;			/* -1: none yet */
+	struct sq_slice *st;
+	int n, cap;
+};
+
+struct sq_pcounter {
+	int input;
+	int64_t pid, track;
+	char *name;
+};
+
+struct sq_input {
+	struct idtab types;		/* struct sq_type by event type id */
+	int role_buffer[NROLES];	/* the buffer a derived table takes the role from */
+	int ucpu_base, ncpus;
+	struct kseen seen;		/* buffers written: the kernel's figures of those */
+	struct sched_states states;
+	int64_t last_state;		/* cache of the last prev_state decoded */
+	const char *last_str;
+};
+
+/* The fixed tables (schema[] below) and their column counts. */
+enum { FX_META, FX_CPU, FX_THREAD, FX_PROCESS, FX_SCHED, FX_STATE, FX_TRACK, FX_CPUTRACK,
+       FX_PCTRACK, FX_THTRACK, FX_COUNTER, FX_SLICE, FX_STATS, FX_BOUNDS, NFX };
+
+static const struct {
+	const char *name;
+	int ncols;
+} fixed[NFX] = {
+	{ "metadata", 4 }, { "cpu", 4 }, { "thread", 9 }, { "process", 8 }, { "sched_slice", 8 },
+	{ "thread_state", 10 }, { "track", 3 }, { "cpu_counter_track", 5 },
+	{ "process_counter_track", 4 }, { "thread_track", 4 }, { "counter", 4 }, { "slice", 9 },
+	{ "stats", 7 }, { "trace_bounds", 2 },
+};
+
+struct sq_cpu {
+	int64_t events, lost, lost_unknown;
+	int64_t freq_track, idle_track;
+	bool present;			/* counted in the header or a buffer of its input */
+};
+
+struct sq {
+	struct sqdb d;		/* the connection and its worker */
+	struct tdat_writer *w;
+	struct procmodel *pm;
+	struct sched_sm *sm;
+	struct sq_input *in;
+	int ninputs;
+	struct sq_table *tables;	/* event tables, newest first */
+	int ntables;
+	struct sq_table *fx[NFX];	/* the fixed tables */
+	struct sq_cpu *cpus;
+	int ncpus;
+	struct sq_thread *th;
+	int nth;
+	struct sq_pcounter *pc;
+	int npc;
+	int64_t next_id, next_track, next_counter, next_slice, next_stat;
+	uint64_t first_ts, last_ts;
+	int err;		/* a failure of open or put: close only reports it */
+};
+
+/* ---- event tables ---- */
+
+/* Names the fixed tables and views own; an event of that name is system_event. */
+static const char *const reserved[] = {
+	"metadata", "cpu", "thread", "process", "sched", "sched_slice", "thread_state",
+	"track", "cpu_counter_track", "thread_track", "process_counter_track", "counter_track",
+	"counter", "slice", "stats", "trace_bounds", "ftrace_event", "raw", "args",
+	"sched_with_thread_process", "unknown_event",
+};
+
+static bool name_taken(const struct sq *q, const char *name)
+{
+	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+		if (!strcasecmp(reserved[i], name))
+			return true;
+	if (!strncasecmp(name, "sqlite_", 7))
+		return true;
+	for (const struct sq_table *t = q->tables; t; t = t->next)
+		if (!strcasecmp(t->name, name))
+			return true;
+	return false;
+}
+
+/* Does an event called @name exist in another system than @sys in any input? */
+static bool ambiguous(const struct sq *q, const char *sys, const char *name)
+{
+	for (int i = 0; i < q->ninputs; i++) {
+		struct tep_handle *tep = tdat_merge_file(q->w->merge, i)->tep;
+		int n = tep ? tep_get_events_count(tep) : 0;
+
+		for (int k = 0; k < n; k++) {
+			struct tep_event *e = tep_get_event(tep, k);
+
+			if (e && !strcmp(e->name, name) && strcmp(e->system, sys))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* The event's name; system_event if another system has one so named. */
+static char *table_name(const struct sq *q, const char *sys, const char *ev)
+{
+	char *base, *name;
+	int r;
+
+	if (!*ev)
+		r = asprintf(&base, "unknown_event");
+	else if (ambiguous(q, sys, ev) || name_taken(q, ev))
+		r = asprintf(&base, "%s_%s", sys, ev);
+	else
+		r = asprintf(&base, "%s", ev);
+	if (r < 0)
+		return NULL;
+	name = strdup(base);
+	for (int i = 2; *ev && name && name_taken(q, name); i++) {
+		free(name);
+		if (asprintf(&name, "%s_%d", base, i) < 0)
+			name = NULL;
+	}
+	free(base);
+	return name;
+}
+
+static const char *value_type(const struct tfield *f)
+{
+	switch (f->kind) {
+	case TK_INT: return "int";
+	case TK_UINT: return "uint";
+	case TK_PTR: return "pointer";
+	case TK_STR: return "string";
+	default: return "json";
+	}
+}
+
+static bool col_taken(const struct sq_table *t, const char *name)
+{
+	for (int i = 0; i < t->ncols; i++)
+		if (!strcasecmp(t->cols[i], name))
+			return true;
+	return false;
+}
+
+/* Add column @want (field_WANT if taken) for args key @key (NULL: a fixed column). */
+static int add_col(struct sq_table *t, const char *want, const char *key, const char *vtype)
+{
+	size_t n = (size_t)t->ncols + 1;
+	char **c = realloc(t->cols, sizeof(*c) * n), **k;
+	const char **v;
+	char *name;
+
+	if (!c)
+		return TDAT_ENOMEM;
+	t->cols = c;
+	if (!(k = realloc(t->keys, sizeof(*k) * n)))
+		return TDAT_ENOMEM;
+	t->keys = k;
+	if (!(v = realloc(t->vtypes, sizeof(*v) * n)))
+		return TDAT_ENOMEM;
+	t->vtypes = v;
+	if (!col_taken(t, want))
+		name = strdup(want);
+	else if (asprintf(&name, "field_%s", want) < 0)
+		name = NULL;
+	for (int i = 2; name && col_taken(t, name); i++) {
+		free(name);
+		if (asprintf(&name, "field_%s_%d", want, i) < 0)
+			name = NULL;
+	}
+	t->keys[t->ncols] = key ? strdup(key) : NULL;
+	if (!name || (key && !t->keys[t->ncols])) {
+		free(name);
+		free(t->keys[t->ncols]);
+		return TDAT_ENOMEM;
+	}
+	t->cols[t->ncols] = name;
+	t->vtypes[t->ncols++] = vtype;
+	return 0;
+}
+
+static int add_cols_sql(struct sq *q, struct sq_table *t, int from)
+{
+	sqlite3_str *s = sqlite3_str_new(q->d.db);
+	char *sql;
+	int ret;
+
+	if (from == 0) {
+		sqlite3_str_appendf(s, "CREATE TABLE \"%w\"(id INTEGER PRIMARY KEY, ts INTEGER, "
+				    "cpu INTEGER, utid INTEGER, common_flags INTEGER, buffer TEXT, "
+				    "input INTEGER", t->name);
+		for (int i = NFIXED; i < t->ncols; i++)
+			sqlite3_str_appendf(s, ", \"%w\" %s", t->cols[i],
+					    strcmp(t->vtypes[i], "string") && strcmp(t->vtypes[i], "json") ?
+					    "INTEGER" : "TEXT");
+		sqlite3_str_appendall(s, ");");
+	}
+	for (int i = from ? from : t->ncols; i < t->ncols; i++)
+		sqlite3_str_appendf(s, "ALTER TABLE \"%w\" ADD COLUMN \"%w\";", t->name, t->cols[i]);
+	if (!(sql = sqlite3_str_finish(s)))
+		return TDAT_ENOMEM;
+	ret = sqdb_exec(&q->d, sql);
+	sqlite3_free(sql);
+	return ret ? ret : sqdb_table_prepare(&q->d, t);
+}
+
+static struct sq_table *event_table(struct sq *q, const struct ttype *tt)
+{
+	struct sq_table *t;
+
+	for (t = q->tables; t; t = t->next)
+		if (!strcmp(t->sys, tt->system) && !strcmp(t->ev, tt->name))
+			return t;
+	if (!(t = calloc(1, sizeof(*t))))
+		return NULL;
+	t->sys = strdup(tt->system);
+	t->ev = strdup(tt->name);
+	t->name = t->sys && t->ev ? table_name(q, tt->system, tt->name) : NULL;
+	for (int i = 0; t->name && i < NFIXED; i++) {
+		if (add_col(t, fixed_cols[i], NULL, NULL)) {
+			free(t->name);
+			t->name = NULL;
+		}
+	}
+	if (!t->name) {
+		table_free(t);
+		return NULL;
+	}
+	t->next = q->tables;
+	q->tables = t;
+	q->ntables++;
+	return t;
+}
+
+static int find_key(const struct sq_table *t, const char *key)
+{
+	for (int c = NFIXED; c < t->ncols; c++)
+		if (!strcmp(t->keys[c], key))
+			return c;
+	return -1;
+}
+
+/* Map @tt's fields to @t's columns, adding the columns it lacks. */
+static int map_fields(struct sq *q, struct sq_table *t, const struct ttype *tt, int *colmap)
+{
+	bool exists = t->one != NULL, missing = false;
+	int from = t->ncols, ret;
+
+	for (int i = 0; i < tt->nfields; i++)
+		missing |= find_key(t, tt->fields[i].name) < 0;
+	if (exists && !missing)
+		goto map;
+	/* the worker must be idle, and rows of the old shape in, before the schema changes */
+	if ((exists && (ret = sqdb_submit(&q->d, t))) || (ret = sqdb_drain(&q->d)))
+		return ret;
+	for (int i = 0; i < tt->nfields; i++)
+		if (find_key(t, tt->fields[i].name) < 0 &&
+		    (ret = add_col(t, tt->fields[i].name, tt->fields[i].name, value_type(&tt->fields[i]))))
+			return ret;
+	if ((ret = add_cols_sql(q, t, exists ? from : 0)))
+		return ret;
+map:
+	for (int i = 0; i < tt->nfields; i++)
+		colmap[i] = find_key(t, tt->fields[i].name);
+	return 0;
+}
+
+static const struct {
+	const char *sys, *name;
+	enum role role;
+	const char *fields[4];
+} roles[] = {
+	{ "sched", "sched_switch", R_SWITCH, { "prev_pid", "prev_state", "next_pid", "next_prio" } },
+	{ "sched", "sched_waking", R_WAKE, { "pid" } },
+	{ "sched", "sched_wakeup", R_WAKE, { "pid" } },
+	{ "sched", "sched_wakeup_new", R_WAKE, { "pid" } },
+	{ "sched", "sched_blocked_reason", R_BLOCKED, { "pid", "io_wait", "caller" } },
+	{ "power", "cpu_frequency", R_FREQ, { "state", "cpu_id" } },
+	{ "power", "cpu_idle", R_IDLE, { "state", "cpu_id" } },
+	{ "ftrace", "print", R_PRINT, { "buf" } },
+};
+
+static void set_role(struct sq_input *in, struct sq_type *ty, const struct ttype *tt)
+{
+	for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+		if (strcmp(roles[i].sys, tt->system) || strcmp(roles[i].name, tt->name))
+			continue;
+		for (int k = 0; k < 4 && roles[i].fields[k]; k++)
+			if (!(ty->f[k] = ttype_field(tt, roles[i].fields[k])))
+				return;		/* a format we do not know: no role */
+		ty->role = roles[i].role;
+		if (ty->role == R_SWITCH)
+			sched_states_init(&in->states, tt->event);
+		return;
+	}
+}
+
+static void free_type(void *p)
+{
+	struct sq_type *ty = p;
+
+	free(ty->colmap);
+	free(ty);
+}
+
+static struct sq_type *map_type(struct sq *q, struct sq_input *in, const struct ttype *tt, int *err)
+{
+	struct sq_type *ty = calloc(1, sizeof(*ty));
+
+	*err = TDAT_ENOMEM;
+	if (!ty || !(ty->colmap = calloc((size_t)tt->nfields + 1, sizeof(int))) ||
+	    !(ty->t = event_table(q, tt)) || (*err = map_fields(q, ty->t, tt, ty->colmap))) {
+		if (ty)
+			free(ty->colmap);
+		free(ty);
+		return NULL;
+	}
+	set_role(in, ty, tt);
+	return ty;
+}
+
+/* ---- one event ---- */
+
+/* An array field as JSON text: [1,2,3]. */
+static int put_array(struct sq_table *t, struct sq_val *v, const struct tdat_event *ev,
+		     const struct tfield *f, const unsigned char *p, unsigned len)
+{
+	unsigned elem = f->elem;
+	bool sign = (f->flags & TEP_FIELD_IS_SIGNED) != 0;
+	char *d, *o;
+
+	if (elem != 1 && elem != 2 && elem != 4 && elem != 8)
+		elem = 1;
+	if (!(d = row_arena(t, (size_t)len / elem * 22 + 2)))
+		return TDAT_ENOMEM;
+	o = d;
+	*o++ = '[';
+	for (unsigned i = 0; i + elem <= len; i += elem) {
+		uint64_t x = field_raw(ev->file, p + i, elem);
+
+		if (i)
+			*o++ = ',';
+		if (sign && elem < 8)
+			x = (uint64_t)((int64_t)(x << (64 - 8 * elem)) >> (64 - 8 * elem));
+		if (sign && (int64_t)x < 0) {
+			*o++ = '-';
+			x = (uint64_t)0 - x;
+		}
+		o += fmt_u64(o, x);
+	}
+	*o++ = ']';
+	v->type = V_TEXT;
+	v->u.off = t->cur->alen;
+	v->len = (unsigned)(o - d);
+	t->cur->alen += v->len;
+	return 0;
+}
+
+static int put_field(struct sq_table *t, struct sq_val *v, const struct tdat_event *ev,
+		     const struct tfield *f)
+{
+	const unsigned char *p;
+	unsigned len;
+	uint64_t x;
+
+	if (f->kind != TK_STR && f->kind != TK_ARRAY) {
+		if (tfield_num(ev, f, &x))
+			v_int(v, (int64_t)x);
+		return 0;
+	}
+	if (!tfield_bytes(ev, f, &p, &len))
+		return 0;
+	return f->kind == TK_STR ? v_text(t, v, p, len) : put_array(t, v, ev, f, p, len);
+}
+
+static int64_t num(const struct tdat_event *ev, const struct tfield *f)
+{
+	uint64_t x = 0;
+
+	tfield_num(ev, f, &x);
+	return (int64_t)x;
+}
+
+/* The prev_state letters of a switch, interned (one-value cache per input). */
+static const char *prev_state(struct sq *q, struct sq_input *in, int64_t v)
+{
+	char buf[128];
+
+	if (in->last_str && in->last_state == v)
+		return in->last_str;
+	sched_state_str(&in->states, v, buf, sizeof(buf));
+	in->last_state = v;
+	return in->last_str = sched_intern(q->sm, buf);
+}
+
+/* Is @ev the buffer this input takes role @r from (the first that had it)? */
+static bool role_buffer(struct sq_input *in, const struct tdat_event *ev, enum role r)
+{
+	if (r == R_WAKE || r == R_BLOCKED)
+		r = R_SWITCH;
+	if (in->role_buffer[r] < 0)
+		in->role_buffer[r] = ev->buffer;
+	return in->role_buffer[r] == ev->buffer;
+}
+
+static int on_sched(struct sq *q, struct sq_input *in, const struct sq_type *ty,
+		    const struct tdat_event *ev, int utid)
+{
+	struct sched_switch_in s = { .ts = ev->ts, .cpu = ev->cpu, .ucpu = in->ucpu_base + ev->cpu };
+	char fn[256];
+	int who;
+
+	if (ty->role == R_SWITCH) {
+		s.prev_utid = pm_utid(q->pm, ev->input, num(ev, ty->f[0]));
+		s.next_utid = pm_utid(q->pm, ev->input, num(ev, ty->f[2]));
+		s.next_prio = (int)num(ev, ty->f[3]);
+		s.prev_state = prev_state(q, in, num(ev, ty->f[1]));
+		if (s.prev_utid < 0 || s.next_utid < 0 || !s.prev_state)
+			return TDAT_ENOMEM;
+		return sched_switch(q->sm, &s);
+	}
+	if ((who = pm_utid(q->pm, ev->input, num(ev, ty->f[0]))) < 0)
+		return TDAT_ENOMEM;
+	if (ty->role == R_WAKE)
+		return sched_wake(q->sm, ev->ts, who, utid);
+	snprintf(fn, sizeof(fn), "%s",
+		 function_name(ev->file, (uint64_t)num(ev, ty->f[2])) ?: "");
+	sched_blocked(q->sm, who, (int)num(ev, ty->f[1]), *fn ? fn : NULL);
+	return 0;
+}
+
+/* ---- tracks, counters, atrace slices ---- */
+
+static int64_t new_track(struct sq *q, struct sq_table *sub, const char *name, const char *type,
+			 int64_t a, int64_t b)
+{
+	int64_t id = q->next_track++;
+	struct sq_val *v = row_begin(q->fx[FX_TRACK]);
+
+	v_int(&v[0], id);
+	v_static(&v[1], name);
+	v_static(&v[2], type);
+	if (row_end(&q->d, q->fx[FX_TRACK]))
+		return -1;
+	v = row_begin(sub);
+	v_int(&v[0], id);
+	v_static(&v[1], name);
+	v_static(&v[2], type);
+	v_id(&v[3], a);
+	if (sub->ncols > 4)
+		v_id(&v[4], b);
+	return row_end(&q->d, sub) ? -1 : id;
+}
+
+static int counter(struct sq *q, uint64_t ts, int64_t track, double value)
+{
+	struct sq_val *v = row_begin(q->fx[FX_COUNTER]);
+
+	v_int(&v[0], q->next_counter++);
+	v_int(&v[1], (int64_t)ts);
+	v_int(&v[2], track);
+	v[3].type = V_REAL;
+	v[3].u.d = value;
+	return row_end(&q->d, q->fx[FX_COUNTER]);
+}
+
+static int on_cpu_counter(struct sq *q, struct sq_input *in, const struct sq_type *ty,
+			  const struct tdat_event *ev)
+{
+	int64_t cpu = num(ev, ty->f[1]), ucpu = in->ucpu_base + cpu, *track;
+
+	if (cpu < 0 || cpu >= in->ncpus)
+		return 0;
+	track = ty->role == R_FREQ ? &q->cpus[ucpu].freq_track : &q->cpus[ucpu].idle_track;
+	if (*track < 0) {
+		*track = ty->role == R_FREQ ?
+			 new_track(q, q->fx[FX_CPUTRACK], "cpufreq", "cpu_frequency", cpu, ucpu) :
+			 new_track(q, q->fx[FX_CPUTRACK], "cpuidle", "cpu_idle", cpu, ucpu);
+		if (*track < 0)
+			return TDAT_EIO;
+	}
+	return counter(q, ev->ts, *track, (double)(uint64_t)num(ev, ty->f[0]));
+}
+
+static struct sq_thread *sq_thread(struct sq *q, int utid)
+{
+	if (utid >= q->nth) {
+		int n = q->nth ? q->nth : 64;
+		struct sq_thread *t;
+
+		while (n <= utid)
+			n *= 2;
+		if (!(t = realloc(q->th, sizeof(*t) * (size_t)n)))
+			return NULL;
+		for (int i = q->nth; i < n; i++)
+			t[i] = (struct sq_thread){ .track = -1 };
+		q->th = t;
+		q->nth = n;
+	}
+	return &q->th[utid];
+}
+
+static int slice_row(struct sq *q, const struct sq_thread *th, const struct sq_slice *s, int depth,
+		     int64_t dur)
+{
+	struct sq_val *v = row_begin(q->fx[FX_SLICE]);
+
+	v_int(&v[0], s->id);
+	v_int(&v[1], (int64_t)s->ts);
+	v_int(&v[2], dur);
+	v_int(&v[3], th->track);
+	if (v_text(q->fx[FX_SLICE], &v[5], s->name, strlen(s->name)))
+		return TDAT_ENOMEM;
+	v_int(&v[6], depth);
+	v_id(&v[7], depth ? th->st[depth - 1].id : -1);
+	return row_end(&q->d, q->fx[FX_SLICE]);
+}
+
+static int begin_slice(struct sq *q, struct sq_thread *th, const struct atrace *a, uint64_t ts)
+{
+	struct sq_slice *s;
+	int ret;
+
+	if (array_room((void **)&th->st, th->n, &th->cap, sizeof(*th->st), 8))
+		return TDAT_ENOMEM;
+	s = &th->st[th->n];
+	if (!(s->name = strndup(a->name, a->name_len)))
+		return TDAT_ENOMEM;
+	s->id = q->next_slice++;
+	s->ts = ts;
+	th->n++;
+	if (a->kind != 'I')
+		return 0;
+	th->n--;			/* an instant: a slice of dur 0 */
+	ret = slice_row(q, th, s, th->n, 0);
+	free(s->name);
+	return ret;
+}
+
+static int end_slice(struct sq *q, struct sq_thread *th, uint64_t ts)
+{
+	struct sq_slice *s;
+	int ret;
+
+	if (!th->n)
+		return 0;
+	s = &th->st[th->n - 1];
+	ret = slice_row(q, th, s, th->n - 1, (int64_t)(ts - s->ts));
+	free(s->name);
+	th->n--;
+	return ret;
+}
+
+static int process_counter(struct sq *q, const struct tdat_event *ev, const struct atrace *a)
+{
+	struct sq_pcounter *pc = NULL;
+	int utid;
+
+	for (int i = 0; i < q->npc && !pc; i++)
+		if (q->pc[i].input == ev->input && q->pc[i].pid == a->pid &&
+		    strlen(q->pc[i].name) == a->name_len && !memcmp(q->pc[i].name, a->name, a->name_len))
+			pc = &q->pc[i];
+	if (!pc) {
+		if (!(pc = realloc(q->pc, sizeof(*pc) * (size_t)(q->npc + 1))))
+			return TDAT_ENOMEM;
+		q->pc = pc;
+		pc = &q->pc[q->npc];
+		if (!(pc->name = strndup(a->name, a->name_len)))
+			return TDAT_ENOMEM;
+		q->npc++;
+		pc->input = ev->input;
+		pc->pid = a->pid;
+		if ((utid = pm_utid(q->pm, ev->input, a->pid)) < 0)
+			return TDAT_ENOMEM;
+		pc->track = new_track(q, q->fx[FX_PCTRACK], pc->name, "process_counter",
+				      pm_thread(q->pm, utid)->upid, -1);
+		if (pc->track < 0)
+			return TDAT_EIO;
+	}
+	return counter(q, ev->ts, pc->track, (double)a->value);
+}
+
+static int on_print(struct sq *q, const struct sq_type *ty, const struct tdat_event *ev, int utid)
+{
+	const unsigned char *p;
+	struct sq_thread *th;
+	struct atrace a;
+	unsigned len;
+
+	if (!tfield_bytes(ev, ty->f[0], &p, &len) || !atrace_parse((const char *)p, len, &a))
+		return 0;
+	if (a.kind == 'C')
+		return process_counter(q, ev, &a);
+	if (!(th = sq_thread(q, utid)))
+		return TDAT_ENOMEM;
+	if (th->track < 0 && (th->track = new_track(q, q->fx[FX_THTRACK], NULL, "thread", utid, -1)) < 0)
+		return TDAT_EIO;
+	return a.kind == 'E' ? end_slice(q, th, ev->ts) : begin_slice(q, th, &a, ev->ts);
+}
+
+static int derive(struct sq *q, struct sq_input *in, const struct sq_type *ty,
+		  const struct tdat_event *ev, int utid)
+{
+	if (ty->role == R_PRINT)
+		return on_print(q, ty, ev, utid);
+	if (!role_buffer(in, ev, ty->role))
+		return 0;
+	if (ty->role == R_FREQ || ty->role == R_IDLE)
+		return on_cpu_counter(q, in, ty, ev);
+	return on_sched(q, in, ty, ev, utid);
+}
+
+static void count(struct sq *q, struct sq_input *in, const struct tdat_event *ev)
+{
+	struct sq_cpu *c;
+
+	if (!q->next_id || ev->ts < q->first_ts)
+		q->first_ts = ev->ts;
+	if (ev->ts > q->last_ts)
+		q->last_ts = ev->ts;
+	kseen_event(&in->seen, ev);
+	if (ev->cpu < 0 || ev->cpu >= in->ncpus)
+		return;
+	c = &q->cpus[in->ucpu_base + ev->cpu];
+	c->events++;
+	if (ev->missed > 0)
+		c->lost += ev->missed;
+	else if (ev->missed < 0)
+		c->lost_unknown++;
+}
+
+static int put(struct sq *q, const struct tdat_event *ev)
+{
+	struct sq_input *in = &q->in[ev->input];
+	const struct ttype *tt = file_type(ev->file, ev);
+	const struct sq_type *ty;
+	struct sq_table *t;
+	struct sq_val *v;
+	void **slot;
+	int utid, ret;
+
+	if (!tt || (ret = pm_feed(q->pm, ev, tt)) < 0 ||
+	    (utid = pm_utid(q->pm, ev->input, (int64_t)num(ev, &tt->pid))) < 0)
+		return TDAT_ENOMEM;
+	if (!(slot = idtab_slot(&in->types, tt->id)))
+		return TDAT_ENOMEM;
+	if (!(ty = *slot) && !(ty = *slot = map_type(q, in, tt, &ret)))
+		return ret;
+	t = ty->t;
+	v = row_begin(t);
+	count(q, in, ev);
+	v_int(&v[0], q->next_id++);
+	v_int(&v[1], (int64_t)ev->ts);
+	v_int(&v[2], ev->cpu);
+	v_int(&v[3], utid);
+	if (tt->cflags.size)
+		v_int(&v[4], num(ev, &tt->cflags));
+	v_static(&v[5], tdat_file_buffer(ev->file, ev->buffer)->name);
+	v_int(&v[6], ev->input);
+	for (int i = 0; i < tt->nfields; i++)
+		if ((ret = put_field(t, &v[ty->colmap[i]], ev, &tt->fields[i])))
+			return ret;
+	if ((ret = row_end(&q->d, t)))
+		return ret;
+	return ty->role ? derive(q, in, ty, ev, utid) : 0;
+}
+
+static int sqlite_put(struct tdat_writer *w, const struct tdat_event *ev)
+{
+	struct sq *q = w->priv;
+
+	if (!q->err && (q->err = put(q, ev)) && !*w->errmsg)
+		tdat_msg(w->errmsg, "%s", tdat_strerror(q->err));
+	return q->err;
+}
+
+/* ---- derived rows from sched.c ---- */
+
+static int on_slice(void *ctx, const struct sched_slice_row *r)
+{
+	struct sq *q = ctx;
+	struct sq_val *v = row_begin(q->fx[FX_SCHED]);
+
+	v_int(&v[0], r->id);
+	v_int(&v[1], (int64_t)r->ts);
+	v_int(&v[2], r->dur);
+	v_int(&v[3], r->cpu);
+	v_int(&v[4], r->utid);
+	v_static(&v[5], r->end_state);
+	v_int(&v[6], r->priority);
+	v_int(&v[7], r->ucpu);
+	return row_end(&q->d, q->fx[FX_SCHED]);
+}
+
+static int on_state(void *ctx, const struct sched_state_row *r)
+{
+	struct sq *q = ctx;
+	struct sq_val *v = row_begin(q->fx[FX_STATE]);
+
+	v_int(&v[0], r->id);
+	v_int(&v[1], (int64_t)r->ts);
+	v_int(&v[2], r->dur);
+	v_id(&v[3], r->cpu);
+	v_int(&v[4], r->utid);
+	v_static(&v[5], r->state);
+	v_id(&v[6], r->io_wait);
+	v_static(&v[7], r->blocked_function);
+	v_id(&v[8], r->waker_utid);
+	v_id(&v[9], r->ucpu);
+	return row_end(&q->d, q->fx[FX_STATE]);
+}
+
+/* ---- the fixed tables ---- */
+
+static const char schema[] =
+	"CREATE TABLE metadata(name TEXT NOT NULL, key_type TEXT NOT NULL, int_value INTEGER,"
+	" str_value TEXT);\n"
+	"CREATE TABLE cpu(id INTEGER PRIMARY KEY, ucpu INTEGER, cpu INTEGER, input INTEGER);\n"
+	"CREATE TABLE thread(utid INTEGER PRIMARY KEY, tid INTEGER, name TEXT, start_ts INTEGER,"
+	" end_ts INTEGER, upid INTEGER, is_main_thread INTEGER, is_idle INTEGER, input INTEGER);\n"
+	"CREATE TABLE process(upid INTEGER PRIMARY KEY, pid INTEGER, name TEXT, start_ts INTEGER,"
+	" end_ts INTEGER, parent_upid INTEGER, cmdline TEXT, input INTEGER);\n"
+	"CREATE TABLE sched_slice(id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER, cpu INTEGER,"
+	" utid INTEGER, end_state TEXT, priority INTEGER, ucpu INTEGER);\n"
+	"CREATE TABLE thread_state(id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER, cpu INTEGER,"
+	" utid INTEGER, state TEXT, io_wait INTEGER, blocked_function TEXT, waker_utid INTEGER,"
+	" ucpu INTEGER);\n"
+	"CREATE TABLE track(id INTEGER PRIMARY KEY, name TEXT, type TEXT);\n"
+	"CREATE TABLE cpu_counter_track(id INTEGER PRIMARY KEY, name TEXT, type TEXT, cpu INTEGER,"
+	" ucpu INTEGER);\n"
+	"CREATE TABLE process_counter_track(id INTEGER PRIMARY KEY, name TEXT, type TEXT,"
+	" upid INTEGER);\n"
+	"CREATE TABLE thread_track(id INTEGER PRIMARY KEY, name TEXT, type TEXT, utid INTEGER);\n"
+	"CREATE TABLE counter(id INTEGER PRIMARY KEY, ts INTEGER, track_id INTEGER, value REAL);\n"
+	"CREATE TABLE slice(id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER, track_id INTEGER,"
+	" category TEXT, name TEXT, depth INTEGER, parent_id INTEGER, arg_set_id INTEGER);\n"
+	"CREATE TABLE stats(id INTEGER PRIMARY KEY, name TEXT, idx INTEGER, severity TEXT,"
+	" source TEXT, value INTEGER, description TEXT);\n"
+	"CREATE TABLE trace_bounds(start_ts INTEGER, end_ts INTEGER);\n";
+
+static const char views[] =
+	"CREATE VIEW raw AS SELECT * FROM ftrace_event;\n"
+	"CREATE VIEW sched AS SELECT id, ts, dur, cpu, utid, end_state, priority, ucpu,"
+	" ts + dur AS ts_end FROM sched_slice;\n"
+	"CREATE VIEW counter_track AS SELECT id, name, type FROM cpu_counter_track"
+	" UNION ALL SELECT id, name, type FROM process_counter_track;\n"
+	"CREATE VIEW sched_with_thread_process AS SELECT s.id AS id, s.ts AS ts, s.dur AS dur,"
+	" s.utid AS utid, t.name AS thread_name, t.upid AS upid, p.name AS process_name,"
+	" s.cpu AS cpu, s.end_state AS end_state, s.priority AS priority FROM sched_slice s"
+	" LEFT JOIN thread t ON t.utid = s.utid LEFT JOIN process p ON p.upid = t.upid;\n"
+	"CREATE INDEX sched_slice_cpu_ts ON sched_slice(cpu, ts);\n"
+	"CREATE INDEX sched_slice_utid ON sched_slice(utid, ts);\n"
+	"CREATE INDEX thread_state_utid ON thread_state(utid, ts);\n"
+	"CREATE INDEX counter_track_ts ON counter(track_id, ts);\n"
+	"CREATE INDEX slice_track_ts ON slice(track_id, ts);\n"
+	"CREATE INDEX thread_tid ON thread(tid);\n"
+	"CREATE INDEX process_pid ON process(pid);\n";
+
+static int meta(struct sq *q, const char *name, int64_t i, const char *s)
+{
+	struct sq_val *v = row_begin(q->fx[FX_META]);
+
+	v_static(&v[0], name);
+	v_static(&v[1], q->ninputs > 1 ? "multi" : "single");
+	if (!s)
+		v_int(&v[2], i);
+	else if (v_text(q->fx[FX_META], &v[3], s, strlen(s)))
+		return TDAT_ENOMEM;
+	return row_end(&q->d, q->fx[FX_META]);
+}
+
+/* Header facts of each input (Perfetto's keys where it has one). */
+static int metadata(struct sq *q)
+{
+	static const char *const uname_keys[] = { "system_name", "system_nodename",
+						  "system_release", "system_machine" };
+	int ret = 0;
+
+	for (int i = 0; i < q->ninputs && !ret; i++) {
+		const struct tdat_file_info *fi = tdat_file_info(tdat_merge_file(q->w->merge, i));
+		const char *p = fi->uname;
+
+		for (int k = 0; k < 4 && *p && !ret; k++) {
+			size_t n = strcspn(p, " ");
+			char *word = strndup(p, n);
+
+			ret = word ? meta(q, uname_keys[k], 0, word) : TDAT_ENOMEM;
+			free(word);
+			p += n + (p[n] == ' ');
+		}
+		if (ret || (ret = meta(q, "trace_type", 0, "trace.dat")) ||
+		    (ret = meta(q, "trace_size_bytes", (int64_t)fi->file_size, NULL)) ||
+		    (ret = meta(q, "trace_file_version", fi->version, NULL)) ||
+		    (ret = meta(q, "trace_clock", 0, fi->clock)) ||
+		    (ret = meta(q, "trace_cpu_count", fi->cpus, NULL)) ||
+		    (ret = meta(q, "trace_page_size", fi->page_size, NULL)) ||
+		    (ret = meta(q, "trace_compression", 0, fi->compression)) ||
+		    (*fi->tracecmd_version && (ret = meta(q, "tracecmd_version", 0, fi->tracecmd_version))) ||
+		    (fi->ts_offset && (ret = meta(q, "trace_ts_offset", fi->ts_offset, NULL))))
+			return ret;
+		if (*fi->compression_version && strcmp(fi->compression, "none"))
+			ret = meta(q, "trace_compression_version", 0, fi->compression_version);
+	}
+	return ret;
+}
+
+/* The CPU numbers of input @i: up to the header's count or the highest listed (< MAX_CPUS). */
+static int input_cpus(struct tdat_file *f)
+{
+	int n = tdat_file_info(f)->cpus;
+
+	for (int b = 0; b < f->nbuffers; b++)
+		for (int c = 0; c < f->buffers[b].info.ncpus; c++)
+			if (f->buffers[b].info.cpus[c].cpu >= n && f->buffers[b].info.cpus[c].cpu < MAX_CPUS)
+				n = f->buffers[b].info.cpus[c].cpu + 1;
+	return n;
+}
+
+/* Which of input @i's CPU numbers exist: the header's count, and those its buffers list. */
+static void mark_present(struct sq *q, int i)
+{
+	struct tdat_file *f = tdat_merge_file(q->w->merge, i);
+	struct sq_cpu *cp = &q->cpus[q->in[i].ucpu_base];
+
+	for (int c = 0; c < tdat_file_info(f)->cpus && c < q->in[i].ncpus; c++)
+		cp[c].present = true;
+	for (int b = 0; b < f->nbuffers; b++)
+		for (int c = 0; c < f->buffers[b].info.ncpus; c++)
+			if (f->buffers[b].info.cpus[c].cpu >= 0 && f->buffers[b].info.cpus[c].cpu < q->in[i].ncpus)
+				cp[f->buffers[b].info.cpus[c].cpu].present = true;
+}
+
+/*
+ * ucpu: the CPU numbers of input 0, then those of input 1, ...; a cpu row
+ * for each that exists (a damaged file may list CPU 60000 alone).
+ */
+static int cpus(struct sq *q)
+{
+	int total = 0;
+
+	for (int i = 0; i < q->ninputs; i++) {
+		int n = input_cpus(tdat_merge_file(q->w->merge, i));
+
+		q->in[i].ucpu_base = total;
+		q->in[i].ncpus = n;
+		total += n;
+	}
+	if (!(q->cpus = calloc((size_t)total + 1, sizeof(*q->cpus))))
+		return TDAT_ENOMEM;
+	q->ncpus = total;
+	for (int i = 0; i < q->ninputs; i++) {
+		mark_present(q, i);
+		for (int c = 0; c < q->in[i].ncpus; c++) {
+			int u = q->in[i].ucpu_base + c;
+			struct sq_val *v;
+
+			q->cpus[u].freq_track = q->cpus[u].idle_track = -1;
+			if (!q->cpus[u].present)
+				continue;
+			v = row_begin(q->fx[FX_CPU]);
+			v_int(&v[0], u);
+			v_int(&v[1], u);
+			v_int(&v[2], c);
+			v_int(&v[3], i);
+			if (row_end(&q->d, q->fx[FX_CPU]))
+				return TDAT_EIO;
+		}
+	}
+	return 0;
+}
+
+static int open_db(struct sq *q, struct tdat_writer *w)
+{
+	struct sched_ops ops = { .slice = on_slice, .state = on_state };
+	int ret;
+
+	if (w->flags & TDAT_W_GZIP) {
+		tdat_msg(w->errmsg, "a database cannot be gzipped");
+		return TDAT_EINVAL;
+	}
+	/* NOMUTEX: only one thread at a time uses the connection (see sqdb_drain()) */
+	if (sqlite3_open_v2(w->path, &q->d.db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL))
+		return q->d.db ? sqdb_fail(&q->d, "cannot open") : TDAT_ENOMEM;
+	ops.ctx = q;
+	q->ninputs = tdat_merge_nfiles(w->merge);
+	q->in = calloc((size_t)q->ninputs + 1, sizeof(*q->in));
+	q->pm = pm_new();
+	q->sm = sched_new(&ops);
+	if (!q->in || !q->pm || !q->sm)
+		return TDAT_ENOMEM;
+	for (int i = 0; i < q->ninputs; i++) {
+		if (kseen_init(&q->in[i].seen, tdat_merge_file(w->merge, i)))
+			return TDAT_ENOMEM;
+		for (int r = 0; r < NROLES; r++)
+			q->in[i].role_buffer[r] = -1;
+		sched_states_init(&q->in[i].states, NULL);
+	}
+	/* big pages: a quarter of the writes of the default 4 KiB */
+	if ((ret = sqdb_exec(&q->d, "PRAGMA page_size=32768; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+			" PRAGMA locking_mode=EXCLUSIVE; PRAGMA temp_store=MEMORY; BEGIN;")) ||
+	    (ret = sqdb_exec(&q->d, schema)))
+		return ret;
+	for (int i = 0; i < NFX; i++)
+		if (!(q->fx[i] = sqdb_fixed_table(&q->d, fixed[i].name, fixed[i].ncols)))
+			return sqdb_fail(&q->d, fixed[i].name);
+	if ((ret = metadata(q)) || (ret = cpus(q)))
+		return ret;
+	sqdb_start(&q->d);
+	return 0;
+}
+
+static int sqlite_open(struct tdat_writer *w)
+{
+	struct sq *q = calloc(1, sizeof(*q));
+
+	if (!q)
+		return TDAT_ENOMEM;
+	w->priv = q;
+	q->w = w;
+	q->d.errmsg = w->errmsg;
+	q->err = open_db(q, w);
+	if (q->err && !*w->errmsg)
+		tdat_msg(w->errmsg, "%s", tdat_strerror(q->err));
+	return q->err;
+}
+
+/* ---- close ---- */
+
+static int threads(struct sq *q)
+{
+	const struct pm_thread *t;
+	const struct pm_process *p;
+	struct sq_val *v;
+	int ret;
+
+	for (int i = 0; (t = pm_thread(q->pm, i)); i++) {
+		v = row_begin(q->fx[FX_THREAD]);
+		v_int(&v[0], t->utid);
+		v_int(&v[1], t->tid);
+		v_static(&v[2], t->name);
+		if (t->has_start)
+			v_int(&v[3], (int64_t)t->start_ts);
+		if (t->has_end)
+			v_int(&v[4], (int64_t)t->end_ts);
+		v_id(&v[5], t->upid);
+		if (t->upid >= 0)
+			v_int(&v[6], t->is_main);
+		v_int(&v[7], t->is_idle);
+		v_int(&v[8], t->input);
+		if ((ret = row_end(&q->d, q->fx[FX_THREAD])))
+			return ret;
+	}
+	for (int i = 0; (p = pm_process(q->pm, i)); i++) {
+		v = row_begin(q->fx[FX_PROCESS]);
+		v_int(&v[0], p->upid);
+		v_int(&v[1], p->pid);
+		v_static(&v[2], p->name);
+		if (p->has_start)
+			v_int(&v[3], (int64_t)p->start_ts);
+		if (p->has_end)
+			v_int(&v[4], (int64_t)p->end_ts);
+		v_id(&v[5], p->parent_upid);
+		v_static(&v[6], p->cmdline);
+		v_int(&v[7], p->input);
+		if ((ret = row_end(&q->d, q->fx[FX_PROCESS])))
+			return ret;
+	}
+	return 0;
+}
+
+static int stat_row(struct sq *q, const char *name, int idx, const char *severity, int64_t value,
+		    const char *desc)
+{
+	struct sq_val *v = row_begin(q->fx[FX_STATS]);
+
+	v_int(&v[0], q->next_stat++);
+	v_static(&v[1], name);
+	v_int(&v[2], idx);
+	v_static(&v[3], severity);
+	v_static(&v[4], "trace");
+	v_int(&v[5], value);
+	v_static(&v[6], desc);
+	return row_end(&q->d, q->fx[FX_STATS]);
+}
+
+/* The kernel's figures at the end for every CPU of input @i written, as trace processor names them. */
+static int kernel_stats(struct sq *q, int i)
+{
+	struct tdat_file *f = tdat_merge_file(q->w->merge, i);
+	const struct sq_input *in = &q->in[i];
+	struct tdat_kernel_cpu_stats k;
+	int ret = 0;
+
+	for (int c = 0; c < in->ncpus && !ret; c++) {
+		if (!q->cpus[in->ucpu_base + c].events)
+			continue;
+		kseen_cpu(&in->seen, f, c, &k);
+		for (int j = 0; j < KSTAT_NFIELDS && !ret; j++)
+			if (k.have & kstat_fields[j].bit)
+				ret = stat_row(q, kstat_fields[j].tp_name, in->ucpu_base + c, "info",
+					       (int64_t)kstat_value(&k, kstat_fields[j].bit),
+					       kstat_fields[j].desc);
+	}
+	return ret;
+}
+
+static int stats(struct sq *q)
+{
+	const struct tdat_damage *d;
+	int ret = 0, nd;
+
+	for (int u = 0; u < q->ncpus && !ret; u++) {
+		const struct sq_cpu *c = &q->cpus[u];
+
+		if (!c->present && !c->events)
+			continue;
+		if ((ret = stat_row(q, "cpu_events", u, "info", c->events,
+				    "events read on this ucpu (all buffers)")) ||
+		    (ret = stat_row(q, "cpu_events_lost", u, "data_loss", c->lost,
+				    "events the kernel counted as lost on this ucpu")))
+			return ret;
+		ret = stat_row(q, "cpu_lost_unknown", u, "data_loss", c->lost_unknown,
+			       "times events were lost on this ucpu without a count");
+	}
+	for (int i = 0; i < q->ninputs && !ret; i++)
+		ret = kernel_stats(q, i);
+	d = tdat_merge_damage(q->w->merge, &nd);
+	for (int i = 0; i < nd && !ret; i++) {
+		const struct sq_input *in = &q->in[d[i].input];
+
+		ret = stat_row(q, "damaged_bytes", in->ucpu_base + d[i].cpu, "error",
+			       (int64_t)d[i].bytes, d[i].reason);
+	}
+	return ret;
+}
+
+static int open_slices(struct sq *q)
+{
+	int ret;
+
+	for (int u = 0; u < q->nth; u++) {
+		struct sq_thread *th = &q->th[u];
+
+		for (int d = 0; d < th->n; d++)
+			if ((ret = slice_row(q, th, &th->st[d], d, -1)))
+				return ret;
+	}
+	return 0;
+}
+
+/* ---- the views over the event tables ---- */
+
+/* ucpu of an event row: cpu plus its input's base. */
+static void ucpu_expr(const struct sq *q, sqlite3_str *s)
+{
+	if (q->ninputs < 2) {
+		sqlite3_str_appendall(s, "cpu");
+		return;
+	}
+	sqlite3_str_appendall(s, "cpu + CASE input");
+	for (int i = 1; i < q->ninputs; i++)
+		sqlite3_str_appendf(s, " WHEN %d THEN %d", i, q->in[i].ucpu_base);
+	sqlite3_str_appendall(s, " ELSE 0 END");
+}
+
+/* Tables oldest first (the list is newest first). */
+static struct sq_table **table_list(const struct sq *q)
+{
+	struct sq_table **v = calloc((size_t)q->ntables + 1, sizeof(*v));
+	int i = q->ntables;
+
+	for (struct sq_table *t = q->tables; v && t; t = t->next)
+		v[--i] = t;
+	return v;
+}
+
+/*
+ * Append one term of a compound SELECT: the terms are grouped in
+ * subqueries of UNION_GROUP, as SQLite allows 500 terms in one compound.
+ */
+static void term(sqlite3_str *s, int *n)
+{
+	if (*n && *n % UNION_GROUP == 0)
+		sqlite3_str_appendall(s, ") UNION ALL SELECT * FROM (");
+	else if (*n)
+		sqlite3_str_appendall(s, " UNION ALL ");
+	(*n)++;
+}
+
+static void ftrace_event_view(struct sq *q, sqlite3_str *s, struct sq_table **tl)
+{
+	int n = 0;
+
+	sqlite3_str_appendall(s, "CREATE VIEW ftrace_event AS SELECT * FROM (");
+	for (int i = 0; i < q->ntables; i++) {
+		term(s, &n);
+		sqlite3_str_appendf(s, "SELECT id, ts, %Q AS name, cpu, utid, id AS arg_set_id, "
+				    "common_flags, ", tl[i]->ev);
+		ucpu_expr(q, s);
+		sqlite3_str_appendf(s, " AS ucpu, buffer, input, %Q AS system FROM \"%w\"",
+				    tl[i]->sys, tl[i]->name);
+	}
+	if (!n)
+		sqlite3_str_appendall(s, "SELECT NULL AS id, NULL AS ts, NULL AS name, NULL AS cpu, "
+				      "NULL AS utid, NULL AS arg_set_id, NULL AS common_flags, "
+				      "NULL AS ucpu, NULL AS buffer, NULL AS input, NULL AS system LIMIT 0");
+	sqlite3_str_appendall(s, ");\n");
+}
+
+static void args_view(struct sq *q, sqlite3_str *s, struct sq_table **tl)
+{
+	int n = 0;
+
+	sqlite3_str_appendall(s, "CREATE VIEW args AS SELECT * FROM (");
+	for (int i = 0; i < q->ntables; i++) {
+		struct sq_table *t = tl[i];
+
+		for (int c = NFIXED; c < t->ncols; c++) {
+			bool text = !strcmp(t->vtypes[c], "string") || !strcmp(t->vtypes[c], "json");
+
+			term(s, &n);
+			sqlite3_str_appendf(s, "SELECT id AS arg_set_id, %Q AS flat_key, %Q AS key, ",
+					    t->keys[c], t->keys[c]);
+			if (text)
+				sqlite3_str_appendf(s, "NULL AS int_value, \"%w\" AS string_value, ",
+						    t->cols[c]);
+			else
+				sqlite3_str_appendf(s, "\"%w\" AS int_value, NULL AS string_value, ",
+						    t->cols[c]);
+			sqlite3_str_appendf(s, "NULL AS real_value, %Q AS value_type, ", t->vtypes[c]);
+			if (!strcmp(t->vtypes[c], "pointer"))
+				sqlite3_str_appendf(s, "printf('0x%%x', \"%w\")", t->cols[c]);
+			else
+				sqlite3_str_appendf(s, "CAST(\"%w\" AS TEXT)", t->cols[c]);
+			sqlite3_str_appendf(s, " AS display_value FROM \"%w\"", t->name);
+		}
+	}
+	if (!n)
+		sqlite3_str_appendall(s, "SELECT NULL AS arg_set_id, NULL AS flat_key, NULL AS key, "
+				      "NULL AS int_value, NULL AS string_value, NULL AS real_value, "
+				      "NULL AS value_type, NULL AS display_value LIMIT 0");
+	sqlite3_str_appendall(s, ");\n");
+}
+
+static int event_views(struct sq *q)
+{
+	struct sq_table **tl = table_list(q);
+	sqlite3_str *s = sqlite3_str_new(q->d.db);
+	char *sql;
+	int ret;
+
+	if (!tl) {
+		sqlite3_free(sqlite3_str_finish(s));
+		return TDAT_ENOMEM;
+	}
+	ftrace_event_view(q, s, tl);
+	args_view(q, s, tl);
+	free(tl);
+	if (!(sql = sqlite3_str_finish(s)))
+		return TDAT_ENOMEM;
+	ret = sqdb_exec(&q->d, sql);
+	sqlite3_free(sql);
+	return ret;
+}
+
+static int flush_all(struct sq *q)
+{
+	int ret = 0;
+
+	for (struct sq_table *t = q->tables; t && !ret; t = t->next)
+		ret = sqdb_submit(&q->d, t);
+	for (int i = 0; i < NFX && !ret; i++)
+		ret = sqdb_submit(&q->d, q->fx[i]);
+	return ret ? ret : sqdb_drain(&q->d);
+}
+
+static int sqlite_close(struct tdat_writer *w)
+{
+	struct sq *q = w->priv;
+	struct sq_val *v;
+	int ret;
+
+	if (!q || q->err)
+		return q ? q->err : TDAT_EINVAL;
+	if ((ret = sched_finish(q->sm)) || (ret = open_slices(q)))
+		return ret;
+	pm_finish(q->pm, w->merge);
+	if ((ret = threads(q)) || (ret = stats(q)))
+		return ret;
+	v = row_begin(q->fx[FX_BOUNDS]);
+	if (q->next_id) {
+		v_int(&v[0], (int64_t)q->first_ts);
+		v_int(&v[1], (int64_t)q->last_ts);
+	}
+	if ((ret = row_end(&q->d, q->fx[FX_BOUNDS])) || (ret = flush_all(q)) ||
+	    (ret = event_views(q)) || (ret = sqdb_exec(&q->d, views)) || (ret = sqdb_exec(&q->d, "COMMIT")))
+		return ret;
+	sqdb_stop(&q->d);
+	for (struct sq_table *t = q->tables; t; t = t->next)
+		table_finalize(t);
+	for (int i = 0; i < NFX; i++)
+		table_finalize(q->fx[i]);
+	return sqlite3_close(q->d.db) == SQLITE_OK ? (q->d.db = NULL, 0) : sqdb_fail(&q->d, "close");
+}
+
+static void sqlite_free(struct tdat_writer *w)
+{
+	struct sq *q = w->priv;
+
+	if (!q)
+		return;
+	sqdb_stop(&q->d);		/* before the statements it uses go */
+	for (int i = 0; q->in && i < q->ninputs; i++) {
+		idtab_release(&q->in[i].types, free_type);
+		kseen_release(&q->in[i].seen);
+	}
+	while (q->tables) {
+		struct sq_table *t = q->tables;
+
+		q->tables = t->next;
+		table_free(t);
+	}
+	for (int i = 0; i < NFX; i++)
+		table_free(q->fx[i]);
+	for (int u = 0; u < q->nth; u++) {
+		for (int d = 0; d < q->th[u].n; d++)
+			free(q->th[u].st[d].name);
+		free(q->th[u].st);
+	}
+	for (int i = 0; i < q->npc; i++)
+		free(q->pc[i].name);
+	sqlite3_close(q->d.db);	/* after the statements; rolls back if not committed */
+	free(q->pc);
+	free(q->th);
+	free(q->cpus);
+	free(q->in);
+	pm_free(q->pm);
+	sched_free(q->sm);
+	free(q);
+	w->priv = NULL;
+}
+
+const struct tdat_writer_ops tdat_writer_sqlite_ops = {
+	.name = "sqlite",
+	.exts = ".db .sqlite .sqlite3",
+	.fields = true,
+	.output = TDAT_OUT_FILE,
+	.open = sqlite_open,
+	.put = sqlite_put,
+	.close = sqlite_close,
+	.free = sqlite_free,
+};

@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * text.c - the "text" format: byte for byte what `trace-cmd report`
+ * (3.1.6) prints.  A `cpus=N` line per input, then one line per event built
+ * from libtraceevent's printers (with the plugins trace-cmd loads), the
+ * buffer/file name prefixes trace-cmd uses when there are instances or
+ * several inputs, and its lost-event lines.  A file whose top buffer is a
+ * latency trace is printed as its text, as trace-cmd does.  With
+ * TDAT_W_RAW, each event's fields raw, as `trace-cmd report -R`.  Times
+ * print as trace-cmd's clock flag says (struct tdat_file.report_usecs).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+#include <traceevent/trace-seq.h>
+
+#include "write/write.h"
+
+struct text {
+	struct trace_seq seq;
+	int width;		/* of the name prefix */
+	bool prefix;		/* print name prefixes */
+	bool multi;
+	bool latency_only;	/* a latency file was printed; events are not */
+	struct tep_record rec;
+	struct tep_guard_type types[64];	/* by event id, modulo 64 */
+};
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static int max_int(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+static int instance_count(const struct tdat_file *f)
+{
+	int n = 0;
+
+	for (int b = 0; b < f->nbuffers; b++)
+		n += f->buffers[b].info.name[0] != '\0';
+	return n;
+}
+
+static int instance_width(const struct tdat_file *f)
+{
+	int w = 0;
+
+	for (int b = 0; b < f->nbuffers; b++)
+		if (f->buffers[b].info.name[0])
+			w = max_int(w, (int)strlen(base_name(f->buffers[b].info.name)));
+	return w;
+}
+
+static int print_latency(struct tdat_writer *w, struct tdat_file *f)
+{
+	size_t len;
+	const char *text = tdat_file_latency_text(f, 0, &len);
+
+	if (!text) {
+		tdat_msg(w->errmsg, "%s", f->errmsg);
+		return TDAT_EFORMAT;
+	}
+	sink_write(&w->sink, text, len);
+	sink_putc(&w->sink, '\n');
+	return 0;
+}
+
+/*
+ * The cpus= lines.  trace-cmd computes the prefix width while it walks the
+ * inputs, so the width of input i counts every input's name but only the
+ * instance names of the inputs before it; mimic that.
+ */
+static int text_open(struct tdat_writer *w)
+{
+	struct tdat_merge *m = w->merge;
+	int n = tdat_merge_nfiles(m), names = 0, inst = 0;
+	struct text *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return TDAT_ENOMEM;
+	w->priv = t;
+	trace_seq_init(&t->seq);
+	t->multi = n > 1;
+	for (int i = 0; t->multi && i < n; i++)
+		names = max_int(names, (int)strlen(base_name(tdat_merge_file(m, i)->info.path)));
+	for (int i = 0; i < n; i++) {
+		struct tdat_file *f = tdat_merge_file(m, i);
+
+		if (t->multi)
+			sink_printf(&w->sink, "%*s: ", max_int(names, inst), base_name(f->info.path));
+		sink_printf(&w->sink, "cpus=%d\n", f->info.cpus);
+		if (f->nbuffers && f->buffers[0].info.latency && !f->buffers[0].info.name[0]) {
+			t->latency_only = true;
+			if (t->multi) {
+				tdat_msg(w->errmsg, "%s: a latency trace cannot be merged with other inputs",
+					 f->info.path);
+				return TDAT_EUNSUPP;
+			}
+			return print_latency(w, f);
+		}
+		if (w->flags & TDAT_W_NSEC)
+			tep_set_flag(f->tep, TEP_NSEC_OUTPUT);
+		inst = max_int(inst, instance_width(f));
+	}
+	t->width = max_int(names, inst);
+	t->prefix = t->multi || (n && instance_count(tdat_merge_file(m, n - 1)) > 0);
+	return 0;
+}
+
+/* Digits of @v, right-aligned to @width with @pad (at least @width long). */
+static size_t put_u64(char *dst, uint64_t v, int width, char pad)
+{
+	char b[24], *p = b + sizeof(b);
+	size_t n;
+
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	while (b + sizeof(b) - p < width)
+		*--p = pad;
+	n = (size_t)(b + sizeof(b) - p);
+	memcpy(dst, p, n);
+	return n;
+}
+
+/*
+ * The line head, "%16s-%-5d [%03d]" and the time, formatted here rather
+ * than through tep_print_event (three format parses and vsnprintf calls
+ * per event), with exactly libtraceevent's result: sec.usec rounded
+ * ("%5llu.%06llu", after adding 500 ns), sec.nsec for -t, or "%12llu" for
+ * clocks that do not count nanoseconds.
+ */
+static void print_head(struct tdat_writer *w, const struct tdat_event *ev, int pid, const char *comm)
+{
+	char *d = sink_reserve(&w->sink, strlen(comm) + 96), *p = d;
+	size_t n = strlen(comm);
+	uint64_t t = ev->ts;
+
+	if (!d)
+		return;
+	if (n < 16) {
+		memset(p, ' ', 16 - n);
+		p += 16 - n;
+	}
+	memcpy(p, comm, n);
+	p += n;
+	*p++ = '-';
+	if (pid < 0) {
+		p += (size_t)sprintf(p, "%-5d", pid);
+	} else {
+		char *s = p;
+
+		p += put_u64(p, (uint64_t)pid, 0, ' ');
+		while (p - s < 5)
+			*p++ = ' ';
+	}
+	*p++ = ' ';
+	*p++ = '[';
+	p += ev->cpu < 0 ? (size_t)sprintf(p, "%03d", ev->cpu) : put_u64(p, (uint64_t)ev->cpu, 3, '0');
+	*p++ = ']';
+	if (!ev->file->report_usecs) {
+		p += put_u64(p, t, 12, ' ');
+	} else if (w->flags & TDAT_W_NSEC) {
+		*p++ = ' ';
+		p += put_u64(p, t / 1000000000, 5, ' ');
+		*p++ = '.';
+		p += put_u64(p, t % 1000000000, 9, '0');
+	} else {
+		t = (t + 500) / 1000;
+		*p++ = ' ';
+		p += put_u64(p, t / 1000000, 5, ' ');
+		*p++ = '.';
+		p += put_u64(p, t % 1000000, 6, '0');
+	}
+	*p++ = ':';
+	sink_commit(&w->sink, (size_t)(p - d));
+}
+
+static void print_prefix(struct tdat_writer *w, struct text *t, const struct tdat_event *ev)
+{
+	const char *name = ev->file->buffers[ev->buffer].info.name;
+
+	if (!name[0] && t->multi)
+		name = ev->file->info.path;
+	if (name[0])
+		sink_printf(&w->sink, "%*s: ", t->width, base_name(name));
+	else
+		sink_printf(&w->sink, "%*s  ", t->width, "");
+}
+
+/* A record printed without its print format, counted for tdat_writer_warning(). */
+static void count_unsafe(struct tdat_writer *w, const struct tdat_event *ev,
+			 struct tep_event *event, const char *why)
+{
+	writer_damaged(w, ev, event->system, event->name, why,
+		       "event not printed as its print format says, which would read outside the record, divide by 0 or print without bound",
+		       "events not printed as their print format says, which would read outside the record, divide by 0 or print without bound");
+}
+
+/*
+ * A record libtraceevent would read outside of (print-guard.c): its fields
+ * if they lie inside it, else only why.
+ */
+static void unsafe_record(struct tdat_writer *w, struct text *t, const struct tdat_event *ev,
+			  struct tep_event *event, int safe, const char *why)
+{
+	struct trace_seq *s = &t->seq;
+
+	count_unsafe(w, ev, event, why);
+	trace_seq_printf(s, "[UNSAFE TO PRINT: %s]", why);
+	if (safe == TEP_RECORD_BAD_PRINT)
+		tep_guard_print_fields(s, &t->rec, event);
+}
+
+static int text_put(struct tdat_writer *w, const struct tdat_event *ev)
+{
+	static const char spaces[] = "                    ";
+	struct text *t = w->priv;
+	struct tep_handle *tep = ev->file->tep;
+	struct trace_seq *s = &t->seq;
+	struct tep_record *rec = &t->rec;
+	struct tep_event *event;
+	const char *name;
+	char why[256];
+	size_t len;
+	int pid, safe;
+	bool raw = w->flags & TDAT_W_RAW;
+
+	if (t->latency_only)
+		return 0;
+	rec->ts = ev->ts;
+	rec->cpu = ev->cpu;
+	rec->data = (void *)ev->data;
+	rec->size = (int)ev->size;
+	rec->missed_events = ev->shown_missed;
+	if (t->prefix)
+		print_prefix(w, t, ev);
+	trace_seq_reset(s);
+	if (ev->shown_missed > 0)
+		trace_seq_printf(s, "CPU:%d [%lld EVENTS DROPPED]\n", ev->cpu, ev->shown_missed);
+	else if (ev->shown_missed < 0)
+		trace_seq_printf(s, "CPU:%d [EVENTS DROPPED]\n", ev->cpu);
+	event = tep_find_event_by_record(tep, rec);
+	safe = event ? tep_guard_record(&t->types[(unsigned)event->id % 64], event, rec->data,
+					(unsigned)rec->size, raw, why, sizeof(why)) : 0;
+	pid = safe != TEP_RECORD_BAD_FIELDS ? tdat_event_pid(ev) : -1;
+	if (s->len) {
+		sink_write(&w->sink, s->buffer, strnlen(s->buffer, s->len));
+		trace_seq_reset(s);
+	}
+	print_head(w, ev, pid, tep_data_comm_from_pid(tep, pid));
+	name = event ? event->name : "(NULL)";
+	len = strlen(name);
+	sink_putc(&w->sink, ' ');
+	sink_write(&w->sink, name, len);
+	sink_write(&w->sink, ": ", 2);
+	if (len < 20)
+		sink_write(&w->sink, spaces, 20 - len);
+	if (safe) {
+		unsafe_record(w, t, ev, event, safe, why);
+	} else {
+		tep_print_event(tep, s, rec, "%s", raw ? TEP_PRINT_INFO_RAW : TEP_PRINT_INFO);
+		if (tep_guard_refused())
+			count_unsafe(w, ev, event, "a plugin helper was given a pointer outside "
+				     "the record (printed as 0)");
+		if (event && (event->flags & TEP_EVENT_FL_FAILED) && file_print_unsupported(ev->file, event->id))
+			writer_unsupported(w, ev, event->system, event->name);
+	}
+	if (s->len && s->buffer[s->len - 1] == '\n')
+		s->len--;
+	/* trace-cmd prints the line with "%.*s": it ends at a NUL byte */
+	sink_write(&w->sink, s->buffer, strnlen(s->buffer, s->len));
+	sink_putc(&w->sink, '\n');
+	return 0;
+}
+
+static void text_free(struct tdat_writer *w)
+{
+	struct text *t = w->priv;
+
+	if (!t)
+		return;
+	trace_seq_destroy(&t->seq);
+	free(t);
+	w->priv = NULL;
+}
+
+const struct tdat_writer_ops tdat_writer_text_ops = {
+	.name = "text",
+	.symbols = true,
+	.exts = ".txt",
+	.open = text_open,
+	.put = text_put,
+	.free = text_free,
+};

@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * write.h - what the writers share: the buffered output sink, the writer
+ * ops and registry, protobuf and CSV cell encoders, and the trace.dat
+ * container writer (pages, staged streams, the file).
+ */
+#ifndef TDAT_WRITE_H
+#define TDAT_WRITE_H
+
+#include "read/read.h"
+
+/* ---- dat-pages.c: events packed into ring-buffer pages (the writer's encoder) ---- */
+
+struct page_enc {
+	unsigned char *page;	/* page_size bytes */
+	unsigned page_size, hdr, long_size;
+	bool big;
+	size_t len, cap;	/* data bytes used / usable after the header */
+	uint64_t first_ts, last_ts;	/* raw timestamps */
+	long long missed;	/* lost before the page: N, -1 unknown count, 0 */
+	unsigned nevents;
+};
+
+/* Store @v in @len bytes of the given byte order. */
+void enc_num(unsigned char *d, uint64_t v, unsigned len, bool big);
+int penc_init(struct page_enc *p, unsigned page_size, int long_size, bool big_endian);
+void penc_release(struct page_enc *p);
+/*
+ * Add an event of @size bytes (a multiple of 4 as kbuffer reports sizes).
+ * @missed: events lost before it (only the first event of a page may have
+ * some); @hide_missed: put a zero time extend in front so that kbuffer does
+ * not report them (as in an input where one preceded the event).
+ * Return: 0 added; 1 it needs a new page (penc_finish, use, penc_reset, add
+ * again); TDAT_ELIMIT if it cannot fit even an empty page.
+ */
+int penc_add(struct page_enc *p, uint64_t raw_ts, const void *data, unsigned size,
+	     long long missed, bool hide_missed);
+/* Write the page header (and lost count); p->page is then a whole page. */
+void penc_finish(struct page_enc *p);
+void penc_reset(struct page_enc *p);
+
+/* ---- dat-stage.c: per-CPU data of the writer, staged until close ---- */
+
+struct stage_run {		/* a piece of a stream: in memory, or in the file */
+	unsigned char *mem;
+	uint64_t off;
+	size_t len;
+};
+
+struct stage {
+	size_t mem_used, mem_limit;
+	int fd;			/* the temporary file; -1 until needed */
+	uint64_t fd_end;
+	int zkind;		/* 0 none, 1 zstd, 2 zlib */
+	void *zctx;
+	unsigned char *zbuf;	/* 8-byte chunk header + the last frame */
+	size_t zcap;
+	char *err;		/* the writer's errmsg */
+};
+
+struct dstream {		/* one CPU of one buffer */
+	int buffer, cpu;
+	struct page_enc pe;
+	unsigned char *chunk;	/* pages not yet staged */
+	size_t chunk_len;
+	uint32_t nchunks;
+	uint64_t stored, events;
+	struct stage_run *runs;
+	int nruns, runs_cap;
+};
+
+int stage_init(struct stage *st, const char *zname, size_t limit, char *err);
+void stage_release(struct stage *st);
+int stage_compress(struct stage *st, const void *src, size_t len, bool big, size_t *olen);
+int dstream_init(struct dstream *s, int buffer, int cpu, unsigned page_size, int long_size,
+		 bool big);
+void dstream_release(struct dstream *s);
+/* Pack @ev into the stream with timestamp @ts (its raw_ts, or ts when corrected). */
+int dstream_put(struct stage *st, struct dstream *s, const struct tdat_event *ev, uint64_t ts);
+/*
+ * Stage one ring-buffer page as the kernel gave it (trace_pipe_raw): @len
+ * bytes, at most the stream's page size (the rest is zeroed); an empty
+ * page is dropped.  Its data events are counted in s->events.
+ */
+int dstream_put_page(struct stage *st, struct dstream *s, const void *page, size_t len);
+/* At close: stage the last page and chunk. */
+int dstream_flush(struct stage *st, struct dstream *s);
+/* Bytes the stream takes in the file (with the chunk count if compressed). */
+uint64_t dstream_size(const struct stage *st, const struct dstream *s);
+int dstream_copy(struct stage *st, const struct dstream *s, struct tdat_sink *out);
+
+/* ---- dat-write.c: the trace.dat container ---- */
+
+struct dat_obuf {		/* one buffer of the output */
+	const char *name;	/* "" for the top buffer */
+	const char *clock;	/* NULL or "": the file's clock */
+	unsigned page_size;
+	int ncpus, first;	/* its streams: streams[first .. first + ncpus) */
+};
+
+/*
+ * What dat_out_write() writes.  dat_out_init() clears it and picks the
+ * compression from enum tdat_writer_flags; then the caller sets meta, big,
+ * page_size, cpus, clock (and corrected_ts) before adding buffers, and
+ * feeds the streams (dstream_put(), or whole pages).
+ */
+struct dat_out {
+	const struct tdat_meta *meta;	/* sections and the options to copy */
+	bool v6, big;
+	bool corrected_ts;	/* timestamps are final: drop OFFSET, DATE, TSC2NSEC, TIME_SHIFT */
+	bool ns_ticks;		/* and ns, but the clock's name counts ticks: a TSC2NSEC
+				 * option of factor 1 says they are ns */
+	unsigned page_size;	/* the file's (v6: every buffer's) */
+	int cpus;		/* CPU count of the traced machine */
+	const char *clock;	/* the file's trace clock */
+	const char *zname, *zver;
+	struct dat_obuf *bufs;
+	int nbufs;
+	struct dstream *streams;
+	int nstreams;
+	struct stage st;
+	uint64_t meta_size;	/* dat_out_estimate()'s cache */
+	struct tdat_src *raw_src;	/* where meta->raw_off points, NULL: compress all */
+	const char *raw_path;		/* its name, for a read error */
+	const char *raw_zname;		/* and how those sections are compressed */
+	const char *extra_opt;		/* an option of ours to add (OPT_TDAT_PIECE), or NULL */
+	size_t extra_len;
+};
+
+int dat_out_init(struct dat_out *o, unsigned flags, size_t stage_limit, char *err);
+/* A buffer with one stream per CPU id in @cpus; @name and @clock are borrowed. */
+int dat_out_add_buffer(struct dat_out *o, const char *name, const char *clock, unsigned page_size,
+		       const int *cpus, int ncpus, int long_size);
+/* Index of the stream of buffer @b, CPU id @cpu, or -1. */
+int dat_out_stream(const struct dat_out *o, int b, int cpu);
+/* About how many bytes the file would have if written now. */
+uint64_t dat_out_estimate(struct dat_out *o);
+/* Flush every stream and write the whole file to @out. */
+int dat_out_write(struct dat_out *o, struct tdat_sink *out);
+void dat_out_release(struct dat_out *o);
+
+/* ---- writer.c: buffered output with a sticky error, and the registry ---- */
+
+struct tdat_sink {
+	int fd;			/* -1: a memory sink that grows */
+	char *buf;
+	size_t len, cap;
+	int err;		/* errno of the first failure */
+	void *gz;		/* z_stream when gzipping */
+};
+
+int sink_init(struct tdat_sink *s, int fd);
+/* Compress everything written from now on as one gzip stream. */
+int sink_gzip(struct tdat_sink *s);
+/* Flush, and end the gzip stream if there is one. */
+int sink_finish(struct tdat_sink *s);
+void sink_release(struct tdat_sink *s);
+int sink_flush(struct tdat_sink *s);
+void sink_write_slow(struct tdat_sink *s, const void *p, size_t n);
+static inline void sink_write(struct tdat_sink *s, const void *p, size_t n)
+{
+	if (s->len + n <= s->cap && s->buf) {	/* an empty memory sink has no buffer */
+		memcpy(s->buf + s->len, p, n);
+		s->len += n;
+	} else {
+		sink_write_slow(s, p, n);
+	}
+}
+void sink_printf(struct tdat_sink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Make room for @n bytes and return where to write them (commit with sink_commit). */
+char *sink_reserve_slow(struct tdat_sink *s, size_t n);
+static inline char *sink_reserve(struct tdat_sink *s, size_t n)
+{
+	return s->len + n <= s->cap ? s->buf + s->len : sink_reserve_slow(s, n);
+}
+static inline void sink_commit(struct tdat_sink *s, size_t n) { s->len += n; }
+static inline void sink_putc(struct tdat_sink *s, char c)
+{
+	if (s->len < s->cap)
+		s->buf[s->len++] = c;
+	else
+		sink_write_slow(s, &c, 1);
+}
+
+/* Decimal digits of @v at @d (room for 20); returns the count. */
+size_t fmt_u64(char *d, uint64_t v);
+
+/* Length of the valid UTF-8 sequence at @p (of @n bytes), 0 if not valid. */
+size_t utf8_len(const unsigned char *p, size_t n);
+/*
+ * Room for element @n of the array *@arr (*@cap elements of @size bytes):
+ * doubled when full, @first elements at first.  0 or TDAT_ENOMEM (the
+ * array is kept).  Call as array_room((void **)&a, n, &cap, sizeof(*a), 16).
+ */
+int array_room(void **arr, int n, int *cap, size_t size, int first);
+
+/* ---- pbenc.c: protobuf wire encoding into a sink ---- */
+
+enum pb_wire { PB_WT_VARINT = 0, PB_WT_I64 = 1, PB_WT_LEN = 2, PB_WT_I32 = 5 };
+
+#define PB_VARINT_MAX 10
+
+static inline unsigned pb_varint_size(uint64_t v)
+{
+	/* 7 bits a byte: (bits + 6) / 7, with 0 taking one byte */
+	return ((unsigned)(64 - __builtin_clzll(v | 1)) * 9 + 64) / 64;
+}
+
+/* @v as a varint at @d (room for PB_VARINT_MAX); returns the bytes written. */
+static inline unsigned pb_enc_varint(unsigned char *d, uint64_t v)
+{
+	unsigned n = 0;
+
+	while (v >= 0x80) {
+		d[n++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	d[n++] = (unsigned char)v;
+	return n;
+}
+
+/* A key (field << 3 | wire type), then @v as a varint. */
+static inline void pb_key_varint(struct tdat_sink *s, uint64_t key, uint64_t v)
+{
+	unsigned char *d = (unsigned char *)sink_reserve(s, 2 * PB_VARINT_MAX);
+	unsigned n;
+
+	if (!d)
+		return;
+	n = pb_enc_varint(d, key);
+	n += pb_enc_varint(d + n, v);
+	sink_commit(s, n);
+}
+
+/* A varint field (int32/int64 negatives as their 64-bit two's complement). */
+static inline void pb_varint(struct tdat_sink *s, unsigned field, uint64_t v)
+{
+	pb_key_varint(s, (uint64_t)field << 3 | PB_WT_VARINT, v);
+}
+
+/* Tag and length of a length-delimited field whose @len bytes follow. */
+void pb_head(struct tdat_sink *s, unsigned field, uint64_t len);
+void pb_bytes(struct tdat_sink *s, unsigned field, const void *p, size_t n);
+/* A double field (fixed 64 bits). */
+void pb_double(struct tdat_sink *s, unsigned field, double v);
+/* Open a nested message in a memory sink; returns the mark for pb_end(). */
+size_t pb_begin(struct tdat_sink *s, unsigned field);
+/* Close it: back-patch its length. */
+void pb_end(struct tdat_sink *s, size_t mark);
+
+/* ---- csvfmt.c: cells shared by the CSV writers ---- */
+
+/* What a double quote inside text becomes (csv_escape()). */
+enum csv_quote {
+	CSV_Q_RAW,		/* kept: the caller quotes the cell and doubles it */
+	CSV_Q_BACKSLASH,	/* \" */
+	CSV_Q_FIELDS,		/* \"" : inside the always-quoted fields cell */
+	CSV_Q_DOUBLE,		/* "" : inside a quoted cell */
+};
+
+/* Up to @n bytes of @s (ending at a NUL), UTF-8 kept, \\, \xNN for the rest. */
+void csv_escape(struct tdat_sink *sk, const char *s, size_t n, enum csv_quote q);
+/* Text as one cell: escaped, quoted (quotes doubled) if it holds a comma or quote. */
+void csv_text_cell(struct tdat_sink *sk, const char *s, size_t n);
+/* A cell for @s, built once (escaped with @q, then quoted if needed); NULL without memory. */
+char *csv_cell(const char *s, enum csv_quote q, size_t *len);
+void csv_put_hex(struct tdat_sink *sk, uint64_t v);
+/* A number of @kind: decimal, TK_INT signed, TK_PTR 0x hex. */
+void csv_put_number(struct tdat_sink *sk, enum tkind kind, uint64_t v);
+/* An array field's elements as [a,b,...] (valid CSV text and valid JSON). */
+void csv_put_array(struct tdat_sink *sk, const struct tdat_file *f, const unsigned char *p,
+		   unsigned len, const struct tfield *tf);
+
+static inline void csv_put_u64(struct tdat_sink *sk, uint64_t v)
+{
+	char *d;
+
+	/* cpu, input, lost and many fields are one digit: skip the call */
+	if (v < 10) {
+		sink_putc(sk, (char)('0' + v));
+		return;
+	}
+	d = sink_reserve(sk, 24);
+	if (d)
+		sink_commit(sk, fmt_u64(d, v));
+}
+
+static inline void csv_put_i64(struct tdat_sink *sk, int64_t v)
+{
+	if (v < 0) {
+		sink_putc(sk, '-');
+		csv_put_u64(sk, (uint64_t)0 - (uint64_t)v);
+	} else {
+		csv_put_u64(sk, (uint64_t)v);
+	}
+}
+
+/* comm cells of one input, built once per pid (open addressing on pid). */
+struct csv_comm {
+	int pid;
+	char *cell;		/* NULL: empty slot */
+	size_t len;
+};
+
+struct csv_comms {
+	struct csv_comm *slots;
+	size_t n, cap;
+};
+
+/* The comm cell of @pid (escaped with @q); NULL without memory. */
+const char *csv_comm_cell(struct csv_comms *c, struct tep_handle *tep, int pid,
+			  enum csv_quote q, size_t *len);
+void csv_comms_release(struct csv_comms *c);
+
+struct tdat_writer;
+struct tdat_sink;
+
+struct tdat_writer_ops {
+	const char *name;
+	const char *exts;	/* space separated file name endings */
+	int output;		/* enum tdat_output_kind */
+	bool symbols;		/* prints function names: load kallsyms first */
+	bool fields;		/* writes every field: an event with fields outside
+				 * its record is counted (writer_damaged()) */
+	int (*open)(struct tdat_writer *w);
+	int (*put)(struct tdat_writer *w, const struct tdat_event *ev);
+	int (*close)(struct tdat_writer *w);
+	void (*free)(struct tdat_writer *w);
+	uint64_t (*size)(struct tdat_writer *w);	/* optional: output bytes so far */
+	int (*copy)(struct tdat_writer *w);	/* optional: every event, page by page */
+};
+
+struct tdat_writer {
+	const struct tdat_writer_ops *ops;
+	struct tdat_sink sink;		/* unused by file and directory formats */
+	const char *path;		/* file or directory formats */
+	struct tdat_merge *merge;
+	unsigned flags;
+	char errmsg[TDAT_MSG_LEN];
+	char warning[TDAT_MSG_LEN];	/* tdat_writer_warning() */
+	uint64_t ndamaged;		/* events written without part of them */
+	const char *damaged_path;	/* the first one's file */
+	char damaged_first[TDAT_MSG_LEN];	/* the first one: sys:name at time: why */
+	char *piece;			/* dat: the piece mark to write, NULL: none */
+	size_t piece_len;
+	struct writer_notice {		/* events of a type whose print format is not supported */
+		const struct tdat_file *file;
+		const char *system, *name;	/* libtraceevent's, compared as pointers */
+		uint64_t count;
+	} *notices;
+	int nnotices;
+	char notice[TDAT_MSG_LEN];	/* tdat_writer_notice() */
+	void *priv;
+};
+
+/*
+ * An event written without part of it (@why), into tdat_writer_warning():
+ * "PATH: N @many (the first, sys:name at time: why)", @one if N is 1.
+ */
+void writer_damaged(struct tdat_writer *w, const struct tdat_event *ev, const char *system,
+		    const char *name, const char *why, const char *one, const char *many);
+
+/* An event of a type whose print format is not supported, printed with its fields only (unsupported.c). */
+void writer_unsupported(struct tdat_writer *w, const struct tdat_event *ev, const char *system,
+			const char *name);
+
+extern const struct tdat_writer_ops tdat_writer_text_ops;
+extern const struct tdat_writer_ops tdat_writer_csv_ops;
+extern const struct tdat_writer_ops tdat_writer_json_ops;
+extern const struct tdat_writer_ops tdat_writer_sqlite_ops;
+extern const struct tdat_writer_ops tdat_writer_dat_ops;
+extern const struct tdat_writer_ops tdat_writer_perfetto_ops;
+
+/* writer-csvdir.c: csv with TDAT_W_SPLIT; csv_open() hands over to it. */
+int csvdir_open(struct tdat_writer *w);
+
+#endif /* TDAT_WRITE_H */

@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * writer.c - the writer registry and the output sink.
+ *
+ * A format is one file defining a struct tdat_writer_ops plus one line in
+ * the table below.  Writers write through a tdat_sink: a buffered fd writer
+ * with a sticky error, so put() stays short and a failed write is reported
+ * once, by close().
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "write/write.h"
+
+#define SINK_CAP (256 * 1024)	/* a file sink's buffer */
+#define SINK_MEM_CAP 4096	/* a memory sink's first buffer: it grows */
+
+static const struct tdat_writer_ops *const writers[] = {
+	&tdat_writer_text_ops,
+	&tdat_writer_csv_ops,
+	&tdat_writer_json_ops,
+	&tdat_writer_sqlite_ops,
+	&tdat_writer_dat_ops,
+	&tdat_writer_perfetto_ops,
+};
+
+#define NWRITERS (sizeof(writers) / sizeof(writers[0]))
+
+/* ---- sink ---- */
+
+int sink_init(struct tdat_sink *s, int fd)
+{
+	s->fd = fd;
+	s->len = 0;
+	s->err = 0;
+	s->gz = NULL;
+	s->cap = fd >= 0 ? SINK_CAP : SINK_MEM_CAP;
+	s->buf = malloc(s->cap);
+	return s->buf ? 0 : TDAT_ENOMEM;
+}
+
+void sink_release(struct tdat_sink *s)
+{
+	if (s->gz) {
+		deflateEnd(s->gz);
+		free(s->gz);
+		s->gz = NULL;
+	}
+	free(s->buf);
+	s->buf = NULL;
+	s->cap = s->len = 0;
+}
+
+static void write_all(struct tdat_sink *s, const char *p, size_t n)
+{
+	while (n && !s->err) {
+		ssize_t w = write(s->fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			s->err = w < 0 ? errno : EIO;
+		} else {
+			p += w;
+			n -= (size_t)w;
+		}
+	}
+}
+
+/* Run the buffer through deflate; @flush is Z_NO_FLUSH or Z_FINISH. */
+static void deflate_out(struct tdat_sink *s, int flush)
+{
+	z_stream *z = s->gz;
+	char out[64 * 1024];
+	int r;
+
+	z->next_in = (Bytef *)s->buf;
+	z->avail_in = (uInt)s->len;
+	do {
+		z->next_out = (Bytef *)out;
+		z->avail_out = sizeof(out);
+		r = deflate(z, flush);
+		if (r == Z_STREAM_ERROR) {
+			s->err = EIO;
+			return;
+		}
+		write_all(s, out, sizeof(out) - z->avail_out);
+	} while (z->avail_out == 0 || (flush == Z_FINISH && r != Z_STREAM_END));
+}
+
+int sink_flush(struct tdat_sink *s)
+{
+	if (s->fd < 0)
+		return 0;
+	if (s->gz)
+		deflate_out(s, Z_NO_FLUSH);
+	else
+		write_all(s, s->buf, s->len);
+	s->len = 0;
+	return s->err ? TDAT_EIO : 0;
+}
+
+int sink_gzip(struct tdat_sink *s)
+{
+	z_stream *z = calloc(1, sizeof(*z));
+
+	if (!z)
+		return TDAT_ENOMEM;
+	/* windowBits 15 + 16: a gzip header and trailer */
+	if (deflateInit2(z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(z);
+		return TDAT_ENOMEM;
+	}
+	sink_flush(s);
+	s->gz = z;
+	return 0;
+}
+
+int sink_finish(struct tdat_sink *s)
+{
+	if (!s->gz)
+		return sink_flush(s);
+	deflate_out(s, Z_FINISH);
+	s->len = 0;
+	deflateEnd(s->gz);
+	free(s->gz);
+	s->gz = NULL;
+	return s->err ? TDAT_EIO : 0;
+}
+
+char *sink_reserve_slow(struct tdat_sink *s, size_t n)
+{
+	if (s->len + n > s->cap) {
+		/* a memory sink (fd < 0) grows instead of flushing */
+		if (s->fd >= 0)
+			sink_flush(s);
+		if (s->len + n > s->cap) {
+			size_t cap = (s->len + n) * 2;
+			char *p = realloc(s->buf, cap);
+
+			if (!p) {
+				s->err = ENOMEM;
+				return NULL;
+			}
+			s->buf = p;
+			s->cap = cap;
+		}
+	}
+	return s->buf + s->len;
+}
+
+void sink_write_slow(struct tdat_sink *s, const void *p, size_t n)
+{
+	char *d = sink_reserve(s, n);
+
+	if (d) {
+		memcpy(d, p, n);
+		s->len += n;
+	}
+}
+
+void sink_printf(struct tdat_sink *s, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	char *d;
+
+	/* a sink that has no buffer yet (an arena) only measures first */
+	va_start(ap, fmt);
+	n = vsnprintf(s->buf ? s->buf + s->len : NULL, s->buf ? s->cap - s->len : 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (s->buf && (size_t)n < s->cap - s->len) {
+		s->len += (size_t)n;
+		return;
+	}
+	d = sink_reserve(s, (size_t)n + 1);
+	if (!d)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(d, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	s->len += (size_t)n;
+}
+
+size_t utf8_len(const unsigned char *p, size_t n)
+{
+	unsigned c = p[0];
+	size_t len;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	/* overlong forms, surrogates and code points past U+10FFFF */
+	if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) ||
+	    (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))
+		return 0;
+	return len;
+}
+
+static const char pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+static unsigned digits32(uint32_t v)
+{
+	return v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : v < 100000 ? 5 :
+	       v < 1000000 ? 6 : v < 10000000 ? 7 : v < 100000000 ? 8 : v < 1000000000 ? 9 : 10;
+}
+
+/* The last @n digits of @v, written backwards from @end (32-bit arithmetic is fast). */
+static void put32(char *end, uint32_t v, unsigned n)
+{
+	while (n >= 2) {
+		unsigned r = (v % 100) * 2;
+
+		v /= 100;
+		*--end = pairs[r + 1];
+		*--end = pairs[r];
+		n -= 2;
+	}
+	if (n)
+		*--end = (char)('0' + v % 10);
+}
+
+/*
+ * Decimal digits of @v: split into 8-digit groups so that every division
+ * is a 32-bit one (timestamps have 12 to 20 digits; 64-bit divisions by
+ * 100 dominated the CSV writers' profile).
+ */
+size_t fmt_u64(char *d, uint64_t v)
+{
+	uint32_t lo, mid, hi;
+	unsigned n;
+
+	if (v < 100000000) {
+		n = digits32((uint32_t)v);
+		put32(d + n, (uint32_t)v, n);
+		return n;
+	}
+	lo = (uint32_t)(v % 100000000);
+	v /= 100000000;
+	if (v < 100000000) {
+		n = digits32((uint32_t)v);
+		put32(d + n, (uint32_t)v, n);
+		put32(d + n + 8, lo, 8);
+		return n + 8;
+	}
+	mid = (uint32_t)(v % 100000000);
+	hi = (uint32_t)(v / 100000000);
+	n = digits32(hi);
+	put32(d + n, hi, n);
+	put32(d + n + 8, mid, 8);
+	put32(d + n + 16, lo, 8);
+	return n + 16;
+}
+
+int array_room(void **arr, int n, int *cap, size_t size, int first)
+{
+	int c = *cap ? *cap * 2 : first;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	if (!(p = realloc(*arr, size * (size_t)c)))
+		return TDAT_ENOMEM;
+	*arr = p;
+	*cap = c;
+	return 0;
+}
+
+/* ---- writers ---- */
+
+struct tdat_writer *tdat_writer_new(const char *format)
+{
+	struct tdat_writer *w;
+
+	for (size_t i = 0; i < NWRITERS; i++) {
+		if (strcmp(writers[i]->name, format))
+			continue;
+		w = calloc(1, sizeof(*w));
+		if (w)
+			w->ops = writers[i];
+		return w;
+	}
+	return NULL;
+}
+
+const char *tdat_format_names(void)
+{
+	static char names[256];
+
+	if (!names[0])
+		for (size_t i = 0; i < NWRITERS; i++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+				 i ? " " : "", writers[i]->name);
+	return names;
+}
+
+int tdat_format_output(const char *format, unsigned flags)
+{
+	for (size_t i = 0; i < NWRITERS; i++)
+		if (!strcmp(writers[i]->name, format))
+			return (flags & TDAT_W_SPLIT) ? TDAT_OUT_DIR : writers[i]->output;
+	return -1;
+}
+
+static bool ends_with(const char *s, size_t len, const char *tail)
+{
+	size_t b = strlen(tail);
+
+	return len > b && !strncmp(s + len - b, tail, b);
+}
+
+const char *tdat_format_from_path(const char *path)
+{
+	size_t len = strlen(path);
+
+	if (ends_with(path, len, ".gz"))
+		len -= 3;
+	for (size_t i = 0; i < NWRITERS; i++) {
+		const char *p = writers[i]->exts;
+
+		while (*p) {
+			size_t n = strcspn(p, " ");
+			char ext[32];
+
+			if (n < sizeof(ext)) {
+				memcpy(ext, p, n);
+				ext[n] = '\0';
+				if (ends_with(path, len, ext))
+					return writers[i]->name;
+			}
+			p += n + (p[n] == ' ');
+		}
+	}
+	return NULL;
+}
+
+int tdat_writer_open(struct tdat_writer *w, int fd, const char *path, struct tdat_merge *m,
+		     unsigned flags)
+{
+	int ret;
+
+	w->merge = m;
+	w->flags = flags;
+	w->path = path;
+	if (tdat_format_output(w->ops->name, flags) != TDAT_OUT_STREAM && !path) {
+		tdat_msg(w->errmsg, "the %s format needs an output %s (-o)", w->ops->name,
+			 (flags & TDAT_W_SPLIT) ? "directory" : "file");
+		return TDAT_EINVAL;
+	}
+	for (int i = 0; w->ops->symbols && merge_member(m, i); i++)
+		file_load_symbols(merge_member(m, i));
+	if ((ret = sink_init(&w->sink, fd)) || ((flags & TDAT_W_GZIP) && fd >= 0 && (ret = sink_gzip(&w->sink)))) {
+		tdat_msg(w->errmsg, "out of memory");
+		return ret;
+	}
+	return w->ops->open ? w->ops->open(w) : 0;
+}
+
+void writer_damaged(struct tdat_writer *w, const struct tdat_event *ev, const char *system,
+		    const char *name, const char *why, const char *one, const char *many)
+{
+	if (!w->ndamaged++) {
+		w->damaged_path = ev->file->info.path;
+		snprintf(w->damaged_first, sizeof(w->damaged_first), "%.64s:%.64s at %llu.%09llu: %s",
+			 system, name, (unsigned long long)(ev->ts / 1000000000),
+			 (unsigned long long)(ev->ts % 1000000000), why);
+	}
+	tdat_msg(w->warning, "%s: %llu %s (the first, %s)", w->damaged_path,
+		 (unsigned long long)w->ndamaged, w->ndamaged == 1 ? one : many, w->damaged_first);
+}
+
+/* An event whose format puts fields outside it: written without them, counted. */
+static void check_fields(struct tdat_writer *w, const struct tdat_event *ev)
+{
+	const struct ttype *t = file_type(ev->file, ev);
+	char why[256];
+
+	if (t && t->event && !ttype_fits(t, ev, why, sizeof(why)))
+		writer_damaged(w, ev, t->system, t->name, why,
+			       "event has fields outside its record, written without them",
+			       "events have fields outside their record, written without them");
+}
+
+int tdat_writer_put(struct tdat_writer *w, const struct tdat_event *ev)
+{
+	int ret;
+
+	if (w->ops->fields)
+		check_fields(w, ev);
+	ret = w->ops->put(w, ev);
+
+	if (!ret && w->sink.err) {
+		tdat_msg(w->errmsg, "write error: %s", strerror(w->sink.err));
+		return TDAT_EIO;
+	}
+	return ret;
+}
+
+int tdat_writer_close(struct tdat_writer *w)
+{
+	int ret = w->ops->close ? w->ops->close(w) : 0;
+
+	if (sink_finish(&w->sink) && !ret) {
+		tdat_msg(w->errmsg, "write error: %s", strerror(w->sink.err));
+		ret = TDAT_EIO;
+	}
+	return ret;
+}
+
+int tdat_writer_copy(struct tdat_writer *w)
+{
+	int ret = w->ops->copy ? w->ops->copy(w) : TDAT_EUNSUPP;
+
+	if (!ret && w->sink.err) {
+		tdat_msg(w->errmsg, "write error: %s", strerror(w->sink.err));
+		return TDAT_EIO;
+	}
+	return ret;
+}
+
+uint64_t tdat_writer_size(struct tdat_writer *w)
+{
+	return w->ops->size ? w->ops->size(w) : 0;
+}
+
+const char *tdat_writer_errmsg(const struct tdat_writer *w)
+{
+	return w->errmsg;
+}
+
+const char *tdat_writer_warning(const struct tdat_writer *w)
+{
+	return w->warning;
+}
+
+int tdat_writer_errno(const struct tdat_writer *w)
+{
+	return w->sink.err;
+}
+
+int tdat_writer_set_piece(struct tdat_writer *w, const struct tdat_piece *p)
+{
+	char *text;
+	size_t len;
+	int ret;
+
+	if (w->ops != &tdat_writer_dat_ops)
+		return TDAT_EUNSUPP;
+	if ((ret = piece_format(p, &text, &len)))
+		return ret;
+	free(w->piece);
+	w->piece = text;
+	w->piece_len = len;
+	return 0;
+}
+
+void tdat_writer_free(struct tdat_writer *w)
+{
+	if (!w)
+		return;
+	free(w->piece);
+	if (w->ops->free)
+		w->ops->free(w);
+	sink_release(&w->sink);
+	free(w->notices);
+	free(w);
+}
