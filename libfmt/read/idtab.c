@@ -4,7 +4,8 @@
  * what every writer keeps per input for what it compiled of each event
  * type.  Ids are allocated 256 at a time, so a file with a few event types
  * costs a few KiB instead of a 512 KiB array, and releasing it walks only
- * what was used.
+ * what was used.  Also array_room(), the growth rule of every other
+ * array of the library.
  */
 #include <stdlib.h>
 
@@ -29,4 +30,18 @@ void idtab_release(struct idtab *t, void (*release)(void *))
 		free(t->leaf[l]);
 		t->leaf[l] = NULL;
 	}
+}
+
+int array_room(void **arr, int n, int *cap, size_t size, int first)
+{
+	int c = *cap ? *cap * 2 : first;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	if (!(p = realloc(*arr, size * (size_t)c)))
+		return TDAT_ENOMEM;
+	*arr = p;
+	*cap = c;
+	return 0;
 }

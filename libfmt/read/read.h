@@ -27,6 +27,13 @@ struct tdat_sink;
 /* Format a message into a fixed buffer (errmsg fields of the handles). */
 void tdat_msg(char *dst, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * Room for element @n of the array *@arr (*@cap elements of @size bytes):
+ * doubled when full, @first elements at first.  0 or TDAT_ENOMEM (the
+ * array is kept).  Call as array_room((void **)&a, n, &cap, sizeof(*a), 16).
+ */
+int array_room(void **arr, int n, int *cap, size_t size, int first);
+
 /* ---- idtab.c: pointers by event type id, allocated 256 ids at a time ---- */
 #define IDTAB_LEAVES 256	/* 256 x 256 = every 16-bit common_type */
 struct idtab {

@@ -187,12 +187,6 @@ size_t fmt_u64(char *d, uint64_t v);
 
 /* Length of the valid UTF-8 sequence at @p (of @n bytes), 0 if not valid. */
 size_t utf8_len(const unsigned char *p, size_t n);
-/*
- * Room for element @n of the array *@arr (*@cap elements of @size bytes):
- * doubled when full, @first elements at first.  0 or TDAT_ENOMEM (the
- * array is kept).  Call as array_room((void **)&a, n, &cap, sizeof(*a), 16).
- */
-int array_room(void **arr, int n, int *cap, size_t size, int first);
 
 /* ---- pbenc.c: protobuf wire encoding into a sink ---- */
 

@@ -272,20 +272,6 @@ size_t fmt_u64(char *d, uint64_t v)
 	return n + 16;
 }
 
-int array_room(void **arr, int n, int *cap, size_t size, int first)
-{
-	int c = *cap ? *cap * 2 : first;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	if (!(p = realloc(*arr, size * (size_t)c)))
-		return TDAT_ENOMEM;
-	*arr = p;
-	*cap = c;
-	return 0;
-}
-
 /* ---- writers ---- */
 
 struct tdat_writer *tdat_writer_new(const char *format)
