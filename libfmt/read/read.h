@@ -412,6 +412,8 @@ void opts_set_clock(struct tdat_file *f, const char *text);
 /* Whether trace-cmd takes trace clock @clock for one that counts ns (else ticks). */
 bool clock_counts_ns(const char *clock);
 int file_add_buffer(struct tdat_file *f, struct tdat_buffer **out);
+/* dat-header.c: every section up to the data, and libtraceevent set up; 0 or an error. */
+int dat_read_sections(struct tdat_file *f, struct rd *r);
 /* piece.c: the mark of a tdat-split piece */
 int piece_read(struct tdat_file *f, const char *buf, uint64_t size);
 /* The option's payload for @p (malloc'd, NUL included in *@len). */

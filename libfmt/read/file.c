@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * file.c - the life of a struct tdat_file: made, opened (the sections are
+ * read by dat-header.c), asked for its description, its latency text, its
+ * kernel symbols and warnings, and freed.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include "read/read.h"
+
+struct tdat_file *tdat_file_new(void)
+{
+	struct tdat_file *f = calloc(1, sizeof(*f));
+
+	if (f)
+		f->src.fd = -1;
+	return f;
+}
+
+int tdat_file_set_name(struct tdat_file *f, const char *name)
+{
+	char *n = strdup(name);
+
+	if (!n)
+		return TDAT_ENOMEM;
+	free(f->name);
+	f->name = n;
+	f->info.name = n;
+	return 0;
+}
+
+/* The base name of the path without ".dat"; "stdin" for "-". */
+static int file_default_name(struct tdat_file *f)
+{
+	const char *b = strrchr(f->path, '/');
+	size_t n;
+	int ret;
+
+	b = b ? b + 1 : f->path;
+	if (!strcmp(f->path, "-") || !*b)
+		b = "stdin";
+	if ((ret = tdat_file_set_name(f, b)))
+		return ret;
+	n = strlen(f->name);
+	if (n > 4 && !strcmp(f->name + n - 4, ".dat"))
+		f->name[n - 4] = '\0';
+	return 0;
+}
+
+void tdat_file_set_ts_offset(struct tdat_file *f, int64_t ns)
+{
+	f->info.ts_offset += ns - f->user_offset;
+	f->user_offset = ns;
+}
+
+int tdat_file_open(struct tdat_file *f, const char *path, const struct tdat_open_opts *opts)
+{
+	struct rd r = { .f = f };
+	int ret;
+
+	f->flags = opts ? opts->flags : 0;
+	f->info.ts_offset = opts ? opts->ts_offset : 0;
+	f->user_offset = f->info.ts_offset;
+	f->info.in_usecs = 1;
+	f->ts2secs_given = opts && opts->ts2secs_hz;
+	if (f->ts2secs_given && !(f->flags & TDAT_OPEN_RAW_TS))
+		f->ts2secs = 1e9 / (double)opts->ts2secs_hz;
+	f->path = strdup(path);
+	if (!f->path || (ret = file_default_name(f)))
+		return TDAT_ENOMEM;
+	f->info.path = f->path;
+	if ((ret = src_open(&f->src, path, f->errmsg)))
+		return ret;
+	f->info.file_size = f->src.size;
+	f->info.compression = "none";
+	f->info.compression_version = "";
+	f->codec = codec_find("none");
+	ret = dat_read_sections(f, &r);
+	if (!ret && f->is_piece)	/* a piece is named after the file it was cut from */
+		ret = tdat_file_set_name(f, f->piece_name);
+	rd_drop_mem(&r);
+	if (ret == TDAT_ENOMEM && !f->errmsg[0])
+		tdat_msg(f->errmsg, "out of memory");
+	return ret;
+}
+
+const struct tdat_file_info *tdat_file_info(const struct tdat_file *f)
+{
+	return &f->info;
+}
+
+const struct tdat_buffer_info *tdat_file_buffer(const struct tdat_file *f, int i)
+{
+	return i >= 0 && i < f->nbuffers ? &f->buffers[i].info : NULL;
+}
+
+/* Decompress the chunks of a compressed latency section into one text. */
+static int latency_chunks(struct tdat_file *f, struct tdat_buffer *b, char **out, size_t *len)
+{
+	struct rd r = { .f = f, .off = b->lat_offset };
+	uint64_t count, zs, us, total = 0;
+	char *z, *text = NULL, *p;
+	int ret;
+
+	if ((ret = rd_num(&r, 4, &count, "chunk count")))
+		return ret;
+	for (uint64_t i = 0; i < count; i++) {
+		if ((ret = rd_num(&r, 4, &zs, "chunk header")) || (ret = rd_num(&r, 4, &us, "chunk header")))
+			goto fail;
+		if (us > (f->src.size + 4096) * 1024 || total + us > ((uint64_t)1 << 32)) {
+			ret = rd_fail(&r, "latency chunk size does not fit the file");
+			goto fail;
+		}
+		if ((ret = rd_blob(&r, zs, &z, "latency chunk")))
+			goto fail;
+		p = realloc(text, total + us + 1);
+		if (!p) {
+			free(z);
+			ret = TDAT_ENOMEM;
+			goto fail;
+		}
+		text = p;
+		ret = f->codec->decompress(f->codec_ctx, z, zs, text + total, us);
+		free(z);
+		if (ret) {
+			ret = rd_fail(&r, "latency chunk does not decompress");
+			goto fail;
+		}
+		total += us;
+	}
+	*out = text ? text : strdup("");
+	*len = total;
+	return *out ? 0 : TDAT_ENOMEM;
+fail:
+	free(text);
+	return ret;
+}
+
+const char *tdat_file_latency_text(struct tdat_file *f, int i, size_t *len)
+{
+	struct tdat_buffer *b;
+	struct rd r = { .f = f };
+
+	if (i < 0 || i >= f->nbuffers || !f->buffers[i].info.latency)
+		return NULL;
+	b = &f->buffers[i];
+	if (!b->lat_text) {
+		r.off = b->lat_offset;
+		if (b->compressed ? latency_chunks(f, b, &b->lat_text, &b->lat_len) :
+		    rd_blob(&r, b->lat_size, &b->lat_text, "latency text"))
+			return NULL;
+		if (!b->compressed)
+			b->lat_len = b->lat_size;
+	}
+	*len = b->lat_len;
+	return b->lat_text;
+}
+
+/*
+ * Parsing kallsyms (5 MB, 120k symbols on a common kernel) costs more than
+ * 100 ms, and only the writers that print function names need it.
+ */
+void file_load_symbols(struct tdat_file *f)
+{
+	if (!f->syms_pending)
+		return;
+	f->syms_pending = false;
+	if (f->meta.kallsyms.data)
+		tep_parse_kallsyms(f->tep, f->meta.kallsyms.data);
+}
+
+const char *function_name(struct tdat_file *f, uint64_t addr)
+{
+	file_load_symbols(f);
+	return tep_find_function(f->tep, addr);
+}
+
+void file_warn(struct tdat_file *f, const char *fmt, ...)
+{
+	char **w = realloc(f->warnings, sizeof(*w) * (size_t)(f->nwarnings + 1));
+	va_list ap;
+
+	if (!w)
+		return;
+	f->warnings = w;
+	va_start(ap, fmt);
+	if (vasprintf(&w[f->nwarnings], fmt, ap) >= 0)
+		f->nwarnings++;
+	va_end(ap);
+}
+
+int tdat_file_nwarnings(const struct tdat_file *f)
+{
+	return f->nwarnings;
+}
+
+const char *tdat_file_warning(const struct tdat_file *f, int i)
+{
+	return i >= 0 && i < f->nwarnings ? f->warnings[i] : NULL;
+}
+
+const char *tdat_file_errmsg(const struct tdat_file *f)
+{
+	return f->errmsg;
+}
+
+void tdat_file_free(struct tdat_file *f)
+{
+	if (!f)
+		return;
+	for (int i = 0; i < f->nbuffers; i++) {
+		free((char *)f->buffers[i].info.name);
+		free((char *)f->buffers[i].info.clock);
+		free(f->buffers[i].cpus);
+		free(f->buffers[i].lat_text);
+	}
+	free(f->buffers);
+	meta_release(&f->meta);
+	file_types_free(f);
+	for (int i = 0; i < f->tsync_ncpus; i++)
+		free(f->tsync[i].samples);
+	free(f->tsync);
+	if (f->tep) {
+		if (f->plugins)
+			tep_unload_plugins(f->plugins, f->tep);
+		tep_free(f->tep);
+	}
+	if (f->codec && f->codec->ctx_free && f->codec_ctx)
+		f->codec->ctx_free(f->codec_ctx);
+	src_close(&f->src);
+	free(f->path);
+	free(f->name);
+	free(f->piece_name);
+	free(f->uname);
+	free(f->version);
+	free(f->clock);
+	free(f->cpustat);
+	cpustat_free(f);
+	free(f->zname);
+	free(f->zver);
+	free(f->strings);
+	for (int i = 0; i < f->nwarnings; i++)
+		free(f->warnings[i]);
+	free(f->warnings);
+	file_unsupported_free(f);
+	free(f);
+}
