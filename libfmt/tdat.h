@@ -51,6 +51,14 @@ enum tdat_err {
  */
 const char *tdat_strerror(int code);
 
+/**
+ * tdat_version - the version of the library in use
+ *
+ * Return: a static string, "MAJOR.MINOR.PATCH" as the package's (the tools'
+ * --version prints the same).
+ */
+const char *tdat_version(void);
+
 /* ------------------------------------------------------------------ */
 /* Opening a trace.dat                                                 */
 

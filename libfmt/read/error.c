@@ -2,7 +2,7 @@
 /*
  * error.c - the generic text of each error code (from the TDAT_ERRORS
  * X-macro list in tdat.h) and the helper that fills the errmsg buffer kept
- * on every handle.
+ * on every handle; the library's version.
  */
 #include <stdio.h>
 
@@ -29,4 +29,9 @@ void tdat_msg(char *dst, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(dst, TDAT_MSG_LEN, fmt, ap);
 	va_end(ap);
+}
+
+const char *tdat_version(void)
+{
+	return PACKAGE_VERSION;
 }

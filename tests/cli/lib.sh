@@ -147,6 +147,15 @@ skip() {
 	echo "ok $T_COUNT - $(_t_desc "$1") # SKIP $2"
 }
 
+# is NAME GOT WANT: passes if the two strings are equal (a diff if not).
+is() {
+	if [[ $2 == "$3" ]]; then
+		ok "$1"
+	else
+		not_ok "$1" "$(diff <(echo "$3") <(echo "$2") | head -20)"
+	fi
+}
+
 # t_assert NAME CMD...: passes if CMD exits 0.
 t_assert() {
 	local name=$1

@@ -14,14 +14,6 @@ TP=${TDAT_TRACE_PROCESSOR:-$TOP_SRCDIR/../shared/tools/perfetto/trace_processor_
 FILES="lost-events-nocount lost-events two-buffers v6-two-buffers clock-counter date"
 
 # is NAME GOT WANT: a TAP check of two values (a diff of the lines when they differ).
-is() {
-	if [[ $2 == "$3" ]]; then
-		ok "$1"
-	else
-		not_ok "$1" "$(diff <(echo "$3") <(echo "$2") | head -20)"
-	fi
-}
-
 # kernel_text FILE: "BUFFER CPU FIGURE VALUE" for each figure of trace-cmd
 # report --stat (BUFFER '-' for the top one; times "S.USEC" as ns).
 kernel_text() {
