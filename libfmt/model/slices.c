@@ -99,6 +99,7 @@ struct slices {
 	int nth;
 	struct sl_cpus *cpus;	/* by input */
 	int ncpus;
+	struct sl_buf name;	/* SL_PERFETTO: a new slice's name while the stack settles */
 	int64_t next_id;
 };
 
@@ -559,14 +560,19 @@ static int json_put(struct slices *s, struct sl_stack *k, const struct sl_type *
 static int tp_begin(struct slices *s, struct sl_stack *k, const struct sl_type *st,
 		    const struct tdat_event *ev, size_t off, int64_t dur)
 {
+	size_t len = k->arena.len - off;
 	int ret;
 
-	if (k->arena.err)
+	/* the name waits aside: settling may drop what lies before it */
+	s->name.len = 0;
+	sl_keep(&s->name, k->arena.buf + off, len);
+	k->arena.len = off;
+	if (k->arena.err || s->name.err)
 		return TDAT_ENOMEM;
-	if ((ret = tp_settle(s, k, ev->ts, dur)) || k->n >= TP_MAX_DEPTH) {
-		k->arena.len = off;
+	if ((ret = tp_settle(s, k, ev->ts, dur)) || k->n >= TP_MAX_DEPTH)
 		return ret;
-	}
+	off = k->arena.len;
+	sl_keep(&k->arena, s->name.buf, len);
 	if ((ret = push(s, k, st, ev, 0, off)) || dur < 0)
 		return ret;
 	k->st[k->n - 1].dur = 0;
@@ -759,6 +765,7 @@ void slices_free(struct slices *s)
 		for (int kind = 0; kind < NSLK; kind++)
 			stacks_free(s->cpus[i].c[kind], s->cpus[i].n[kind]);
 	stacks_free(s->th, s->nth);
+	free(s->name.buf);
 	free(s->cpus);
 	free(s->types);
 	free(s);
