@@ -65,8 +65,9 @@ static int64_t cpu_track(struct sqs *s, const struct sl_track *t)
 	if (!(names = realloc(s->names, sizeof(*names) * (size_t)(s->nnames + 1))))
 		return -1;
 	s->names = names;
+	/* as the .pftrace numbers the CPUs of several inputs: by ucpu */
 	if (asprintf(&names[s->nnames], "%s Cpu %d", t->kind == SLK_IRQ ? "Irq" : "SoftIrq",
-		     t->cpu) < 0)
+		     ucpu) < 0)
 		return -1;
 	*id = s->track(s->ctx, t->kind, names[s->nnames++],
 		       t->kind == SLK_IRQ ? "cpu_irq" : "cpu_softirq", t->cpu, ucpu);

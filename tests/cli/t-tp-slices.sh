@@ -24,11 +24,12 @@ is() {
 	fi
 }
 
-# One line per slice: ts|dur|hex(name)|depth|cpu|tid|category|parent's ts.
-# NAME is the name expression, JOINS how a slice's track finds its cpu and tid.
+# rows_sql NAME WHERE [CPU]: one line per slice, ts|dur|hex(name)|depth|cpu|tid|
+# category|parent's ts: NAME is the name expression, CPU the cpu_track column
+# that numbers CPUs as the .pftrace does (ours: ucpu).
 rows_sql() {
 	printf '%s' "SELECT s.ts || '|' || s.dur || '|' || hex($1) || '|' || s.depth || '|' ||
-		coalesce(c.cpu, '') || '|' || coalesce(th.tid, '') || '|' ||
+		coalesce(c.${3:-cpu}, '') || '|' || coalesce(th.tid, '') || '|' ||
 		coalesce(s.category, '') || '|' || coalesce(p.ts, '') AS r
 		FROM slice s LEFT JOIN slice p ON p.id = s.parent_id
 		LEFT JOIN cpu_track c ON c.id = s.track_id
@@ -44,16 +45,17 @@ tpq() {
 	"$TP" query "$1" "$2" 2>/dev/null | sed '1d; s/^"//; s/"$//'
 }
 
-for f in $TD/*.dat; do
-	b=$(basename "$f" .dat)
-	db=$T_TMP/$b.db pf=$T_TMP/$b.pftrace
-	if ! tdat-convert -o "$db" "$f" 2>/dev/null || ! tdat-convert -o "$pf" "$f" 2>/dev/null; then
+# one_truth NAME INPUT...: the comparison for tdat-convert INPUT...
+one_truth() {
+	local b=$1 db=$T_TMP/$1.db pf=$T_TMP/$1.pftrace n
+	shift
+	if ! tdat-convert -o "$db" "$@" 2>/dev/null || ! tdat-convert -o "$pf" "$@" 2>/dev/null; then
 		not_ok "$b: converts to sqlite and perfetto"
-		continue
+		return
 	fi
 	tpq "$pf" "$(rows_sql s.name "$NOT_ASYNC")" | LC_ALL=C sort >"$T_TMP/$b.tp"
 	# ours, without the U+FFFD that trace processor leaves out
-	sqlite3 -batch "$db" "$(rows_sql "replace(s.name, char(65533), '')" "")" |
+	sqlite3 -batch "$db" "$(rows_sql "replace(s.name, char(65533), '')" "" ucpu)" |
 		LC_ALL=C sort >"$T_TMP/$b.sq"
 	n=$(wc -l <"$T_TMP/$b.tp")
 	if cmp -s "$T_TMP/$b.tp" "$T_TMP/$b.sq"; then
@@ -67,7 +69,16 @@ for f in $TD/*.dat; do
 		"$(tpq "$pf" "SELECT count(*) FROM slice s $ASYNC")" \
 		"$(sqlite3 -batch "$db" "SELECT count(*) FROM ftrace_event e JOIN args a USING (arg_set_id)
 			WHERE e.name = 'print' AND a.key = 'buf' AND a.string_value LIKE 'S|%'")"
+}
+
+for f in $TD/*.dat; do
+	one_truth "$(basename "$f" .dat)" "$f"
 done
+# slices cut by a window, ends without begins, begins without ends, two inputs
+one_truth window --start +3ms --end +9ms $TD/chunks.dat
+one_truth enters -e raw_syscalls:sys_enter $TD/lost-events.dat
+one_truth softirq-exits -e irq:softirq_exit --start +1ms $TD/v7-zstd.dat
+one_truth two-inputs $TD/v7-zstd.dat $TD/v6-two-buffers.dat
 
 # The slices of each kind exist in the captures (so the comparisons above are not empty).
 q() { sqlite3 -batch "$T_TMP/$1.db" "$2"; }
