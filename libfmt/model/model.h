@@ -220,7 +220,7 @@ void slices_free(struct slices *s);
 /* The slice role of @ev's type (cached per input and type); NULL if none in this mode. */
 const struct sl_type *slices_type(struct slices *s, const struct tdat_event *ev,
 				  const struct ttype *tt);
-/* Feed an event of slice type @st, in timeline order, on thread @utid: 0, or what an op returned. */
+/* Feed an event of slice type @st in timeline order, on thread @utid: 0, or an op's failure. */
 int slices_put(struct slices *s, const struct sl_type *st, const struct tdat_event *ev, int utid);
 /* The track @st's events of @ev go to (for a writer's own bookkeeping). */
 struct sl_track slices_track(const struct slices *s, const struct sl_type *st,

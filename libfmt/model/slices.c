@@ -55,7 +55,8 @@ static const struct sl_rule rules[] = {
 	  SLR_JSON | SLR_TP, NULL },
 	{ "workqueue", "workqueue_execute_start", "workqueue_execute_end", "work", "function",
 	  SLN_SYM, SLK_THREAD, SLR_JSON | SLR_TP, "workqueue" },
-	{ "syscalls", "sys_enter_", "sys_exit_", NULL, NULL, SLN_EVENT, SLK_THREAD, SLR_JSON, NULL },
+	{ "syscalls", "sys_enter_", "sys_exit_", NULL, NULL, SLN_EVENT, SLK_THREAD, SLR_JSON,
+	  NULL },
 	{ "ftrace", "print", "print", NULL, "buf", SLN_ATRACE, SLK_THREAD, SLR_TP, NULL },
 };
 
@@ -389,8 +390,9 @@ static int tp_settle(struct slices *s, struct sl_stack *k, uint64_t ts, int64_t 
 			if (ts <= end)
 				continue;
 			while (k->n > i + 1 && !ret) {
-				ret = report(s, k, k->n - 1, (int64_t)(end - k->st[k->n - 1].ts), end,
-					     NULL);
+				const struct sl_open *c = &k->st[k->n - 1];
+
+				ret = report(s, k, k->n - 1, (int64_t)(end - c->ts), end, NULL);
 				pop(k);
 			}
 			pop(k);
@@ -590,7 +592,8 @@ static int tp_end(struct slices *s, struct sl_stack *k, const struct tdat_event 
 		const char *cat = o->st->rule->category;
 
 		if (o->dur >= 0 || (category && (!cat || strcmp(cat, category))) ||
-		    (name && (o->name_len != name_len || memcmp(k->arena.buf + o->off, name, name_len))))
+		    (name && (o->name_len != name_len ||
+			      memcmp(k->arena.buf + o->off, name, name_len))))
 			continue;
 		o->dur = (int64_t)(ev->ts - o->ts);
 		ret = report(s, k, i, o->dur, ev->ts, ev);
