@@ -40,6 +40,9 @@ rows_sql() {
 ASYNC="JOIN track t ON t.id = s.track_id WHERE t.type = 'atrace_async_slice'"
 NOT_ASYNC="WHERE s.track_id NOT IN (SELECT id FROM track WHERE type = 'atrace_async_slice')"
 
+# q NAME SQL: our database NAME's rows.
+q() { sqlite3 -batch "$T_TMP/$1.db" "$2"; }
+
 # tpq FILE SQL: trace processor's rows, without its header and quotes.
 tpq() {
 	"$TP" query "$1" "$2" 2>/dev/null | sed '1d; s/^"//; s/"$//'
@@ -79,9 +82,20 @@ one_truth window --start +3ms --end +9ms $TD/chunks.dat
 one_truth enters -e raw_syscalls:sys_enter $TD/lost-events.dat
 one_truth softirq-exits -e irq:softirq_exit --start +1ms $TD/v7-zstd.dat
 one_truth two-inputs $TD/v7-zstd.dat $TD/v6-two-buffers.dat
+# Every syscall twice on its thread, the copy 1.5 us later (a capture merged
+# with itself): ends that are not for the innermost slice, and the slices
+# left open inside them cut when a later event passes their end.
+cp $TD/chunks.dat "$T_TMP/again.dat"
+if tdat-merge -o "$T_TMP/overlap.dat" --ts-offset "$T_TMP/again.dat=1500ns" $TD/chunks.dat \
+	"$T_TMP/again.dat" 2>/dev/null; then
+	one_truth overlapping "$T_TMP/overlap.dat"
+	is "overlapping: slices end inside others (depth 1 with a parent)" \
+		"$(q overlapping "SELECT count(*) > 1000 FROM slice WHERE depth = 1 AND parent_id >= 0")" 1
+else
+	not_ok "overlapping: tdat-merge makes the capture"
+fi
 
 # The slices of each kind exist in the captures (so the comparisons above are not empty).
-q() { sqlite3 -batch "$T_TMP/$1.db" "$2"; }
 is "softirqs: named by vector, on SoftIrq Cpu N (cpu_softirq), category irq" \
 	"$(q v7-zstd "SELECT DISTINCT s.name || ' ' || t.name || ' ' || t.type || ' ' || s.category
 		FROM slice s JOIN cpu_track t ON t.id = s.track_id WHERE t.type = 'cpu_softirq'
