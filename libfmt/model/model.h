@@ -133,5 +133,104 @@ struct atrace {
 /* Parse @n bytes (trailing newlines and NULs ignored); false if not atrace. */
 bool atrace_parse(const char *p, size_t n, struct atrace *a);
 
+/* ---- slices.c: begin/end pairs of events as slices on CPU and thread tracks ---- */
+
+/*
+ * How pairs become slices.  SL_JSON: the Chrome JSON writer's (every pair it
+ * knows, irq, softirq and timers sharing one track per CPU, an end matched
+ * by its key and buffer, closing what is open above it).  SL_PERFETTO: as
+ * Perfetto's trace processor (v58.2) imports the same events from a
+ * .pftrace, with its slice names, tracks and nesting.
+ */
+enum sl_mode { SL_JSON, SL_PERFETTO };
+
+/* The kind of track a slice lies on: per CPU (irq, softirq, other), per thread. */
+enum sl_kind { SLK_THREAD, SLK_IRQ, SLK_SOFTIRQ, SLK_CPU, NSLK };
+
+/* How a rule names its slices (each mode has its own words, see slices.c). */
+enum sl_name { SLN_IRQ, SLN_VEC, SLN_NUM, SLN_SYM, SLN_EVENT, SLN_ATRACE };
+
+#define SLR_JSON	1u	/* SL_JSON pairs it */
+#define SLR_TP		2u	/* SL_PERFETTO (trace processor) pairs it */
+#define SLR_NESTS	4u	/* SL_JSON: several with different keys may be open */
+
+/* One begin/end pair: the events, the fields keying and naming it, its track. */
+struct sl_rule {
+	const char *system, *begin, *end, *key, *name;
+	enum sl_name how;
+	enum sl_kind kind;
+	unsigned flags;		/* SLR_* */
+	const char *category;	/* Perfetto's slice category, NULL for none */
+};
+
+/* What the model makes of one event type: its rule, and whether it begins. */
+struct sl_type {
+	const struct sl_rule *rule;
+	bool begin;
+	const struct tfield *key, *namef;
+	uint64_t fixed_key;		/* SLN_EVENT: the id of the sys_enter_ type */
+	char *machine;			/* SLN_NUM in SL_PERFETTO: uname -m of the file */
+	char *evname;			/* SLN_EVENT: the syscall named by the event */
+};
+
+/* A timeline holding slices: a CPU of an input, or a thread. */
+struct sl_track {
+	enum sl_kind kind;
+	int input, cpu;		/* CPU kinds */
+	int utid;		/* SLK_THREAD */
+};
+
+/* A slice as it closes (or, at the end, as it was left open). */
+struct sl_slice {
+	const struct sl_track *track;
+	const struct sl_type *type;	/* of its begin */
+	int64_t id, parent_id;	/* ids in begin order from 0; parent -1: none */
+	uint64_t ts, end_ts;	/* end_ts: where it ends or, unfinished, is cut */
+	int64_t dur;		/* -1: SL_PERFETTO, still open at the end */
+	int depth;
+	bool unfinished;	/* its end never came: closed at end_ts (SL_JSON) or dur -1 */
+	int input, buffer;	/* of its begin */
+	const char *name, *data;	/* not NUL-terminated; data: what ops->begin kept */
+	size_t name_len, data_len;
+	const struct tdat_event *end;	/* the end event; NULL if unfinished */
+	void *user;		/* set by ops->begin */
+};
+
+/* A slice's bytes the writer keeps from its begin (sl_keep()). */
+struct sl_buf {
+	char *buf;
+	size_t len, cap;
+	bool err;
+};
+
+struct sl_ops {
+	void *ctx;
+	/* @ev begins a slice: keep what the writer needs later with sl_keep(). */
+	int (*begin)(void *ctx, const struct tdat_event *ev, struct sl_buf *b, void **user);
+	/* A slice closes (in the order they close); non-zero stops. */
+	int (*slice)(void *ctx, const struct sl_slice *s);
+	/* SL_JSON: an end without its begin. */
+	int (*stray)(void *ctx, const struct sl_track *t, const struct tdat_event *ev);
+};
+
+struct slices;
+
+struct slices *slices_new(enum sl_mode mode, const struct sl_ops *ops);
+void slices_free(struct slices *s);
+/* The slice role of @ev's type (cached per input and type); NULL if none in this mode. */
+const struct sl_type *slices_type(struct slices *s, const struct tdat_event *ev,
+				  const struct ttype *tt);
+/* Feed an event of slice type @st in timeline order, on thread @utid: 0, or an op's failure. */
+int slices_put(struct slices *s, const struct sl_type *st, const struct tdat_event *ev, int utid);
+/* The track @st's events of @ev go to (for a writer's own bookkeeping). */
+struct sl_track slices_track(const struct slices *s, const struct sl_type *st,
+			     const struct tdat_event *ev, int utid);
+/* After the last event: every open slice closes, unfinished, at @end_ts. */
+int slices_finish(struct slices *s, uint64_t end_ts);
+/* Append @n bytes to what a slice keeps. */
+void sl_keep(struct sl_buf *b, const void *p, size_t n);
+
+/* syscalls.c: the name of syscall @nr on @machine (uname -m), NULL if unknown. */
+const char *syscall_name(const char *machine, uint64_t nr);
 
 #endif /* TDAT_MODEL_H */

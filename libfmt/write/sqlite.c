@@ -25,6 +25,7 @@
 
 #include "write/write.h"
 #include "sqlite-rows.h"
+#include "sqlite-slices.h"
 
 #define UNION_GROUP 200		/* terms per compound SELECT (the limit is 500) */
 
@@ -40,19 +41,6 @@ struct sq_type {
 	int *colmap;			/* field i -> column */
 	enum role role;
 	const struct tfield *f[4];	/* fields the role reads */
-};
-
-struct sq_slice {
-	int64_t id;
-	uint64_t ts;
-	char *name;
-};
-
-/* Per utid: its thread track and open atrace slices. */
-struct sq_thread {
-	int64_t track;			/* -1: none yet */
-	struct sq_slice *st;
-	int n, cap;
 };
 
 struct sq_pcounter {
@@ -73,7 +61,7 @@ struct sq_input {
 
 /* The fixed tables (schema[] below) and their column counts. */
 enum { FX_META, FX_CPU, FX_THREAD, FX_PROCESS, FX_SCHED, FX_STATE, FX_TRACK, FX_CPUTRACK,
-       FX_PCTRACK, FX_THTRACK, FX_COUNTER, FX_SLICE, FX_STATS, FX_BOUNDS, NFX };
+       FX_PCTRACK, FX_THTRACK, FX_COUNTER, FX_SLICE, FX_STATS, FX_BOUNDS, FX_CPUSLTRACK, NFX };
 
 static const struct {
 	const char *name;
@@ -82,7 +70,7 @@ static const struct {
 	{ "metadata", 4 }, { "cpu", 4 }, { "thread", 9 }, { "process", 8 }, { "sched_slice", 8 },
 	{ "thread_state", 10 }, { "track", 3 }, { "cpu_counter_track", 5 },
 	{ "process_counter_track", 4 }, { "thread_track", 4 }, { "counter", 4 }, { "slice", 9 },
-	{ "stats", 7 }, { "trace_bounds", 2 },
+	{ "stats", 7 }, { "trace_bounds", 2 }, { "cpu_track", 5 },
 };
 
 struct sq_cpu {
@@ -103,11 +91,10 @@ struct sq {
 	struct sq_table *fx[NFX];	/* the fixed tables */
 	struct sq_cpu *cpus;
 	int ncpus;
-	struct sq_thread *th;
-	int nth;
+	struct sqs *ss;		/* the slice table (sqlite-slices.c) */
 	struct sq_pcounter *pc;
 	int npc;
-	int64_t next_id, next_track, next_counter, next_slice, next_stat;
+	int64_t next_id, next_track, next_counter, next_stat;
 	uint64_t first_ts, last_ts;
 	int err;		/* a failure of open or put: close only reports it */
 };
@@ -119,7 +106,7 @@ static const char *const reserved[] = {
 	"metadata", "cpu", "thread", "process", "sched", "sched_slice", "thread_state",
 	"track", "cpu_counter_track", "thread_track", "process_counter_track", "counter_track",
 	"counter", "slice", "stats", "trace_bounds", "ftrace_event", "raw", "args",
-	"sched_with_thread_process", "unknown_event",
+	"sched_with_thread_process", "unknown_event", "cpu_track",
 };
 
 static bool name_taken(const struct sq *q, const char *name)
@@ -482,7 +469,7 @@ static int on_sched(struct sq *q, struct sq_input *in, const struct sq_type *ty,
 	return 0;
 }
 
-/* ---- tracks, counters, atrace slices ---- */
+/* ---- tracks, counters ---- */
 
 static int64_t new_track(struct sq *q, struct sq_table *sub, const char *name, const char *type,
 			 int64_t a, int64_t b)
@@ -535,73 +522,15 @@ static int on_cpu_counter(struct sq *q, struct sq_input *in, const struct sq_typ
 	return counter(q, ev->ts, *track, (double)(uint64_t)num(ev, ty->f[0]));
 }
 
-static struct sq_thread *sq_thread(struct sq *q, int utid)
+/* The rows of a track the slices lie on (sqlite-slices.c). */
+static int64_t slice_track(void *ctx, enum sl_kind kind, const char *name, const char *type,
+			   int64_t a, int64_t b)
 {
-	if (utid >= q->nth) {
-		int n = q->nth ? q->nth : 64;
-		struct sq_thread *t;
+	struct sq *q = ctx;
 
-		while (n <= utid)
-			n *= 2;
-		if (!(t = realloc(q->th, sizeof(*t) * (size_t)n)))
-			return NULL;
-		for (int i = q->nth; i < n; i++)
-			t[i] = (struct sq_thread){ .track = -1 };
-		q->th = t;
-		q->nth = n;
-	}
-	return &q->th[utid];
-}
-
-static int slice_row(struct sq *q, const struct sq_thread *th, const struct sq_slice *s, int depth,
-		     int64_t dur)
-{
-	struct sq_val *v = row_begin(q->fx[FX_SLICE]);
-
-	v_int(&v[0], s->id);
-	v_int(&v[1], (int64_t)s->ts);
-	v_int(&v[2], dur);
-	v_int(&v[3], th->track);
-	if (v_text(q->fx[FX_SLICE], &v[5], s->name, strlen(s->name)))
-		return TDAT_ENOMEM;
-	v_int(&v[6], depth);
-	v_id(&v[7], depth ? th->st[depth - 1].id : -1);
-	return row_end(&q->d, q->fx[FX_SLICE]);
-}
-
-static int begin_slice(struct sq *q, struct sq_thread *th, const struct atrace *a, uint64_t ts)
-{
-	struct sq_slice *s;
-	int ret;
-
-	if (array_room((void **)&th->st, th->n, &th->cap, sizeof(*th->st), 8))
-		return TDAT_ENOMEM;
-	s = &th->st[th->n];
-	if (!(s->name = strndup(a->name, a->name_len)))
-		return TDAT_ENOMEM;
-	s->id = q->next_slice++;
-	s->ts = ts;
-	th->n++;
-	if (a->kind != 'I')
-		return 0;
-	th->n--;			/* an instant: a slice of dur 0 */
-	ret = slice_row(q, th, s, th->n, 0);
-	free(s->name);
-	return ret;
-}
-
-static int end_slice(struct sq *q, struct sq_thread *th, uint64_t ts)
-{
-	struct sq_slice *s;
-	int ret;
-
-	if (!th->n)
-		return 0;
-	s = &th->st[th->n - 1];
-	ret = slice_row(q, th, s, th->n - 1, (int64_t)(ts - s->ts));
-	free(s->name);
-	th->n--;
-	return ret;
+	if (kind == SLK_THREAD)
+		return new_track(q, q->fx[FX_THTRACK], NULL, type, a, -1);
+	return new_track(q, q->fx[FX_CPUSLTRACK], name, type, a, b);
 }
 
 static int process_counter(struct sq *q, const struct tdat_event *ev, const struct atrace *a)
@@ -636,19 +565,14 @@ static int process_counter(struct sq *q, const struct tdat_event *ev, const stru
 static int on_print(struct sq *q, const struct sq_type *ty, const struct tdat_event *ev, int utid)
 {
 	const unsigned char *p;
-	struct sq_thread *th;
 	struct atrace a;
 	unsigned len;
 
-	if (!tfield_bytes(ev, ty->f[0], &p, &len) || !atrace_parse((const char *)p, len, &a))
+	/* B, E and I are slices (sqlite-slices.c) */
+	if (!tfield_bytes(ev, ty->f[0], &p, &len) || !atrace_parse((const char *)p, len, &a) ||
+	    a.kind != 'C')
 		return 0;
-	if (a.kind == 'C')
-		return process_counter(q, ev, &a);
-	if (!(th = sq_thread(q, utid)))
-		return TDAT_ENOMEM;
-	if (th->track < 0 && (th->track = new_track(q, q->fx[FX_THTRACK], NULL, "thread", utid, -1)) < 0)
-		return TDAT_EIO;
-	return a.kind == 'E' ? end_slice(q, th, ev->ts) : begin_slice(q, th, &a, ev->ts);
+	return process_counter(q, ev, &a);
 }
 
 static int derive(struct sq *q, struct sq_input *in, const struct sq_type *ty,
@@ -713,9 +637,9 @@ static int put(struct sq *q, const struct tdat_event *ev)
 	for (int i = 0; i < tt->nfields; i++)
 		if ((ret = put_field(t, &v[ty->colmap[i]], ev, &tt->fields[i])))
 			return ret;
-	if ((ret = row_end(&q->d, t)))
+	if ((ret = row_end(&q->d, t)) || (ty->role && (ret = derive(q, in, ty, ev, utid))))
 		return ret;
-	return ty->role ? derive(q, in, ty, ev, utid) : 0;
+	return sqs_put(q->ss, ev, tt, utid, in->ucpu_base + ev->cpu);
 }
 
 static int sqlite_put(struct tdat_writer *w, const struct tdat_event *ev)
@@ -787,6 +711,8 @@ static const char schema[] =
 	"CREATE TABLE counter(id INTEGER PRIMARY KEY, ts INTEGER, track_id INTEGER, value REAL);\n"
 	"CREATE TABLE slice(id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER, track_id INTEGER,"
 	" category TEXT, name TEXT, depth INTEGER, parent_id INTEGER, arg_set_id INTEGER);\n"
+	"CREATE TABLE cpu_track(id INTEGER PRIMARY KEY, name TEXT, type TEXT, cpu INTEGER,"
+	" ucpu INTEGER);\n"
 	"CREATE TABLE stats(id INTEGER PRIMARY KEY, name TEXT, idx INTEGER, severity TEXT,"
 	" source TEXT, value INTEGER, description TEXT);\n"
 	"CREATE TABLE trace_bounds(start_ts INTEGER, end_ts INTEGER);\n";
@@ -959,6 +885,8 @@ static int open_db(struct sq *q, struct tdat_writer *w)
 			return sqdb_fail(&q->d, fixed[i].name);
 	if ((ret = metadata(q)) || (ret = cpus(q)))
 		return ret;
+	if (!(q->ss = sqs_new(&q->d, q->fx[FX_SLICE], slice_track, q)))
+		return TDAT_ENOMEM;
 	sqdb_start(&q->d);
 	return 0;
 }
@@ -1086,20 +1014,6 @@ static int stats(struct sq *q)
 			       (int64_t)d[i].bytes, d[i].reason);
 	}
 	return ret;
-}
-
-static int open_slices(struct sq *q)
-{
-	int ret;
-
-	for (int u = 0; u < q->nth; u++) {
-		struct sq_thread *th = &q->th[u];
-
-		for (int d = 0; d < th->n; d++)
-			if ((ret = slice_row(q, th, &th->st[d], d, -1)))
-				return ret;
-	}
-	return 0;
 }
 
 /* ---- the views over the event tables ---- */
@@ -1236,7 +1150,7 @@ static int sqlite_close(struct tdat_writer *w)
 
 	if (!q || q->err)
 		return q ? q->err : TDAT_EINVAL;
-	if ((ret = sched_finish(q->sm)) || (ret = open_slices(q)))
+	if ((ret = sched_finish(q->sm)) || (ret = sqs_finish(q->ss)))
 		return ret;
 	pm_finish(q->pm, w->merge);
 	if ((ret = threads(q)) || (ret = stats(q)))
@@ -1276,16 +1190,11 @@ static void sqlite_free(struct tdat_writer *w)
 	}
 	for (int i = 0; i < NFX; i++)
 		table_free(q->fx[i]);
-	for (int u = 0; u < q->nth; u++) {
-		for (int d = 0; d < q->th[u].n; d++)
-			free(q->th[u].st[d].name);
-		free(q->th[u].st);
-	}
 	for (int i = 0; i < q->npc; i++)
 		free(q->pc[i].name);
 	sqlite3_close(q->d.db);	/* after the statements; rolls back if not committed */
 	free(q->pc);
-	free(q->th);
+	sqs_free(q->ss);
 	free(q->cpus);
 	free(q->in);
 	pm_free(q->pm);

@@ -1,0 +1,775 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * slices.c - begin/end pairs of events as slices: irq and softirq handlers,
+ * timer expiries, raw and per-call syscalls, workqueue items and atrace
+ * markers, from ONE rule table (rules[] below), for every writer.
+ *
+ * A writer feeds the events of the types slices_type() gives a role, in
+ * timeline order; each track (a CPU of an input, or a thread) keeps a stack
+ * of open slices, so every slice has its depth and parent.  Closed slices go
+ * to the writer through ops->slice, with the name and what ops->begin kept
+ * of the begin event; slices_finish() hands over what is still open.
+ *
+ * The two modes pair the same rules differently:
+ *
+ *   SL_JSON      what the Chrome JSON writer has always written: irq, softirq
+ *                and timer handlers on one track per CPU; an end closes the
+ *                innermost open slice of its rule, key and buffer, closing
+ *                (unfinished) what is open above it; a second begin of a rule
+ *                that does not nest closes the first; an end without a begin
+ *                goes to ops->stray; at the end everything is cut at end_ts.
+ *
+ *   SL_PERFETTO  as Perfetto's trace processor (v58.2) imports the events of
+ *                our .pftrace (ftrace_parser.cc, syscall_tracker.h,
+ *                systrace_parser.cc, slice_tracker.cc): irq slices "IRQ (name)"
+ *                on "Irq Cpu N", softirqs by vector name on "SoftIrq Cpu N",
+ *                syscalls "sys_NAME" (the machine's table; "sys_N" without a
+ *                name, none from 550 on), workqueue items and atrace B/E/I on
+ *                the thread.  An end closes the innermost open slice of its
+ *                category (irq, workqueue) or name (syscalls), or any (atrace
+ *                E); one that is not the innermost stays on the stack,
+ *                finished, until a later event on the track passes its end,
+ *                which cuts what was left open inside it.  sys_rt_sigreturn
+ *                and atrace I are slices of dur 0; a print ends an open
+ *                sys_write of its thread; what is open at the end has dur -1.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include "model/model.h"
+
+#define TP_MAX_DEPTH 512	/* trace processor drops slices deeper than this */
+#define TP_MAX_SYSCALLS 550	/* and syscall numbers from this on */
+
+static const struct sl_rule rules[] = {
+	{ "irq", "irq_handler_entry", "irq_handler_exit", "irq", "name", SLN_IRQ, SLK_IRQ,
+	  SLR_JSON | SLR_TP | SLR_NESTS, "irq" },
+	{ "irq", "softirq_entry", "softirq_exit", "vec", "vec", SLN_VEC, SLK_SOFTIRQ,
+	  SLR_JSON | SLR_TP, "irq" },
+	{ "timer", "hrtimer_expire_entry", "hrtimer_expire_exit", "hrtimer", "function", SLN_SYM,
+	  SLK_CPU, SLR_JSON, NULL },
+	{ "timer", "timer_expire_entry", "timer_expire_exit", "timer", "function", SLN_SYM,
+	  SLK_CPU, SLR_JSON, NULL },
+	{ "raw_syscalls", "sys_enter", "sys_exit", "id", "id", SLN_NUM, SLK_THREAD,
+	  SLR_JSON | SLR_TP, NULL },
+	{ "workqueue", "workqueue_execute_start", "workqueue_execute_end", "work", "function",
+	  SLN_SYM, SLK_THREAD, SLR_JSON | SLR_TP, "workqueue" },
+	{ "syscalls", "sys_enter_", "sys_exit_", NULL, NULL, SLN_EVENT, SLK_THREAD, SLR_JSON,
+	  NULL },
+	{ "ftrace", "print", "print", NULL, "buf", SLN_ATRACE, SLK_THREAD, SLR_TP, NULL },
+};
+
+/* softirq vectors: the kernel's names (JSON), trace processor's (its kActionNames) */
+static const char *const vec_json[] = { "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK",
+					"IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU" };
+static const char *const vec_tp[] = { "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK",
+				      "BLOCK_IOPOLL", "TASKLET", "SCHED", "HRTIMER", "RCU" };
+
+#define NVEC (sizeof(vec_json) / sizeof(vec_json[0]))
+
+struct sl_open {
+	uint64_t ts, key;
+	int64_t id, dur;	/* dur -1: open (SL_PERFETTO keeps finished ones above open ones) */
+	const struct sl_type *st;
+	int input, buffer;
+	size_t off, name_len;	/* in the stack's arena: the name, then the writer's data */
+	void *user;
+};
+
+struct sl_stack {
+	struct sl_track track;
+	struct sl_open *st;
+	int n, cap;
+	struct sl_buf arena;
+	bool in_write;		/* SL_PERFETTO: a sys_write is open on this thread */
+};
+
+/* Per-CPU stacks of one input, one array per kind. */
+struct sl_cpus {
+	struct sl_stack *c[NSLK];
+	int n[NSLK];
+};
+
+struct slices {
+	enum sl_mode mode;
+	struct sl_ops ops;
+	struct idtab *types;	/* per input: struct sl_type, or &none */
+	int ninputs;
+	struct sl_stack *th;	/* by utid */
+	int nth;
+	struct sl_cpus *cpus;	/* by input */
+	int ncpus;
+	struct sl_buf name;	/* SL_PERFETTO: a new slice's name while the stack settles */
+	int64_t next_id;
+};
+
+static struct sl_type none;	/* a type that is no slice's */
+
+/* ---- buffers ---- */
+
+void sl_keep(struct sl_buf *b, const void *p, size_t n)
+{
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		char *nb;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		if (!(nb = realloc(b->buf, cap))) {
+			b->err = true;
+			return;
+		}
+		b->buf = nb;
+		b->cap = cap;
+	}
+	if (n)
+		memcpy(b->buf + b->len, p, n);
+	b->len += n;
+}
+
+static void keep_str(struct sl_buf *b, const char *s)
+{
+	sl_keep(b, s, strlen(s));
+}
+
+static void keep_fmt(struct sl_buf *b, const char *fmt, unsigned long long v)
+{
+	char t[64];
+
+	snprintf(t, sizeof(t), fmt, v);
+	keep_str(b, t);
+}
+
+/* ---- event types ---- */
+
+static bool is_num(const struct tfield *f)
+{
+	return f && f->kind != TK_STR && f->kind != TK_ARRAY;
+}
+
+/* The id of the sys_enter_ type that pairs with syscalls:sys_exit_NAME. */
+static bool syscall_pair(struct tdat_file *f, const char *name, uint64_t *id)
+{
+	struct tep_event *e;
+	char *b;
+
+	if (asprintf(&b, "sys_enter_%s", name) < 0)
+		return false;
+	e = tep_find_event_by_name(f->tep, "syscalls", b);
+	free(b);
+	if (e)
+		*id = (uint64_t)e->id;
+	return e != NULL;
+}
+
+/* The last word of the file's uname: its machine. */
+static char *machine_of(struct tdat_file *f)
+{
+	const char *u = f->uname ? f->uname : "", *e = u + strlen(u), *w;
+
+	while (e > u && e[-1] == ' ')
+		e--;
+	for (w = e; w > u && w[-1] != ' '; w--)
+		;
+	return strndup(w, (size_t)(e - w));
+}
+
+/* syscalls:sys_enter_NAME / sys_exit_NAME; false if @tt is neither. */
+static int per_call(struct sl_type *st, const struct ttype *tt, struct tdat_file *f,
+		    const struct sl_rule *r)
+{
+	size_t lb = strlen(r->begin), le = strlen(r->end);
+	bool b = !strncmp(tt->name, r->begin, lb) && tt->name[lb];
+	bool e = !strncmp(tt->name, r->end, le) && tt->name[le];
+
+	if (b) {
+		st->fixed_key = tt->id;
+		if (!(st->evname = strdup(tt->name + lb)))
+			return TDAT_ENOMEM;
+	} else if (e && !syscall_pair(f, tt->name + le, &st->fixed_key)) {
+		e = false;
+	}
+	if (b || e) {
+		st->rule = r;
+		st->begin = b;
+	}
+	return 0;
+}
+
+/* The rule of @tt in @mode, filled into @st (st->rule stays NULL for none). */
+static int compile(struct sl_type *st, const struct ttype *tt, struct tdat_file *f,
+		   enum sl_mode mode)
+{
+	unsigned want = mode == SL_JSON ? SLR_JSON : SLR_TP;
+
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		const struct sl_rule *r = &rules[i];
+		bool b, e;
+
+		if (!(r->flags & want) || strcmp(tt->system, r->system))
+			continue;
+		if (r->how == SLN_EVENT)
+			return per_call(st, tt, f, r);
+		b = !strcmp(tt->name, r->begin);
+		e = !strcmp(tt->name, r->end);
+		if (!b && !e)
+			continue;
+		st->key = r->key ? ttype_field(tt, r->key) : NULL;
+		st->namef = b || r->how == SLN_ATRACE ? ttype_field(tt, r->name) : NULL;
+		if ((r->key && !is_num(st->key)) || ((b || r->how == SLN_ATRACE) && !st->namef))
+			return 0;
+		if (r->how == SLN_NUM && mode == SL_PERFETTO && !(st->machine = machine_of(f)))
+			return TDAT_ENOMEM;
+		st->rule = r;
+		st->begin = b;
+		return 0;
+	}
+	return 0;
+}
+
+static void type_free(void *p)
+{
+	struct sl_type *st = p;
+
+	if (!st || st == &none)
+		return;
+	free(st->evname);
+	free(st->machine);
+	free(st);
+}
+
+const struct sl_type *slices_type(struct slices *s, const struct tdat_event *ev,
+				  const struct ttype *tt)
+{
+	struct sl_type *st;
+	void **slot;
+
+	if (ev->input >= s->ninputs) {
+		struct idtab *t = realloc(s->types, sizeof(*t) * (size_t)(ev->input + 1));
+
+		if (!t)
+			return NULL;
+		memset(t + s->ninputs, 0, sizeof(*t) * (size_t)(ev->input + 1 - s->ninputs));
+		s->types = t;
+		s->ninputs = ev->input + 1;
+	}
+	if (!tt || !tt->event || !(slot = idtab_slot(&s->types[ev->input], tt->id)))
+		return NULL;
+	if (!*slot) {
+		if (!(st = calloc(1, sizeof(*st))))
+			return NULL;
+		if (compile(st, tt, ev->file, s->mode) || !st->rule) {
+			type_free(st);
+			st = &none;
+		}
+		*slot = st;
+	}
+	return *slot == &none ? NULL : *slot;
+}
+
+/* ---- tracks ---- */
+
+static void stack_init(struct sl_stack *k, int n)
+{
+	memset(k, 0, sizeof(*k) * (size_t)n);
+}
+
+static struct sl_stack *grow(struct sl_stack **arr, int *n, int want)
+{
+	if (want >= *n) {
+		int cap = *n ? *n : 8;
+		struct sl_stack *a;
+
+		while (cap <= want)
+			cap *= 2;
+		if (!(a = realloc(*arr, sizeof(*a) * (size_t)cap)))
+			return NULL;
+		stack_init(a + *n, cap - *n);
+		*arr = a;
+		*n = cap;
+	}
+	return &(*arr)[want];
+}
+
+struct sl_track slices_track(const struct slices *s, const struct sl_type *st,
+			     const struct tdat_event *ev, int utid)
+{
+	struct sl_track t = { .kind = st->rule->kind, .input = ev->input, .utid = utid };
+
+	if (t.kind != SLK_THREAD) {
+		t.cpu = ev->cpu < 0 || ev->cpu >= MAX_CPUS ? 0 : ev->cpu;
+		if (s->mode == SL_JSON)
+			t.kind = SLK_CPU;
+	}
+	return t;
+}
+
+static struct sl_stack *stack_of(struct slices *s, const struct sl_track *t)
+{
+	struct sl_stack *k;
+
+	if (t->kind == SLK_THREAD) {
+		k = grow(&s->th, &s->nth, t->utid);
+	} else {
+		struct sl_cpus *c;
+
+		if (t->input >= s->ncpus) {
+			if (!(c = realloc(s->cpus, sizeof(*c) * (size_t)(t->input + 1))))
+				return NULL;
+			memset(c + s->ncpus, 0, sizeof(*c) * (size_t)(t->input + 1 - s->ncpus));
+			s->cpus = c;
+			s->ncpus = t->input + 1;
+		}
+		c = &s->cpus[t->input];
+		k = grow(&c->c[t->kind], &c->n[t->kind], t->cpu);
+	}
+	if (k)
+		k->track = *t;
+	return k;
+}
+
+/* ---- closing ---- */
+
+/* Hand stack entry @i over with @dur (-1: open at the end). */
+static int report(struct slices *s, struct sl_stack *k, int i, int64_t dur, uint64_t end_ts,
+		  const struct tdat_event *end)
+{
+	const struct sl_open *o = &k->st[i];
+	struct sl_slice sl = {
+		.track = &k->track, .type = o->st, .id = o->id,
+		.parent_id = i ? k->st[i - 1].id : -1, .ts = o->ts, .end_ts = end_ts, .dur = dur,
+		.depth = i, .unfinished = !end, .input = o->input, .buffer = o->buffer,
+		.name = k->arena.buf + o->off, .name_len = o->name_len,
+		.data = k->arena.buf + o->off + o->name_len,
+		.data_len = (i + 1 < k->n ? k->st[i + 1].off : k->arena.len) - o->off - o->name_len,
+		.end = end, .user = o->user,
+	};
+
+	return s->ops.slice(s->ops.ctx, &sl);
+}
+
+static void pop(struct sl_stack *k)
+{
+	k->arena.len = k->st[--k->n].off;
+}
+
+/* SL_JSON: close [@from, top] at @ts as unfinished, innermost first. */
+static int close_from(struct slices *s, struct sl_stack *k, int from, uint64_t ts)
+{
+	int ret = 0;
+
+	while (k->n > from && !ret) {
+		const struct sl_open *o = &k->st[k->n - 1];
+
+		ret = report(s, k, k->n - 1, (int64_t)(ts > o->ts ? ts - o->ts : 0), ts, NULL);
+		pop(k);
+	}
+	return ret;
+}
+
+/*
+ * SL_PERFETTO, before an event at @ts (of dur @dur, -1 open) on the track:
+ * finished slices that end before it leave the stack; one that still has
+ * open slices inside it cuts them at its end (slice_tracker's MaybeCloseStack).
+ */
+static int tp_settle(struct slices *s, struct sl_stack *k, uint64_t ts, int64_t dur)
+{
+	bool open_inside = false;
+	int ret = 0;
+
+	for (int i = k->n - 1; i >= 0 && !ret; i--) {
+		const struct sl_open *o = &k->st[i];
+		uint64_t end = o->ts + (uint64_t)o->dur;
+
+		if (o->dur < 0) {
+			open_inside = true;
+			continue;
+		}
+		if (open_inside) {
+			if (ts <= end)
+				continue;
+			while (k->n > i + 1 && !ret) {
+				const struct sl_open *c = &k->st[k->n - 1];
+
+				ret = report(s, k, k->n - 1, (int64_t)(end - c->ts), end, NULL);
+				pop(k);
+			}
+			pop(k);
+			open_inside = false;
+			continue;
+		}
+		if (end < ts || (end == ts && !(o->dur == 0 && dur == 0)))
+			pop(k);
+	}
+	return ret;
+}
+
+/* ---- names ---- */
+
+static uint64_t key_of(const struct sl_type *st, const struct tdat_event *ev)
+{
+	uint64_t v = 0;
+
+	if (st->rule->how == SLN_EVENT)
+		return st->fixed_key;
+	if (st->key)
+		tfield_num(ev, st->key, &v);
+	return v;
+}
+
+static void keep_field(struct sl_buf *b, const struct tdat_event *ev, const struct tfield *f)
+{
+	const unsigned char *p;
+	unsigned n;
+
+	if (f->kind == TK_STR && tfield_bytes(ev, f, &p, &n))
+		sl_keep(b, p, strnlen((const char *)p, n));
+}
+
+static void keep_sym(struct sl_buf *b, const struct tdat_event *ev, const struct tfield *f,
+		     enum sl_mode mode)
+{
+	const char *fn;
+	uint64_t v = 0;
+
+	tfield_num(ev, f, &v);
+	if ((fn = function_name(ev->file, v)))
+		keep_str(b, fn);
+	else
+		keep_fmt(b, mode == SL_JSON || v ? "0x%llx" : "%llx", v);
+}
+
+/* "sys_NAME" as trace processor names syscall @nr; false: it makes no slice. */
+static bool keep_syscall(struct sl_buf *b, const struct sl_type *st, uint64_t nr)
+{
+	const char *n;
+
+	if (nr >= TP_MAX_SYSCALLS)
+		return false;
+	if ((n = syscall_name(st->machine, nr))) {
+		keep_str(b, "sys_");
+		keep_str(b, n);
+	} else {
+		keep_fmt(b, "sys_%llu", nr);
+	}
+	return true;
+}
+
+/* SL_JSON: the name of a slice begun by @ev. */
+static void json_name(struct sl_buf *b, const struct sl_type *st, const struct tdat_event *ev,
+		      uint64_t key)
+{
+	const unsigned char *p;
+	unsigned n;
+
+	switch (st->rule->how) {
+	case SLN_EVENT:
+		keep_str(b, st->evname);
+		return;
+	case SLN_IRQ:
+		if (st->namef->kind == TK_STR && tfield_bytes(ev, st->namef, &p, &n) && n) {
+			sl_keep(b, p, strnlen((const char *)p, n));
+			return;
+		}
+		break;
+	case SLN_VEC:
+		if (key < NVEC) {
+			keep_str(b, "softirq ");
+			keep_str(b, vec_json[key]);
+			return;
+		}
+		break;
+	case SLN_SYM:
+		keep_sym(b, ev, st->namef, SL_JSON);
+		return;
+	default:
+		break;
+	}
+	if (st->rule->how == SLN_NUM)
+		keep_str(b, "syscall");
+	else
+		keep_str(b, file_type(ev->file, ev)->name);
+	keep_fmt(b, " %lld", key);
+}
+
+/* ---- SL_JSON pairing ---- */
+
+/* The innermost open slice of @rule begun in @buffer, with @key unless @any_key; -1 if none. */
+static int find_open(const struct sl_stack *k, const struct sl_rule *rule, int buffer,
+		     uint64_t key, bool any_key)
+{
+	for (int i = k->n - 1; i >= 0; i--)
+		if (k->st[i].st->rule == rule && k->st[i].buffer == buffer &&
+		    (any_key || k->st[i].key == key))
+			return i;
+	return -1;
+}
+
+/* Push a slice begun by @ev; its name is already at the end of the arena, from @off. */
+static int push(struct slices *s, struct sl_stack *k, const struct sl_type *st,
+		const struct tdat_event *ev, uint64_t key, size_t off)
+{
+	struct sl_open *o;
+	int ret = 0;
+
+	if (k->n == k->cap) {
+		int cap = k->cap ? k->cap * 2 : 4;
+
+		if (!(o = realloc(k->st, sizeof(*o) * (size_t)cap)))
+			return TDAT_ENOMEM;
+		k->st = o;
+		k->cap = cap;
+	}
+	o = &k->st[k->n++];
+	*o = (struct sl_open){ .ts = ev->ts, .key = key, .id = s->next_id++, .dur = -1, .st = st,
+			       .input = ev->input, .buffer = ev->buffer, .off = off,
+			       .name_len = k->arena.len - off };
+	if (s->ops.begin)
+		ret = s->ops.begin(s->ops.ctx, ev, &k->arena, &o->user);
+	return ret ? ret : k->arena.err ? TDAT_ENOMEM : 0;
+}
+
+static int json_put(struct slices *s, struct sl_stack *k, const struct sl_type *st,
+		    const struct tdat_event *ev)
+{
+	uint64_t key = key_of(st, ev);
+	bool any = st->begin && !(st->rule->flags & SLR_NESTS);
+	int i = find_open(k, st->rule, ev->buffer, key, any), ret;
+	size_t off;
+
+	if (!st->begin) {
+		if (i < 0)
+			return s->ops.stray ? s->ops.stray(s->ops.ctx, &k->track, ev) : 0;
+		if ((ret = close_from(s, k, i + 1, ev->ts)))
+			return ret;
+		ret = report(s, k, i, (int64_t)(ev->ts > k->st[i].ts ? ev->ts - k->st[i].ts : 0),
+			     ev->ts, ev);
+		pop(k);
+		return ret;
+	}
+	/* a second begin of the same: its end was lost */
+	if (i >= 0 && (ret = close_from(s, k, i, ev->ts)))
+		return ret;
+	off = k->arena.len;
+	json_name(&k->arena, st, ev, key);
+	return push(s, k, st, ev, key, off);
+}
+
+/* ---- SL_PERFETTO pairing ---- */
+
+/* Begin a slice named by what the arena holds from @off; @dur 0: one of no length. */
+static int tp_begin(struct slices *s, struct sl_stack *k, const struct sl_type *st,
+		    const struct tdat_event *ev, size_t off, int64_t dur)
+{
+	size_t len = k->arena.len - off;
+	int ret;
+
+	/* the name waits aside: settling may drop what lies before it */
+	s->name.len = 0;
+	sl_keep(&s->name, k->arena.buf + off, len);
+	k->arena.len = off;
+	if (k->arena.err || s->name.err)
+		return TDAT_ENOMEM;
+	if ((ret = tp_settle(s, k, ev->ts, dur)) || k->n >= TP_MAX_DEPTH)
+		return ret;
+	off = k->arena.len;
+	sl_keep(&k->arena, s->name.buf, len);
+	if ((ret = push(s, k, st, ev, 0, off)) || dur < 0)
+		return ret;
+	k->st[k->n - 1].dur = 0;
+	return report(s, k, k->n - 1, 0, ev->ts, ev);
+}
+
+/* End the innermost open slice of @category (if not NULL) and @name (if not NULL). */
+static int tp_end(struct slices *s, struct sl_stack *k, const struct tdat_event *ev,
+		  const char *category, const char *name, size_t name_len)
+{
+	int ret = tp_settle(s, k, ev->ts, -1);
+
+	for (int i = k->n - 1; i >= 0 && !ret; i--) {
+		struct sl_open *o = &k->st[i];
+		const char *cat = o->st->rule->category;
+
+		if (o->dur >= 0 || (category && (!cat || strcmp(cat, category))) ||
+		    (name && (o->name_len != name_len ||
+			      memcmp(k->arena.buf + o->off, name, name_len))))
+			continue;
+		o->dur = (int64_t)(ev->ts - o->ts);
+		ret = report(s, k, i, o->dur, ev->ts, ev);
+		if (i == k->n - 1)
+			pop(k);
+		break;
+	}
+	return ret;
+}
+
+static int tp_syscall(struct slices *s, struct sl_stack *k, const struct sl_type *st,
+		      const struct tdat_event *ev)
+{
+	size_t off = k->arena.len;
+	uint64_t nr = key_of(st, ev) & 0xffffffffu;
+	bool is_write;
+	int ret;
+
+	if (!keep_syscall(&k->arena, st, nr))
+		return 0;
+	is_write = k->arena.len - off == 9 && !memcmp(k->arena.buf + off, "sys_write", 9);
+	if (st->begin) {
+		bool ret0 = k->arena.len - off == 16 &&
+			    !memcmp(k->arena.buf + off, "sys_rt_sigreturn", 16);
+
+		if (is_write)
+			k->in_write = true;
+		return tp_begin(s, k, st, ev, off, ret0 ? 0 : -1);
+	}
+	if (is_write && !k->in_write) {
+		k->arena.len = off;
+		return 0;
+	}
+	if (is_write)
+		k->in_write = false;
+	/* the name is compared in place, then dropped */
+	{
+		char name[64];
+		size_t n = k->arena.len - off;
+
+		memcpy(name, k->arena.buf + off, n < sizeof(name) ? n : sizeof(name));
+		k->arena.len = off;
+		ret = tp_end(s, k, ev, NULL, name, n < sizeof(name) ? n : sizeof(name));
+	}
+	return ret;
+}
+
+/* An ftrace print: it ends an open sys_write; B, E and I of atrace are slices. */
+static int tp_print(struct slices *s, struct sl_stack *k, const struct sl_type *st,
+		    const struct tdat_event *ev)
+{
+	const unsigned char *p;
+	struct atrace a;
+	unsigned n;
+	size_t off;
+	int ret;
+
+	if (k->in_write) {
+		k->in_write = false;
+		if ((ret = tp_end(s, k, ev, NULL, "sys_write", 9)))
+			return ret;
+	}
+	if (!tfield_bytes(ev, st->namef, &p, &n) || !atrace_parse((const char *)p, n, &a))
+		return 0;
+	if (a.kind == 'E')
+		return tp_end(s, k, ev, NULL, NULL, 0);
+	if (a.kind != 'B' && a.kind != 'I')
+		return 0;
+	off = k->arena.len;
+	sl_keep(&k->arena, a.name, a.name_len);
+	return tp_begin(s, k, st, ev, off, a.kind == 'I' ? 0 : -1);
+}
+
+static int tp_put(struct slices *s, struct sl_stack *k, const struct sl_type *st,
+		  const struct tdat_event *ev)
+{
+	const struct sl_rule *r = st->rule;
+	size_t off = k->arena.len;
+	uint64_t vec;
+
+	switch (r->how) {
+	case SLN_NUM:
+		return tp_syscall(s, k, st, ev);
+	case SLN_ATRACE:
+		return tp_print(s, k, st, ev);
+	default:
+		break;
+	}
+	if (!st->begin)
+		return tp_end(s, k, ev, r->category, NULL, 0);
+	if (r->how == SLN_IRQ) {
+		keep_str(&k->arena, "IRQ (");
+		keep_field(&k->arena, ev, st->namef);
+		keep_str(&k->arena, ")");
+	} else if (r->how == SLN_VEC) {
+		if ((vec = key_of(st, ev) & 0xffffffffu) >= NVEC)
+			return 0;
+		keep_str(&k->arena, vec_tp[vec]);
+	} else {
+		keep_sym(&k->arena, ev, st->namef, SL_PERFETTO);
+	}
+	return tp_begin(s, k, st, ev, off, -1);
+}
+
+/* ---- the model ---- */
+
+int slices_put(struct slices *s, const struct sl_type *st, const struct tdat_event *ev, int utid)
+{
+	struct sl_track t = slices_track(s, st, ev, utid);
+	struct sl_stack *k = stack_of(s, &t);
+
+	if (!k)
+		return TDAT_ENOMEM;
+	return s->mode == SL_JSON ? json_put(s, k, st, ev) : tp_put(s, k, st, ev);
+}
+
+/* Everything still open on @k: cut at @end_ts (SL_JSON) or of dur -1. */
+static int finish_stack(struct slices *s, struct sl_stack *k, uint64_t end_ts)
+{
+	int ret = 0;
+
+	if (s->mode == SL_JSON)
+		return close_from(s, k, 0, end_ts);
+	for (int i = 0; i < k->n && !ret; i++)
+		if (k->st[i].dur < 0)
+			ret = report(s, k, i, -1, end_ts, NULL);
+	k->n = 0;
+	k->arena.len = 0;
+	return ret;
+}
+
+int slices_finish(struct slices *s, uint64_t end_ts)
+{
+	int ret = 0;
+
+	for (int u = 0; u < s->nth && !ret; u++)
+		ret = finish_stack(s, &s->th[u], end_ts);
+	for (int i = 0; i < s->ncpus && !ret; i++)
+		for (int kind = 0; kind < NSLK && !ret; kind++)
+			for (int c = 0; c < s->cpus[i].n[kind] && !ret; c++)
+				ret = finish_stack(s, &s->cpus[i].c[kind][c], end_ts);
+	return ret;
+}
+
+struct slices *slices_new(enum sl_mode mode, const struct sl_ops *ops)
+{
+	struct slices *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->mode = mode;
+	s->ops = *ops;
+	return s;
+}
+
+static void stacks_free(struct sl_stack *k, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(k[i].st);
+		free(k[i].arena.buf);
+	}
+	free(k);
+}
+
+void slices_free(struct slices *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < s->ninputs; i++)
+		idtab_release(&s->types[i], type_free);
+	for (int i = 0; i < s->ncpus; i++)
+		for (int kind = 0; kind < NSLK; kind++)
+			stacks_free(s->cpus[i].c[kind], s->cpus[i].n[kind]);
+	stacks_free(s->th, s->nth);
+	free(s->name.buf);
+	free(s->cpus);
+	free(s->types);
+	free(s);
+}

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * json.h - what the "json" writer's files share (json.c: traceEvents, the
+ * slices and the end; json-line.c: the ftrace text lines of
+ * systemTraceEvents): its state, and the number and string encoders of its
+ * hot path.  Private to those two files.
+ */
+#ifndef TDAT_WRITE_JSON_H
+#define TDAT_WRITE_JSON_H
+
+#include "model/model.h"
+#include "write/write.h"
+
+#define TASK_REPORT_MAX 0x100	/* prev_state bit: preempted (>= 4.14) */
+
+#define put_lit(sk, s) sink_write((sk), (s), sizeof(s) - 1)
+
+enum jrole { JR_INSTANT, JR_SLICE, JR_SWITCH, JR_WAKE, JR_BLOCKED, JR_POWER, JR_PRINT };
+
+/* What the writer keeps per event type. */
+struct jtype {
+	const struct ttype *tt;
+	enum jrole role;
+	const struct sl_type *sl;		/* a slice's begin or end (slices.c) */
+	bool feed;				/* the process model needs every event */
+	char *head;				/* instant: {"ph":"i",...,"ts": */
+	char *argkey;				/* "name":{ */
+	char *cat;				/* ,"cat":"system","ts": */
+	size_t head_len, argkey_len, cat_len;
+	char **keys;				/* ,"field": (no comma for the first) */
+	unsigned *key_lens;
+	const struct tfield *lf[7];		/* fields the text lines use */
+};
+
+/* A buffer's name as JSON string content; a label only for buffers that have a name. */
+struct jlabel {
+	char *s;
+	size_t len;
+};
+
+struct jthread {
+	int64_t pid;		/* pid written with this thread; -1 none yet */
+	bool fed;		/* the process model saw one of its events */
+};
+
+struct jcpu {
+	bool used;
+};
+
+/* Text lines of one kind come from one buffer per input (enum jline). */
+enum jline { JL_SCHED, JL_FREQ, JL_IDLE, NJLINES };
+
+struct jinput {
+	struct idtab types;	/* struct jtype by event type id */
+	struct jcpu *cpus;
+	int ncpus;
+	struct jlabel *labels;	/* per buffer: its label, s NULL for the unnamed top buffer */
+	int nbuffers;
+	int line_buffer[NJLINES];	/* the buffer whose events become the lines, -1: none yet */
+};
+
+struct json {
+	struct jinput *in;
+	int ninputs;
+	struct procmodel *pm;
+	struct slices *sl;	/* begin/end pairs (model/slices.c) */
+	struct tdat_sink *out;
+	struct tdat_sink scratch;	/* a slice's args while it is open */
+	struct jthread *th;
+	int nth;
+	struct tdat_sink stage;	/* the systemTraceEvents text, escaped */
+	bool stage_ok;
+	bool started, based;
+	uint64_t base, last_ts, nev;
+};
+
+/* ---- json.c ---- */
+
+struct jthread *json_thread(struct json *j, int utid);
+/* The pid written with @utid's events and lines, fixed at first use. */
+uint32_t json_thread_pid(struct json *j, int utid, struct jthread *t);
+
+static inline uint64_t rel(const struct json *j, uint64_t ts)
+{
+	return ts > j->base ? ts - j->base : 0;
+}
+
+/* ---- json-line.c: strings, and the text lines ---- */
+
+enum { JE_U = 1, JE_LINE = 2, JE_NOSPACE = 4, JE_NODASH = 8 };
+
+/* Up to @n bytes of @s (ending at a NUL) as JSON string content (see json-line.c). */
+void put_esc(struct tdat_sink *sk, const void *s, size_t n, unsigned mode);
+void put_str(struct tdat_sink *sk, const char *s);
+/* The text line role of @jt's type, if it has one. */
+void line_role(struct jtype *jt);
+/* @ev as a text line; 1 if it is not one (an ftrace print that is not atrace). */
+int put_line(struct json *j, const struct tdat_event *ev, const struct jtype *jt, int utid,
+	     int64_t tid);
+/* Is @ev's buffer the one whose events of @jt's kind become text lines (the first seen)? */
+bool line_buffer(struct json *j, const struct tdat_event *ev, const struct jtype *jt);
+int stage_open(struct json *j, struct tdat_writer *w);
+/* Append the staged text lines. */
+int copy_stage(struct json *j, struct tdat_writer *w);
+
+/* ---- numbers ---- */
+
+static const char pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+static const uint64_t pow10s[20] = {
+	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+	100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+	10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+	100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
+};
+
+/* @v in decimal, backwards from @end; 32-bit arithmetic in 8-digit steps. */
+static inline char *fmt_back(char *end, uint64_t v)
+{
+	char *p = end;
+
+	while (v >= 100000000) {
+		uint32_t r = (uint32_t)(v % 100000000);
+
+		v /= 100000000;
+		for (int i = 0; i < 4; i++, r /= 100) {
+			p -= 2;
+			memcpy(p, pairs + (r % 100) * 2, 2);
+		}
+	}
+	for (uint32_t w = (uint32_t)v; ; ) {
+		if (w < 10) {
+			*--p = (char)('0' + w);
+			break;
+		}
+		p -= 2;
+		memcpy(p, pairs + (w % 100) * 2, 2);
+		if ((w /= 100) == 0)
+			break;
+	}
+	return p;
+}
+
+static inline unsigned ndigits(uint64_t v)
+{
+	/* v | 1 has as many digits as v (powers of ten are even), 0 has one */
+	unsigned t = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
+
+	return t + ((v | 1) >= pow10s[t]);
+}
+
+/* Straight into the sink's buffer: the hot path of every event. */
+static inline void put_u64(struct tdat_sink *sk, uint64_t v)
+{
+	char *d = sink_reserve(sk, 24);
+	unsigned n = ndigits(v);
+
+	if (!d)
+		return;
+	fmt_back(d + n, v);
+	sink_commit(sk, n);
+}
+
+/* A short string of @n bytes that may be copied 32 bytes at a time (padded). */
+static inline void put_padded(struct tdat_sink *sk, const char *s, size_t n)
+{
+	char *d;
+
+	if (n > 32 || !(d = sink_reserve(sk, 32))) {
+		sink_write(sk, s, n);
+		return;
+	}
+	memcpy(d, s, 32);
+	sink_commit(sk, n);
+}
+
+static inline void put_i64(struct tdat_sink *sk, int64_t v)
+{
+	if (v < 0) {
+		sink_putc(sk, '-');
+		put_u64(sk, (uint64_t)0 - (uint64_t)v);
+	} else {
+		put_u64(sk, (uint64_t)v);
+	}
+}
+
+/* @v as exactly @n decimal digits. */
+static inline void put_digits(struct tdat_sink *sk, unsigned v, int n)
+{
+	char *d = sink_reserve(sk, 16);
+
+	if (!d)
+		return;
+	for (int i = n - 1; i >= 0; i--, v /= 10)
+		d[i] = (char)('0' + v % 10);
+	sink_commit(sk, (size_t)n);
+}
+
+/* Nanoseconds as microseconds with three decimals. */
+static inline void put_us(struct tdat_sink *sk, uint64_t ns)
+{
+	char b[32], *e = b + sizeof(b), *p;
+	unsigned f = (unsigned)(ns % 1000);
+
+	e[-1] = (char)('0' + f % 10);
+	memcpy(e - 3, pairs + (f / 10) * 2, 2);
+	e[-4] = '.';
+	p = fmt_back(e - 4, ns / 1000);
+	sink_write(sk, p, (size_t)(e - p));
+}
+
+#endif /* TDAT_WRITE_JSON_H */
