@@ -8,7 +8,10 @@
  * its wake-up until it runs again).  Rows are numbered when they open and
  * reported when they close; sched_finish() reports the ones still open
  * with dur -1.  The idle task (utid 0) has slices but no thread states: it
- * runs on every CPU at once.
+ * runs on every CPU at once.  The rules are trace processor's (Perfetto's
+ * FtraceSchedEventTracker and ThreadStateTracker), so that our tables and
+ * the ones it builds from our .pftrace are the same: where switches were
+ * lost, what ended unseen keeps dur -1 (doc/tdat-sqlite.7).
  *
  * Also here, as they go with it: prev_state decoding exactly as the
  * kernel's sched_switch print format spells it (its __print_flags table is
@@ -142,17 +145,23 @@ static void open_state(struct sched_sm *s, struct sm_thread *t, uint64_t ts, con
 	t->blocked = NULL;
 }
 
+/*
+ * As Perfetto's thread state tracker: the task switched out ends the state
+ * it was in, unless that was not Running (its switch-in was lost: that
+ * state's end is unknown, dur -1), and starts its end state; the task
+ * switched in ends whatever it was in and runs.
+ */
 static int switch_threads(struct sched_sm *s, const struct sched_switch_in *in)
 {
 	struct sm_thread *t;
 	int ret;
 
-	if (in->prev_utid > 0 && in->prev_utid != in->next_utid) {
+	if (in->prev_utid > 0) {
 		if (!(t = thread(s, in->prev_utid)))
 			return TDAT_ENOMEM;
-		if ((ret = close_state(s, in->prev_utid, t, in->ts, false)))
+		if ((ret = close_state(s, in->prev_utid, t, in->ts, t->state != RUNNING)))
 			return ret;
-		open_state(s, t, in->ts, in->prev_state ? in->prev_state : "R");
+		open_state(s, t, in->ts, in->prev_state);
 	}
 	if (in->next_utid > 0) {
 		if (!(t = thread(s, in->next_utid)))
@@ -167,23 +176,11 @@ static int switch_threads(struct sched_sm *s, const struct sched_switch_in *in)
 }
 
 /*
- * The CPU ran another task than the switch says left it: its switch-out
- * was lost.  End that task's Running state with the slice, in no state
- * until it is seen again.
+ * The switch says another task than the one the CPU's last switch put on
+ * it left it: switches were lost in between.  The slice open on the CPU
+ * ends at an unknown time in an unknown state (dur -1, end_state NULL), as
+ * in Perfetto.
  */
-static int lost_switch_out(struct sched_sm *s, const struct sm_cpu *c,
-			   const struct sched_switch_in *in)
-{
-	struct sm_thread *t;
-
-	if (c->id < 0 || c->utid <= 0 || c->utid == in->prev_utid || c->utid >= s->nth)
-		return 0;
-	t = &s->th[c->utid];
-	if (t->id < 0 || t->state != RUNNING || t->ucpu != in->ucpu)
-		return 0;
-	return close_state(s, c->utid, t, in->ts, false);
-}
-
 int sched_switch(struct sched_sm *s, const struct sched_switch_in *in)
 {
 	struct sm_cpu *c;
@@ -192,13 +189,12 @@ int sched_switch(struct sched_sm *s, const struct sched_switch_in *in)
 	if (in->ucpu < 0 || grow((void **)&s->cpus, &s->ncpus, in->ucpu, sizeof(*s->cpus)))
 		return in->ucpu < 0 ? TDAT_EINVAL : TDAT_ENOMEM;
 	c = &s->cpus[in->ucpu];
-	if ((ret = lost_switch_out(s, c, in)))
-		return ret;
 	if (c->id >= 0) {
+		bool lost = c->utid != in->prev_utid;
 		struct sched_slice_row r = {
-			.id = c->id, .ts = c->ts, .dur = (int64_t)(in->ts - c->ts), .cpu = c->cpu,
-			.ucpu = in->ucpu, .utid = c->utid, .end_state = in->prev_state,
-			.priority = c->prio,
+			.id = c->id, .ts = c->ts, .dur = lost ? -1 : (int64_t)(in->ts - c->ts),
+			.cpu = c->cpu, .ucpu = in->ucpu, .utid = c->utid,
+			.end_state = lost ? NULL : in->prev_state, .priority = c->prio,
 		};
 
 		if ((ret = s->ops.slice(s->ops.ctx, &r)))
@@ -212,6 +208,12 @@ int sched_switch(struct sched_sm *s, const struct sched_switch_in *in)
 	return switch_threads(s, in);
 }
 
+/*
+ * A wake-up ends a blocked state (anything but Running and R: R+ too, as
+ * in Perfetto, since a task preempted between setting its sleeping state
+ * and schedule() is woken like a sleeping one); a task not seen before
+ * becomes runnable.
+ */
 int sched_wake(struct sched_sm *s, uint64_t ts, int utid, int waker_utid)
 {
 	struct sm_thread *t;
@@ -221,13 +223,29 @@ int sched_wake(struct sched_sm *s, uint64_t ts, int utid, int waker_utid)
 		return 0;
 	if (!(t = thread(s, utid)))
 		return TDAT_ENOMEM;
-	/* running, or already runnable (woken, or preempted: R+) */
-	if (t->id >= 0 && (t->state == RUNNING || t->state[0] == 'R'))
+	if (t->id >= 0 && (t->state == RUNNING || (t->state && !strcmp(t->state, "R"))))
 		return 0;
 	if ((ret = close_state(s, utid, t, ts, false)))
 		return ret;
 	open_state(s, t, ts, "R");
 	t->waker = waker_utid;
+	return 0;
+}
+
+int sched_new_task(struct sched_sm *s, uint64_t ts, int utid, int creator_utid)
+{
+	struct sm_thread *t;
+	int ret;
+
+	if (utid <= 0)
+		return 0;
+	if (!(t = thread(s, utid)))
+		return TDAT_ENOMEM;
+	/* a state still open belongs to a task gone unseen: its end is unknown */
+	if ((ret = close_state(s, utid, t, ts, true)))
+		return ret;
+	open_state(s, t, ts, "R");
+	t->waker = creator_utid;
 	return 0;
 }
 

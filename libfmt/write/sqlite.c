@@ -32,7 +32,9 @@
 static const char *const fixed_cols[] = { "id", "ts", "cpu", "utid", "common_flags", "buffer", "input" };
 #define NFIXED 7
 
-enum role { R_NONE, R_SWITCH, R_WAKE, R_BLOCKED, R_FREQ, R_IDLE, R_PRINT, NROLES };
+enum role {
+	R_NONE, R_SWITCH, R_WAKE, R_WAKEUP, R_NEWTASK, R_BLOCKED, R_FREQ, R_IDLE, R_PRINT, NROLES
+};
 
 /* An event type of one input, mapped to its table. */
 struct sq_type {
@@ -67,6 +69,7 @@ struct sq_input {
 	int ucpu_base, ncpus;
 	struct kseen seen;		/* buffers written: the kernel's figures of those */
 	struct sched_states states;
+	bool waking;			/* sched_waking was recorded (its format is there) */
 	int64_t last_state;		/* cache of the last prev_state decoded */
 	const char *last_str;
 };
@@ -325,8 +328,9 @@ static const struct {
 } roles[] = {
 	{ "sched", "sched_switch", R_SWITCH, { "prev_pid", "prev_state", "next_pid", "next_prio" } },
 	{ "sched", "sched_waking", R_WAKE, { "pid" } },
-	{ "sched", "sched_wakeup", R_WAKE, { "pid" } },
-	{ "sched", "sched_wakeup_new", R_WAKE, { "pid" } },
+	{ "sched", "sched_wakeup", R_WAKEUP, { "pid" } },
+	{ "sched", "sched_wakeup_new", R_WAKEUP, { "pid" } },
+	{ "task", "task_newtask", R_NEWTASK, { "pid" } },
 	{ "sched", "sched_blocked_reason", R_BLOCKED, { "pid", "io_wait", "caller" } },
 	{ "power", "cpu_frequency", R_FREQ, { "state", "cpu_id" } },
 	{ "power", "cpu_idle", R_IDLE, { "state", "cpu_id" } },
@@ -449,7 +453,7 @@ static const char *prev_state(struct sq *q, struct sq_input *in, int64_t v)
 /* Is @ev the buffer this input takes role @r from (the first that had it)? */
 static bool role_buffer(struct sq_input *in, const struct tdat_event *ev, enum role r)
 {
-	if (r == R_WAKE || r == R_BLOCKED)
+	if (r == R_WAKE || r == R_WAKEUP || r == R_NEWTASK || r == R_BLOCKED)
 		r = R_SWITCH;
 	if (in->role_buffer[r] < 0)
 		in->role_buffer[r] = ev->buffer;
@@ -474,8 +478,17 @@ static int on_sched(struct sq *q, struct sq_input *in, const struct sq_type *ty,
 	}
 	if ((who = pm_utid(q->pm, ev->input, num(ev, ty->f[0]))) < 0)
 		return TDAT_ENOMEM;
-	if (ty->role == R_WAKE)
+	/*
+	 * As in trace processor, sched_waking wakes; sched_wakeup and
+	 * sched_wakeup_new stand in for it only in an input that did not
+	 * record it, so that a capture of sched_wakeup alone still has R.
+	 */
+	if (ty->role == R_WAKE || (ty->role == R_WAKEUP && !in->waking))
 		return sched_wake(q->sm, ev->ts, who, utid);
+	if (ty->role == R_NEWTASK)
+		return sched_new_task(q->sm, ev->ts, who, utid);
+	if (ty->role == R_WAKEUP)
+		return 0;
 	snprintf(fn, sizeof(fn), "%s",
 		 function_name(ev->file, (uint64_t)num(ev, ty->f[2])) ?: "");
 	sched_blocked(q->sm, who, (int)num(ev, ty->f[1]), *fn ? fn : NULL);
@@ -943,11 +956,15 @@ static int open_db(struct sq *q, struct tdat_writer *w)
 	if (!q->in || !q->pm || !q->sm)
 		return TDAT_ENOMEM;
 	for (int i = 0; i < q->ninputs; i++) {
+		struct tep_handle *tep = tdat_merge_file(w->merge, i)->tep;
+
 		if (kseen_init(&q->in[i].seen, tdat_merge_file(w->merge, i)))
 			return TDAT_ENOMEM;
 		for (int r = 0; r < NROLES; r++)
 			q->in[i].role_buffer[r] = -1;
 		sched_states_init(&q->in[i].states, NULL);
+		/* trace-cmd saves the formats of the events it records */
+		q->in[i].waking = tep && tep_find_event_by_name(tep, "sched", "sched_waking");
 	}
 	/* big pages: a quarter of the writes of the default 4 KiB */
 	if ((ret = sqdb_exec(&q->d, "PRAGMA page_size=32768; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
