@@ -101,7 +101,7 @@ int sched_switch(struct sched_sm *s, const struct sched_switch_in *in);
 int sched_wake(struct sched_sm *s, uint64_t ts, int utid, int waker_utid);
 /* task_newtask: the new task @utid is runnable, made by @creator_utid. */
 int sched_new_task(struct sched_sm *s, uint64_t ts, int utid, int creator_utid);
-/* sched_blocked_reason: marks the thread's current (blocked) state. */
+/* sched_blocked_reason: marks the thread's blocked state (its last one if it is R since). */
 void sched_blocked(struct sched_sm *s, int utid, int io_wait, const char *function);
 /* After the last event: report what is still open, with dur -1. */
 int sched_finish(struct sched_sm *s);

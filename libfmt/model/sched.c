@@ -32,6 +32,9 @@ struct sm_thread {
 	int waker;
 	int io_wait;
 	const char *blocked;	/* interned */
+	/* its last blocked state, ended, kept until it runs for sched_blocked_reason */
+	struct sched_state_row held;
+	bool has_held;
 };
 
 struct sm_cpu {
@@ -116,7 +119,26 @@ static struct sm_thread *thread(struct sched_sm *s, int utid)
 	return &s->th[utid];
 }
 
-/* Report @utid's open state as ending at @ts. */
+/* A sleep: any state but Running and R (R+ too; an undecodable one too). */
+static bool blocked(const char *state)
+{
+	return state != RUNNING && (!state || strcmp(state, "R"));
+}
+
+static int flush_held(struct sched_sm *s, struct sm_thread *t)
+{
+	if (!t->has_held)
+		return 0;
+	t->has_held = false;
+	return s->ops.state(s->ops.ctx, &t->held);
+}
+
+/*
+ * Report @utid's open state as ending at @ts (@open: at an unknown time).
+ * A blocked state is held back until the thread runs again, as a
+ * sched_blocked_reason may still come for it (trace processor's
+ * last_blocked_row).
+ */
 static int close_state(struct sched_sm *s, int utid, struct sm_thread *t, uint64_t ts, bool open)
 {
 	struct sched_state_row r = {
@@ -124,15 +146,22 @@ static int close_state(struct sched_sm *s, int utid, struct sm_thread *t, uint64
 		.cpu = -1, .ucpu = -1, .utid = utid, .state = t->state, .io_wait = t->io_wait,
 		.blocked_function = t->blocked, .waker_utid = t->waker,
 	};
+	int ret;
 
 	if (t->id < 0)
 		return 0;
+	t->id = -1;
 	if (t->state == RUNNING) {
 		r.cpu = t->cpu;
 		r.ucpu = t->ucpu;
 	}
-	t->id = -1;
-	return s->ops.state(s->ops.ctx, &r);
+	if (!blocked(t->state))
+		return s->ops.state(s->ops.ctx, &r);
+	if ((ret = flush_held(s, t)))
+		return ret;
+	t->held = r;
+	t->has_held = true;
+	return 0;
 }
 
 static void open_state(struct sched_sm *s, struct sm_thread *t, uint64_t ts, const char *state)
@@ -166,7 +195,7 @@ static int switch_threads(struct sched_sm *s, const struct sched_switch_in *in)
 	if (in->next_utid > 0) {
 		if (!(t = thread(s, in->next_utid)))
 			return TDAT_ENOMEM;
-		if ((ret = close_state(s, in->next_utid, t, in->ts, false)))
+		if ((ret = close_state(s, in->next_utid, t, in->ts, false)) || (ret = flush_held(s, t)))
 			return ret;
 		open_state(s, t, in->ts, RUNNING);
 		t->cpu = in->cpu;
@@ -223,7 +252,7 @@ int sched_wake(struct sched_sm *s, uint64_t ts, int utid, int waker_utid)
 		return 0;
 	if (!(t = thread(s, utid)))
 		return TDAT_ENOMEM;
-	if (t->id >= 0 && (t->state == RUNNING || (t->state && !strcmp(t->state, "R"))))
+	if (t->id >= 0 && !blocked(t->state))
 		return 0;
 	if ((ret = close_state(s, utid, t, ts, false)))
 		return ret;
@@ -249,14 +278,23 @@ int sched_new_task(struct sched_sm *s, uint64_t ts, int utid, int creator_utid)
 	return 0;
 }
 
+/*
+ * As trace processor: on the thread's state if it is blocked, else on its
+ * last blocked state if it has not run since.
+ */
 void sched_blocked(struct sched_sm *s, int utid, int io_wait, const char *function)
 {
 	struct sm_thread *t = utid > 0 && utid < s->nth ? &s->th[utid] : NULL;
 
-	if (!t || t->id < 0 || t->state == RUNNING)
+	if (!t)
 		return;
-	t->io_wait = io_wait;
-	t->blocked = sched_intern(s, function);
+	if (t->id >= 0 && blocked(t->state)) {
+		t->io_wait = io_wait;
+		t->blocked = sched_intern(s, function);
+	} else if (t->has_held) {
+		t->held.io_wait = io_wait;
+		t->held.blocked_function = sched_intern(s, function);
+	}
 }
 
 int sched_finish(struct sched_sm *s)
@@ -275,7 +313,7 @@ int sched_finish(struct sched_sm *s)
 		c->id = -1;
 	}
 	for (int i = 0; i < s->nth; i++)
-		if ((ret = close_state(s, i, &s->th[i], 0, true)))
+		if ((ret = close_state(s, i, &s->th[i], 0, true)) || (ret = flush_held(s, &s->th[i])))
 			return ret;
 	return 0;
 }

@@ -171,6 +171,37 @@ static void wake_rules(void)
 	sched_free(s);
 }
 
+/* sched_blocked_reason marks the last blocked state until the task runs (trace processor's rule). */
+static void blocked_reason(void)
+{
+	struct sched_ops ops = { .slice = on_slice, .state = on_state };
+	struct sched_sm *s = sched_new(&ops);
+	const struct sched_state_row *r;
+
+	nslices = nstates = 0;
+	sw(s, 100, 0, 0, "R", 5);		/* state 0: Running */
+	sw(s, 200, 0, 5, "D", 0);		/* state 1: D */
+	is_int(sched_wake(s, 250, 5, 7), 0, "wake");	/* state 2: R */
+	sched_blocked(s, 5, 1, "folio_wait_bit");
+	sw(s, 300, 0, 0, "R", 5);		/* state 3: Running */
+	sched_blocked(s, 5, 0, "too_late");
+	sw(s, 400, 0, 5, "S", 0);		/* state 4: S */
+	sched_blocked(s, 5, 0, "do_sys_poll");
+	is_int(sched_finish(s), 0, "finish");
+	r = state_by_id(1);
+	ok(r && !strcmp(r->state, "D") && r->io_wait == 1 && r->blocked_function &&
+	   !strcmp(r->blocked_function, "folio_wait_bit"), "a reason after the wake-up marks the D");
+	r = state_by_id(2);
+	ok(r && !strcmp(r->state, "R") && r->io_wait == -1 && !r->blocked_function, "not the R");
+	r = state_by_id(3);
+	ok(r && !strcmp(r->state, "Running") && !r->blocked_function, "nor, once it ran, anything");
+	r = state_by_id(4);
+	ok(r && !strcmp(r->state, "S") && r->io_wait == 0 && r->blocked_function &&
+	   !strcmp(r->blocked_function, "do_sys_poll"), "a reason while asleep marks that sleep");
+	is_int(nstates, 5, "five states, each reported once");
+	sched_free(s);
+}
+
 static void prev_state(void)
 {
 	struct sched_states m;
@@ -212,6 +243,7 @@ int main(void)
 	timeline();
 	lost_switches();
 	wake_rules();
+	blocked_reason();
 	prev_state();
 	atrace();
 	return done_testing();
