@@ -174,24 +174,28 @@ static void put_system_info(struct pf *p, struct tdat_writer *w)
  * one there from the start at the first event; one the trace saw created
  * 1 ns after its creation, so that it is alive then in trace processor's
  * eyes (not yet freed, and after a task_newtask that makes it) and the
- * model's tid is the one meant.
+ * model's tid is the one meant.  A process goes with its main thread.
  */
 static uint64_t thread_stamp(const struct pf *p, const struct pm_thread *th)
 {
 	return th && th->has_start ? th->start_ts + 1 : p->first_ts;
 }
 
-static uint64_t proc_stamp(const struct pf *p, const struct pm_process *pr)
-{
-	if (pr->has_start)
-		return pr->start_ts + 1;
-	for (int i = 1; i < pm_nthreads(p->pm); i++) {
-		const struct pm_thread *th = pm_thread(p->pm, i);
+/* One process (thread < 0) or thread of the ProcessTree, and when it is read. */
+struct pt_entry {
+	uint64_t ts;
+	int proc, thread;
+};
 
-		if (th->upid == pr->upid && th->is_main)
-			return thread_stamp(p, th);
-	}
-	return p->first_ts;
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct pt_entry *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->thread != y->thread)	/* processes first */
+		return x->thread < y->thread ? -1 : 1;
+	return (x->proc > y->proc) - (x->proc < y->proc);
 }
 
 /* Threads the ProcessTree lists: those of a process (a Thread's tgid is required). */
@@ -239,56 +243,54 @@ static void put_thread(struct pf *p, const struct pm_thread *th)
 	pb_end(&p->pkt, at);
 }
 
-/* The processes and threads stamped @ts as one ProcessTree packet. */
-static void put_process_tree(struct pf *p, struct tdat_sink *out, uint64_t ts)
+/* The entries @e[0..n) of one time as one ProcessTree packet. */
+static void put_process_tree(struct pf *p, struct tdat_sink *out, const struct pt_entry *e, int n)
 {
 	struct tdat_sink *s = &p->pkt;
 	size_t at;
-	int n = 0;
 
-	pb_varint(s, PF_PKT_TIMESTAMP, ts);
+	pb_varint(s, PF_PKT_TIMESTAMP, e[0].ts);
 	at = pb_begin(s, PF_PKT_PROCESS_TREE);
-	for (int i = 0; i < pm_nprocs(p->pm); i++)
-		if (proc_stamp(p, pm_process(p->pm, i)) == ts && ++n)
-			put_process(p, pm_process(p->pm, i));
-	for (int i = 0; i < pm_nthreads(p->pm); i++) {
-		const struct pm_thread *th = pm_thread(p->pm, i);
-
-		if (thread_listed(th) && thread_stamp(p, th) == ts && ++n)
-			put_thread(p, th);
+	for (int i = 0; i < n; i++) {
+		if (e[i].thread < 0)
+			put_process(p, pm_process(p->pm, e[i].proc));
+		else
+			put_thread(p, pm_thread(p->pm, e[i].thread));
 	}
 	pb_end(s, at);
-	if (n)
-		put_packet(p, out);
-	s->len = 0;
+	put_packet(p, out);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* One ProcessTree packet per time a process or thread is stamped with, in time order. */
+/* The processes and threads of the model, one ProcessTree packet per time they are read at. */
 static int put_process_trees(struct pf *p, struct tdat_sink *out)
 {
 	int np = pm_nprocs(p->pm), nt = pm_nthreads(p->pm), n = 0;
-	uint64_t *ts = malloc(sizeof(*ts) * (size_t)(np + nt + 1));
+	struct pt_entry *e = malloc(sizeof(*e) * (size_t)(np + nt + 1));
 
-	if (!ts)
+	if (!e)
 		return TDAT_ENOMEM;
-	for (int i = 0; i < np; i++)
-		ts[n++] = proc_stamp(p, pm_process(p->pm, i));
-	for (int i = 0; i < nt; i++)
-		if (thread_listed(pm_thread(p->pm, i)))
-			ts[n++] = thread_stamp(p, pm_thread(p->pm, i));
-	qsort(ts, (size_t)n, sizeof(*ts), cmp_u64);
-	for (int i = 0; i < n; i++)
-		if (!i || ts[i] != ts[i - 1])
-			put_process_tree(p, out, ts[i]);
-	free(ts);
-	return 0;
+	for (int i = 0; i < np; i++) {
+		const struct pm_process *pr = pm_process(p->pm, i);
+
+		e[n++] = (struct pt_entry){ pr->has_start ? pr->start_ts + 1 : p->first_ts, i, -1 };
+	}
+	for (int i = 0; i < nt; i++) {
+		const struct pm_thread *th = pm_thread(p->pm, i);
+
+		if (!thread_listed(th))
+			continue;
+		e[n++] = (struct pt_entry){ thread_stamp(p, th), th->upid, i };
+		if (th->is_main && !pm_process(p->pm, th->upid)->has_start)
+			e[th->upid].ts = thread_stamp(p, th);
+	}
+	qsort(e, (size_t)n, sizeof(*e), cmp_entry);
+	for (int i = 0, k; i < n; i = k) {
+		for (k = i + 1; k < n && e[k].ts == e[i].ts; k++)
+			;
+		put_process_tree(p, out, &e[i], k - i);
+	}
+	free(e);
+	return p->pkt.err ? TDAT_ENOMEM : 0;
 }
 
 /*
