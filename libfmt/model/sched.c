@@ -241,9 +241,10 @@ int sched_switch(struct sched_sm *s, const struct sched_switch_in *in)
  * A wake-up ends a blocked state (anything but Running and R: R+ too, as
  * in Perfetto, since a task preempted between setting its sleeping state
  * and schedule() is woken like a sleeping one); a task not seen before
- * becomes runnable.
+ * becomes runnable.  A new task is runnable whatever came before: a state
+ * still open then belongs to a task gone unseen, its end unknown.
  */
-int sched_wake(struct sched_sm *s, uint64_t ts, int utid, int waker_utid)
+static int runnable(struct sched_sm *s, uint64_t ts, int utid, int waker_utid, bool new_task)
 {
 	struct sm_thread *t;
 	int ret;
@@ -252,30 +253,23 @@ int sched_wake(struct sched_sm *s, uint64_t ts, int utid, int waker_utid)
 		return 0;
 	if (!(t = thread(s, utid)))
 		return TDAT_ENOMEM;
-	if (t->id >= 0 && !blocked(t->state))
+	if (!new_task && t->id >= 0 && !blocked(t->state))
 		return 0;
-	if ((ret = close_state(s, utid, t, ts, false)))
+	if ((ret = close_state(s, utid, t, ts, new_task)))
 		return ret;
 	open_state(s, t, ts, "R");
 	t->waker = waker_utid;
 	return 0;
 }
 
+int sched_wake(struct sched_sm *s, uint64_t ts, int utid, int waker_utid)
+{
+	return runnable(s, ts, utid, waker_utid, false);
+}
+
 int sched_new_task(struct sched_sm *s, uint64_t ts, int utid, int creator_utid)
 {
-	struct sm_thread *t;
-	int ret;
-
-	if (utid <= 0)
-		return 0;
-	if (!(t = thread(s, utid)))
-		return TDAT_ENOMEM;
-	/* a state still open belongs to a task gone unseen: its end is unknown */
-	if ((ret = close_state(s, utid, t, ts, true)))
-		return ret;
-	open_state(s, t, ts, "R");
-	t->waker = creator_utid;
-	return 0;
+	return runnable(s, ts, utid, creator_utid, true);
 }
 
 /*
