@@ -10,12 +10,13 @@
  *   FtraceEventBundle, per CPU, in time order, up to BUNDLE_EVENTS events
  *                  (or BUNDLE_BYTES) each; a bundle after lost events has
  *                  lost_events set
- *   ProcessTree    at the end, from the process model (procs.c), stamped
- *                  with the first event's time: threads that were there
- *                  when tracing started; a second one stamped with the last
- *                  event's time for those created during the trace and
- *                  still alive at its end (trace processor sorts packets
- *                  by time, so where they are in the file does not matter)
+ *   ProcessTree    at the end, from the process model (model/procs.c):
+ *                  every process and the threads in them, those there when
+ *                  tracing started stamped with the first event's time,
+ *                  those created during the trace 1 ns after their creation
+ *                  (trace processor sorts packets by time, so where they
+ *                  are in the file does not matter), so that its thread and
+ *                  process tables are those of the sqlite format
  *   FtraceStats    start and end of trace; at the end, per CPU, the kernel's
  *                  own figures of its ring buffers (the CPUSTAT text:
  *                  entries, overrun, commit overrun, bytes, oldest event
