@@ -270,7 +270,8 @@ static int put_process_trees(struct pf *p, struct tdat_sink *out)
 
 	if (!e)
 		return TDAT_ENOMEM;
-	for (int i = 0; i < np; i++) {
+	/* not the idle process (upid 0): trace processor has it, and would make it its own parent */
+	for (int i = 1; i < np; i++) {
 		const struct pm_process *pr = pm_process(p->pm, i);
 
 		e[n++] = (struct pt_entry){ pr->has_start ? pr->start_ts + 1 : p->first_ts, i, -1 };
@@ -282,7 +283,7 @@ static int put_process_trees(struct pf *p, struct tdat_sink *out)
 			continue;
 		e[n++] = (struct pt_entry){ thread_stamp(p, th), th->upid, i };
 		if (th->is_main && !pm_process(p->pm, th->upid)->has_start)
-			e[th->upid].ts = thread_stamp(p, th);
+			e[th->upid - 1].ts = thread_stamp(p, th);
 	}
 	qsort(e, (size_t)n, sizeof(*e), cmp_entry);
 	for (int i = 0, k; i < n; i = k) {

@@ -123,7 +123,8 @@ int sq_threads(struct sq *q)
 		v = row_begin(q->fx[FX_PROCESS]);
 		v_int(&v[0], p->upid);
 		v_int(&v[1], p->pid);
-		v_static(&v[2], p->name);
+		/* the idle process has no name in trace processor (its thread is swapper) */
+		v_static(&v[2], p->upid ? p->name : NULL);
 		if (p->has_start)
 			v_int(&v[3], (int64_t)p->start_ts);
 		if (p->has_end)

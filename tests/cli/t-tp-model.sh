@@ -72,4 +72,13 @@ for dat in $TD/*.dat; do
 			"want: '$want'"
 	fi
 done
+pf=$T_TMP/v6.pftrace
+if [[ -s $pf ]]; then
+	got=$(tp "$pf" "SELECT count(*) FROM process WHERE parent_upid = upid")
+	if [[ $got == 0 ]]; then
+		ok "v6: no process is its own parent in trace processor (the idle one is not listed)"
+	else
+		not_ok "v6: no process is its own parent in trace processor" "got: $got"
+	fi
+fi
 done_testing
