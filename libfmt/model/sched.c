@@ -195,7 +195,8 @@ static int switch_threads(struct sched_sm *s, const struct sched_switch_in *in)
 	if (in->next_utid > 0) {
 		if (!(t = thread(s, in->next_utid)))
 			return TDAT_ENOMEM;
-		if ((ret = close_state(s, in->next_utid, t, in->ts, false)) || (ret = flush_held(s, t)))
+		if ((ret = close_state(s, in->next_utid, t, in->ts, false)) ||
+		    (ret = flush_held(s, t)))
 			return ret;
 		open_state(s, t, in->ts, RUNNING);
 		t->cpu = in->cpu;
@@ -307,7 +308,8 @@ int sched_finish(struct sched_sm *s)
 		c->id = -1;
 	}
 	for (int i = 0; i < s->nth; i++)
-		if ((ret = close_state(s, i, &s->th[i], 0, true)) || (ret = flush_held(s, &s->th[i])))
+		if ((ret = close_state(s, i, &s->th[i], 0, true)) ||
+		    (ret = flush_held(s, &s->th[i])))
 			return ret;
 	return 0;
 }

@@ -270,7 +270,7 @@ static int put_process_trees(struct pf *p, struct tdat_sink *out)
 
 	if (!e)
 		return TDAT_ENOMEM;
-	/* not the idle process (upid 0): trace processor has it, and would make it its own parent */
+	/* not the idle process (upid 0): trace processor has it, would make it its own parent */
 	for (int i = 1; i < np; i++) {
 		const struct pm_process *pr = pm_process(p->pm, i);
 

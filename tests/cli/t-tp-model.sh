@@ -76,7 +76,7 @@ pf=$T_TMP/v6.pftrace
 if [[ -s $pf ]]; then
 	got=$(tp "$pf" "SELECT count(*) FROM process WHERE parent_upid = upid")
 	if [[ $got == 0 ]]; then
-		ok "v6: no process is its own parent in trace processor (the idle one is not listed)"
+		ok "v6: no process is its own parent in trace processor (the idle one is unlisted)"
 	else
 		not_ok "v6: no process is its own parent in trace processor" "got: $got"
 	fi

@@ -127,12 +127,14 @@ static void lost_switches(void)
 	ok(k && k->utid == 4 && k->dur == 200 && !strcmp(k->end_state, "S"),
 	   "a switch that names the task the CPU ran ends its slice");
 	k = slice_by_id(2);
-	ok(k && k->utid == 9 && k->dur == -1 && !k->end_state, "9's slice on cpu 0 ends unknown too");
+	ok(k && k->utid == 9 && k->dur == -1 && !k->end_state,
+	   "9's slice on cpu 0 ends unknown too");
 	r = state_by_id(0);
 	ok(r && r->utid == 9 && !strcmp(r->state, "Running") && r->dur == 200,
 	   "9 Running until it is switched in again");
 	r = state_by_id(3);
-	ok(r && r->utid == 4 && !strcmp(r->state, "S") && r->ts == 400 && r->dur == 50, "4 S until woken");
+	ok(r && r->utid == 4 && !strcmp(r->state, "S") && r->ts == 400 && r->dur == 50,
+	   "4 S until woken");
 	r = state_by_id(4);
 	ok(r && r->utid == 4 && !strcmp(r->state, "R") && r->ts == 450 && r->dur == -1,
 	   "4 switched out when not Running: its R ends unknown");
@@ -166,12 +168,13 @@ static void wake_rules(void)
 	ok(r && r->utid == 11 && !strcmp(r->state, "R") && r->ts == 270 && r->waker_utid == 5,
 	   "a new task is runnable, woken by its creator");
 	r = state_by_id(4);
-	ok(r && r->utid == 12 && !strcmp(r->state, "R") && r->ts == 280, "a task first seen woken is R");
+	ok(r && r->utid == 12 && !strcmp(r->state, "R") && r->ts == 280,
+	   "a task first seen woken is R");
 	is_int(nstates, 5, "five states");
 	sched_free(s);
 }
 
-/* sched_blocked_reason marks the last blocked state until the task runs (trace processor's rule). */
+/* sched_blocked_reason marks the last blocked state until the task runs (trace processor's). */
 static void blocked_reason(void)
 {
 	struct sched_ops ops = { .slice = on_slice, .state = on_state };
@@ -190,7 +193,8 @@ static void blocked_reason(void)
 	is_int(sched_finish(s), 0, "finish");
 	r = state_by_id(1);
 	ok(r && !strcmp(r->state, "D") && r->io_wait == 1 && r->blocked_function &&
-	   !strcmp(r->blocked_function, "folio_wait_bit"), "a reason after the wake-up marks the D");
+	   !strcmp(r->blocked_function, "folio_wait_bit"),
+	   "a reason after the wake-up marks the D");
 	r = state_by_id(2);
 	ok(r && !strcmp(r->state, "R") && r->io_wait == -1 && !r->blocked_function, "not the R");
 	r = state_by_id(3);
