@@ -97,9 +97,11 @@ void sched_free(struct sched_sm *s);
 /* A string kept as long as @s (for prev_state and blocked functions). */
 const char *sched_intern(struct sched_sm *s, const char *str);
 int sched_switch(struct sched_sm *s, const struct sched_switch_in *in);
-/* sched_waking / sched_wakeup / sched_wakeup_new of @utid by @waker_utid. */
+/* sched_waking (or a stand-in, see sqlite.c) of @utid by @waker_utid. */
 int sched_wake(struct sched_sm *s, uint64_t ts, int utid, int waker_utid);
-/* sched_blocked_reason: marks the thread's current (blocked) state. */
+/* task_newtask: the new task @utid is runnable, made by @creator_utid. */
+int sched_new_task(struct sched_sm *s, uint64_t ts, int utid, int creator_utid);
+/* sched_blocked_reason: marks the thread's blocked state (its last one if it is R since). */
 void sched_blocked(struct sched_sm *s, int utid, int io_wait, const char *function);
 /* After the last event: report what is still open, with dur -1. */
 int sched_finish(struct sched_sm *s);

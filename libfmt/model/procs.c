@@ -369,20 +369,30 @@ static int exec(struct procmodel *pm, const struct tdat_event *ev, const struct 
 	return 0;
 }
 
+static int known_utid(const struct procmodel *pm, int input, int64_t tid);
+
 static void exit_thread(struct procmodel *pm, const struct tdat_event *ev, const struct ttype *t,
 			bool free_it)
 {
-	int utid = named_thread(pm, ev, t, "pid", "comm");
 	struct pm_thread *th;
-	int64_t dead = 0;
+	const unsigned char *p;
+	int64_t dead = 0, tid;
+	unsigned n;
+	int utid;
 
-	if (utid <= 0)
-		return;
-	th = &pm->threads[utid];
+	/* the free of a task never seen makes no thread (as in trace processor) */
 	if (free_it) {
-		th->freed = true;
+		if (field_int(ev, t, "pid", &tid) && tid > 0 &&
+		    (utid = known_utid(pm, ev->input, tid)) > 0 && !pm->threads[utid].freed) {
+			if (field_str(ev, t, "comm", &p, &n))
+				set_name(&pm->threads[utid].name, p, n);
+			pm->threads[utid].freed = true;
+		}
 		return;
 	}
+	if ((utid = named_thread(pm, ev, t, "pid", "comm")) <= 0)
+		return;
+	th = &pm->threads[utid];
 	th->has_end = true;
 	th->end_ts = ev->ts;
 	field_int(ev, t, "group_dead", &dead);
@@ -390,6 +400,40 @@ static void exit_thread(struct procmodel *pm, const struct tdat_event *ev, const
 		pm->procs[th->upid].has_end = true;
 		pm->procs[th->upid].end_ts = ev->ts;
 	}
+}
+
+/*
+ * An atrace marker (trace_marker text "X|tgid|..."): B, E and I put the
+ * writing thread in process tgid, C, S and F name process tgid, as trace
+ * processor's systrace parser does.
+ */
+static int marker(struct procmodel *pm, const struct tdat_event *ev, const struct ttype *t)
+{
+	const unsigned char *p;
+	struct atrace a;
+	unsigned n, i = 2;
+	int64_t tgid = 0;
+	int leader, upid, utid;
+
+	if (!field_str(ev, t, "buf", &p, &n) || n < 3 || !memchr("BEICSF", p[0], 6) || p[1] != '|')
+		return 0;
+	for (; i < n && i < 12 && p[i] >= '0' && p[i] <= '9'; i++)
+		tgid = tgid * 10 + (p[i] - '0');
+	if (i == 2 || tgid <= 0 || tgid > 0x7fffffff || (i < n && !memchr("|\n", p[i], 3)))
+		return 0;
+	if (p[0] == 'C' && !atrace_parse((const char *)p, n, &a))
+		return 0;
+	if ((p[0] == 'S' || p[0] == 'F') && (i >= n || p[i] != '|'))
+		return 0;
+	if ((leader = pm_utid(pm, ev->input, tgid)) < 0 ||
+	    (upid = process_of_leader(pm, ev->input, leader)) < 0)
+		return leader < 0 ? leader : upid;
+	if (memchr("BEI", p[0], 3)) {
+		if ((utid = pm_utid(pm, ev->input, tdat_event_pid(ev))) < 0)
+			return utid;
+		join(pm, utid, upid);
+	}
+	return 0;
 }
 
 static bool num_field(const struct tfield *f)
@@ -407,7 +451,7 @@ bool pm_wants(const struct ttype *tt)
 {
 	static const char *const names[] = { "sched_switch", "task_newtask", "sched_process_fork",
 					     "sched_process_exec", "sched_process_exit",
-					     "sched_process_free", "task_rename", NULL };
+					     "sched_process_free", "task_rename", "print", NULL };
 	const struct tfield *pid = ttype_field(tt, "pid");
 
 	for (int i = 0; names[i]; i++)
@@ -442,6 +486,8 @@ int pm_feed(struct procmodel *pm, const struct tdat_event *ev, const struct ttyp
 		exit_thread(pm, ev, t, false);
 	} else if (!strcmp(t->name, "sched_process_free")) {
 		exit_thread(pm, ev, t, true);
+	} else if (!strcmp(t->name, "print") && !strcmp(t->system, "ftrace")) {
+		return marker(pm, ev, t);
 	} else if (!strcmp(t->name, "task_rename")) {
 		if ((utid = named_thread(pm, ev, t, "pid", NULL)) > 0 && field_str(ev, t, "newcomm", &p, &n))
 			set_name(&pm->threads[utid].name, p, n);

@@ -8,7 +8,10 @@
  * its wake-up until it runs again).  Rows are numbered when they open and
  * reported when they close; sched_finish() reports the ones still open
  * with dur -1.  The idle task (utid 0) has slices but no thread states: it
- * runs on every CPU at once.
+ * runs on every CPU at once.  The rules are trace processor's (Perfetto's
+ * FtraceSchedEventTracker and ThreadStateTracker), so that our tables and
+ * the ones it builds from our .pftrace are the same: where switches were
+ * lost, what ended unseen keeps dur -1 (doc/tdat-sqlite.7).
  *
  * Also here, as they go with it: prev_state decoding exactly as the
  * kernel's sched_switch print format spells it (its __print_flags table is
@@ -29,6 +32,9 @@ struct sm_thread {
 	int waker;
 	int io_wait;
 	const char *blocked;	/* interned */
+	/* its last blocked state, ended, kept until it runs for sched_blocked_reason */
+	struct sched_state_row held;
+	bool has_held;
 };
 
 struct sm_cpu {
@@ -113,7 +119,26 @@ static struct sm_thread *thread(struct sched_sm *s, int utid)
 	return &s->th[utid];
 }
 
-/* Report @utid's open state as ending at @ts. */
+/* A sleep: any state but Running and R (R+ too; an undecodable one too). */
+static bool blocked(const char *state)
+{
+	return state != RUNNING && (!state || strcmp(state, "R"));
+}
+
+static int flush_held(struct sched_sm *s, struct sm_thread *t)
+{
+	if (!t->has_held)
+		return 0;
+	t->has_held = false;
+	return s->ops.state(s->ops.ctx, &t->held);
+}
+
+/*
+ * Report @utid's open state as ending at @ts (@open: at an unknown time).
+ * A blocked state is held back until the thread runs again, as a
+ * sched_blocked_reason may still come for it (trace processor's
+ * last_blocked_row).
+ */
 static int close_state(struct sched_sm *s, int utid, struct sm_thread *t, uint64_t ts, bool open)
 {
 	struct sched_state_row r = {
@@ -121,15 +146,22 @@ static int close_state(struct sched_sm *s, int utid, struct sm_thread *t, uint64
 		.cpu = -1, .ucpu = -1, .utid = utid, .state = t->state, .io_wait = t->io_wait,
 		.blocked_function = t->blocked, .waker_utid = t->waker,
 	};
+	int ret;
 
 	if (t->id < 0)
 		return 0;
+	t->id = -1;
 	if (t->state == RUNNING) {
 		r.cpu = t->cpu;
 		r.ucpu = t->ucpu;
 	}
-	t->id = -1;
-	return s->ops.state(s->ops.ctx, &r);
+	if (!blocked(t->state))
+		return s->ops.state(s->ops.ctx, &r);
+	if ((ret = flush_held(s, t)))
+		return ret;
+	t->held = r;
+	t->has_held = true;
+	return 0;
 }
 
 static void open_state(struct sched_sm *s, struct sm_thread *t, uint64_t ts, const char *state)
@@ -142,22 +174,29 @@ static void open_state(struct sched_sm *s, struct sm_thread *t, uint64_t ts, con
 	t->blocked = NULL;
 }
 
+/*
+ * As Perfetto's thread state tracker: the task switched out ends the state
+ * it was in, unless that was not Running (its switch-in was lost: that
+ * state's end is unknown, dur -1), and starts its end state; the task
+ * switched in ends whatever it was in and runs.
+ */
 static int switch_threads(struct sched_sm *s, const struct sched_switch_in *in)
 {
 	struct sm_thread *t;
 	int ret;
 
-	if (in->prev_utid > 0 && in->prev_utid != in->next_utid) {
+	if (in->prev_utid > 0) {
 		if (!(t = thread(s, in->prev_utid)))
 			return TDAT_ENOMEM;
-		if ((ret = close_state(s, in->prev_utid, t, in->ts, false)))
+		if ((ret = close_state(s, in->prev_utid, t, in->ts, t->state != RUNNING)))
 			return ret;
-		open_state(s, t, in->ts, in->prev_state ? in->prev_state : "R");
+		open_state(s, t, in->ts, in->prev_state);
 	}
 	if (in->next_utid > 0) {
 		if (!(t = thread(s, in->next_utid)))
 			return TDAT_ENOMEM;
-		if ((ret = close_state(s, in->next_utid, t, in->ts, false)))
+		if ((ret = close_state(s, in->next_utid, t, in->ts, false)) ||
+		    (ret = flush_held(s, t)))
 			return ret;
 		open_state(s, t, in->ts, RUNNING);
 		t->cpu = in->cpu;
@@ -167,23 +206,11 @@ static int switch_threads(struct sched_sm *s, const struct sched_switch_in *in)
 }
 
 /*
- * The CPU ran another task than the switch says left it: its switch-out
- * was lost.  End that task's Running state with the slice, in no state
- * until it is seen again.
+ * The switch says another task than the one the CPU's last switch put on
+ * it left it: switches were lost in between.  The slice open on the CPU
+ * ends at an unknown time in an unknown state (dur -1, end_state NULL), as
+ * in Perfetto.
  */
-static int lost_switch_out(struct sched_sm *s, const struct sm_cpu *c,
-			   const struct sched_switch_in *in)
-{
-	struct sm_thread *t;
-
-	if (c->id < 0 || c->utid <= 0 || c->utid == in->prev_utid || c->utid >= s->nth)
-		return 0;
-	t = &s->th[c->utid];
-	if (t->id < 0 || t->state != RUNNING || t->ucpu != in->ucpu)
-		return 0;
-	return close_state(s, c->utid, t, in->ts, false);
-}
-
 int sched_switch(struct sched_sm *s, const struct sched_switch_in *in)
 {
 	struct sm_cpu *c;
@@ -192,13 +219,12 @@ int sched_switch(struct sched_sm *s, const struct sched_switch_in *in)
 	if (in->ucpu < 0 || grow((void **)&s->cpus, &s->ncpus, in->ucpu, sizeof(*s->cpus)))
 		return in->ucpu < 0 ? TDAT_EINVAL : TDAT_ENOMEM;
 	c = &s->cpus[in->ucpu];
-	if ((ret = lost_switch_out(s, c, in)))
-		return ret;
 	if (c->id >= 0) {
+		bool lost = c->utid != in->prev_utid;
 		struct sched_slice_row r = {
-			.id = c->id, .ts = c->ts, .dur = (int64_t)(in->ts - c->ts), .cpu = c->cpu,
-			.ucpu = in->ucpu, .utid = c->utid, .end_state = in->prev_state,
-			.priority = c->prio,
+			.id = c->id, .ts = c->ts, .dur = lost ? -1 : (int64_t)(in->ts - c->ts),
+			.cpu = c->cpu, .ucpu = in->ucpu, .utid = c->utid,
+			.end_state = lost ? NULL : in->prev_state, .priority = c->prio,
 		};
 
 		if ((ret = s->ops.slice(s->ops.ctx, &r)))
@@ -212,7 +238,14 @@ int sched_switch(struct sched_sm *s, const struct sched_switch_in *in)
 	return switch_threads(s, in);
 }
 
-int sched_wake(struct sched_sm *s, uint64_t ts, int utid, int waker_utid)
+/*
+ * A wake-up ends a blocked state (anything but Running and R: R+ too, as
+ * in Perfetto, since a task preempted between setting its sleeping state
+ * and schedule() is woken like a sleeping one); a task not seen before
+ * becomes runnable.  A new task is runnable whatever came before: a state
+ * still open then belongs to a task gone unseen, its end unknown.
+ */
+static int runnable(struct sched_sm *s, uint64_t ts, int utid, int waker_utid, bool new_task)
 {
 	struct sm_thread *t;
 	int ret;
@@ -221,24 +254,42 @@ int sched_wake(struct sched_sm *s, uint64_t ts, int utid, int waker_utid)
 		return 0;
 	if (!(t = thread(s, utid)))
 		return TDAT_ENOMEM;
-	/* running, or already runnable (woken, or preempted: R+) */
-	if (t->id >= 0 && (t->state == RUNNING || t->state[0] == 'R'))
+	if (!new_task && t->id >= 0 && !blocked(t->state))
 		return 0;
-	if ((ret = close_state(s, utid, t, ts, false)))
+	if ((ret = close_state(s, utid, t, ts, new_task)))
 		return ret;
 	open_state(s, t, ts, "R");
 	t->waker = waker_utid;
 	return 0;
 }
 
+int sched_wake(struct sched_sm *s, uint64_t ts, int utid, int waker_utid)
+{
+	return runnable(s, ts, utid, waker_utid, false);
+}
+
+int sched_new_task(struct sched_sm *s, uint64_t ts, int utid, int creator_utid)
+{
+	return runnable(s, ts, utid, creator_utid, true);
+}
+
+/*
+ * As trace processor: on the thread's state if it is blocked, else on its
+ * last blocked state if it has not run since.
+ */
 void sched_blocked(struct sched_sm *s, int utid, int io_wait, const char *function)
 {
 	struct sm_thread *t = utid > 0 && utid < s->nth ? &s->th[utid] : NULL;
 
-	if (!t || t->id < 0 || t->state == RUNNING)
+	if (!t)
 		return;
-	t->io_wait = io_wait;
-	t->blocked = sched_intern(s, function);
+	if (t->id >= 0 && blocked(t->state)) {
+		t->io_wait = io_wait;
+		t->blocked = sched_intern(s, function);
+	} else if (t->has_held) {
+		t->held.io_wait = io_wait;
+		t->held.blocked_function = sched_intern(s, function);
+	}
 }
 
 int sched_finish(struct sched_sm *s)
@@ -257,7 +308,8 @@ int sched_finish(struct sched_sm *s)
 		c->id = -1;
 	}
 	for (int i = 0; i < s->nth; i++)
-		if ((ret = close_state(s, i, &s->th[i], 0, true)))
+		if ((ret = close_state(s, i, &s->th[i], 0, true)) ||
+		    (ret = flush_held(s, &s->th[i])))
 			return ret;
 	return 0;
 }

@@ -10,12 +10,13 @@
  *   FtraceEventBundle, per CPU, in time order, up to BUNDLE_EVENTS events
  *                  (or BUNDLE_BYTES) each; a bundle after lost events has
  *                  lost_events set
- *   ProcessTree    at the end, from the process model (procs.c), stamped
- *                  with the first event's time: threads that were there
- *                  when tracing started; a second one stamped with the last
- *                  event's time for those created during the trace and
- *                  still alive at its end (trace processor sorts packets
- *                  by time, so where they are in the file does not matter)
+ *   ProcessTree    at the end, from the process model (model/procs.c):
+ *                  every process and the threads in them, those there when
+ *                  tracing started stamped with the first event's time,
+ *                  those created during the trace 1 ns after their creation
+ *                  (trace processor sorts packets by time, so where they
+ *                  are in the file does not matter), so that its thread and
+ *                  process tables are those of the sqlite format
  *   FtraceStats    start and end of trace; at the end, per CPU, the kernel's
  *                  own figures of its ring buffers (the CPUSTAT text:
  *                  entries, overrun, commit overrun, bytes, oldest event
@@ -170,45 +171,64 @@ static void put_system_info(struct pf *p, struct tdat_writer *w)
 }
 
 /*
- * A process there from the start (@late false), or one created during the
- * trace and alive at its end: created if it or its main thread started in it.
+ * When trace processor is to read a process or thread of the ProcessTree:
+ * one there from the start at the first event; one the trace saw created
+ * 1 ns after its creation, so that it is alive then in trace processor's
+ * eyes (not yet freed, and after a task_newtask that makes it) and the
+ * model's tid is the one meant.  A process goes with its main thread.
  */
-static bool proc_wanted(struct pf *p, const struct pm_process *pr, bool late)
+static uint64_t thread_stamp(const struct pf *p, const struct pm_thread *th)
 {
-	bool born = pr->has_start;
-
-	for (int i = 1; !born && i < pm_nthreads(p->pm); i++) {
-		const struct pm_thread *th = pm_thread(p->pm, i);
-
-		born = th->upid == pr->upid && th->is_main && th->has_start;
-	}
-	return pr->upid > 0 && (late ? born && !pr->has_end : !born);
+	return th && th->has_start ? th->start_ts + 1 : p->first_ts;
 }
 
-static bool thread_wanted(const struct pm_thread *th, bool late)
+/* One process (thread < 0) or thread of the ProcessTree, and when it is read. */
+struct pt_entry {
+	uint64_t ts;
+	int proc, thread;
+};
+
+static int cmp_entry(const void *a, const void *b)
 {
-	return th->utid > 0 && !th->is_idle &&
-	       (late ? th->has_start && !th->has_end && !th->freed : !th->has_start);
+	const struct pt_entry *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->thread != y->thread)	/* processes first */
+		return x->thread < y->thread ? -1 : 1;
+	return (x->proc > y->proc) - (x->proc < y->proc);
+}
+
+/* Threads the ProcessTree lists: those of a process (a Thread's tgid is required). */
+static bool thread_listed(const struct pm_thread *th)
+{
+	return th->utid > 0 && !th->is_idle && th->upid > 0;
 }
 
 static void put_process(struct pf *p, const struct pm_process *pr)
 {
 	const struct pm_process *parent = pm_process(p->pm, pr->parent_upid);
-	const char *cmd = pr->cmdline ? pr->cmdline : pr->name;
+	const char *name = pr->name ? pr->name : pr->cmdline;
 	size_t at = pb_begin(&p->pkt, PF_PT_PROCESS);
 
 	pb_varint(&p->pkt, PF_PROC_PID, (uint64_t)pr->pid);
 	if (parent)
 		pb_varint(&p->pkt, PF_PROC_PPID, (uint64_t)parent->pid);
 	/*
-	 * Trace processor names a process after cmdline[0] and ignores one
-	 * without a cmdline (its threads' tgid still makes it): exec's file
-	 * name, else the name as a comm.
+	 * Trace processor keeps only a process with a cmdline and names it
+	 * after its first element (cut at a space if it is the only one), as
+	 * Perfetto's recorder gives a process with no cmdline of its own its
+	 * comm.  So the first element is the model's name (exec's file's base
+	 * name, else the main thread's comm); a second, empty one keeps a
+	 * name with a space whole.
 	 */
-	if (cmd)
-		pb_bytes(&p->pkt, PF_PROC_CMDLINE, cmd, strlen(cmd));
-	if (cmd && !pr->cmdline)
-		pb_varint(&p->pkt, PF_PROC_IS_COMM, 1);
+	if (name) {
+		pb_bytes(&p->pkt, PF_PROC_CMDLINE, name, strlen(name));
+		if (strchr(name, ' '))
+			pb_bytes(&p->pkt, PF_PROC_CMDLINE, "", 0);
+		if (!pr->cmdline)
+			pb_varint(&p->pkt, PF_PROC_IS_COMM, 1);
+	}
 	pb_end(&p->pkt, at);
 }
 
@@ -218,32 +238,61 @@ static void put_thread(struct pf *p, const struct pm_thread *th)
 	size_t at = pb_begin(&p->pkt, PF_PT_THREAD);
 
 	pb_varint(&p->pkt, PF_THR_TID, (uint64_t)th->tid);
-	if (pr && pr->upid > 0)
-		pb_varint(&p->pkt, PF_THR_TGID, (uint64_t)pr->pid);
 	if (th->name)
 		pb_bytes(&p->pkt, PF_THR_NAME, th->name, strlen(th->name));
+	pb_varint(&p->pkt, PF_THR_TGID, (uint64_t)pr->pid);
 	pb_end(&p->pkt, at);
 }
 
-/* The threads and processes of one ProcessTree packet stamped @ts. */
-static void put_process_tree(struct pf *p, struct tdat_sink *out, uint64_t ts, bool late)
+/* The entries @e[0..n) of one time as one ProcessTree packet. */
+static void put_process_tree(struct pf *p, struct tdat_sink *out, const struct pt_entry *e, int n)
 {
 	struct tdat_sink *s = &p->pkt;
 	size_t at;
-	int n = 0;
 
-	pb_varint(s, PF_PKT_TIMESTAMP, ts);
+	pb_varint(s, PF_PKT_TIMESTAMP, e[0].ts);
 	at = pb_begin(s, PF_PKT_PROCESS_TREE);
-	for (int i = 0; i < pm_nprocs(p->pm); i++)
-		if (proc_wanted(p, pm_process(p->pm, i), late) && ++n)
-			put_process(p, pm_process(p->pm, i));
-	for (int i = 0; i < pm_nthreads(p->pm); i++)
-		if (thread_wanted(pm_thread(p->pm, i), late) && ++n)
-			put_thread(p, pm_thread(p->pm, i));
+	for (int i = 0; i < n; i++) {
+		if (e[i].thread < 0)
+			put_process(p, pm_process(p->pm, e[i].proc));
+		else
+			put_thread(p, pm_thread(p->pm, e[i].thread));
+	}
 	pb_end(s, at);
-	if (n)
-		put_packet(p, out);
-	s->len = 0;
+	put_packet(p, out);
+}
+
+/* The processes and threads of the model, one ProcessTree packet per time they are read at. */
+static int put_process_trees(struct pf *p, struct tdat_sink *out)
+{
+	int np = pm_nprocs(p->pm), nt = pm_nthreads(p->pm), n = 0;
+	struct pt_entry *e = malloc(sizeof(*e) * (size_t)(np + nt + 1));
+
+	if (!e)
+		return TDAT_ENOMEM;
+	/* not the idle process (upid 0): trace processor has it, would make it its own parent */
+	for (int i = 1; i < np; i++) {
+		const struct pm_process *pr = pm_process(p->pm, i);
+
+		e[n++] = (struct pt_entry){ pr->has_start ? pr->start_ts + 1 : p->first_ts, i, -1 };
+	}
+	for (int i = 0; i < nt; i++) {
+		const struct pm_thread *th = pm_thread(p->pm, i);
+
+		if (!thread_listed(th))
+			continue;
+		e[n++] = (struct pt_entry){ thread_stamp(p, th), th->upid, i };
+		if (th->is_main && !pm_process(p->pm, th->upid)->has_start)
+			e[th->upid - 1].ts = thread_stamp(p, th);
+	}
+	qsort(e, (size_t)n, sizeof(*e), cmp_entry);
+	for (int i = 0, k; i < n; i = k) {
+		for (k = i + 1; k < n && e[k].ts == e[i].ts; k++)
+			;
+		put_process_tree(p, out, &e[i], k - i);
+	}
+	free(e);
+	return p->pkt.err ? TDAT_ENOMEM : 0;
 }
 
 /*
@@ -422,8 +471,8 @@ static int pf_close(struct tdat_writer *w)
 			flush_stream(&w->sink, &p->in[i].cpus[c], (unsigned)(p->in[i].cpu_base + c));
 	if (p->any) {
 		pm_finish(p->pm, w->merge);
-		put_process_tree(p, &w->sink, p->first_ts, false);
-		put_process_tree(p, &w->sink, p->last_ts, true);
+		if (put_process_trees(p, &w->sink))
+			return TDAT_ENOMEM;
 		put_ftrace_stats(p, w, p->first_ts, PHASE_START);
 		put_ftrace_stats(p, w, p->last_ts, PHASE_END);
 	}

@@ -10,12 +10,14 @@
  * process model (procs.c) gives utids, the scheduling state machine
  * (sched.c) gives sched_slice and thread_state rows, cpu_frequency and
  * cpu_idle give counters, and atrace text in ftrace print events gives
- * slices and process counters.  close() writes threads, processes, stats
+ * slices and process counters.  close() writes sq_threads, processes, stats
  * and bounds, creates the views and indexes and commits.
  *
- * Rows go through sqlite-rows.c (batched, inserted by a worker thread),
- * all in one transaction, with the journal and syncing off (the file is a
- * temporary one the tool renames on success).
+ * The event tables and their views are sqlite-tables.c's, the model's
+ * tables sqlite-model.c's (sqlite.h is what they share).  Rows go through
+ * sqlite-rows.c (batched, inserted by a worker thread), all in one
+ * transaction, with the journal and syncing off (the file is a temporary
+ * one the tool renames on success).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,341 +25,7 @@
 #include <sqlite3.h>
 #include <traceevent/event-parse.h>
 
-#include "write/write.h"
-#include "sqlite-rows.h"
-#include "sqlite-slices.h"
-
-#define UNION_GROUP 200		/* terms per compound SELECT (the limit is 500) */
-
-/* Common columns of every event table. */
-static const char *const fixed_cols[] = { "id", "ts", "cpu", "utid", "common_flags", "buffer", "input" };
-#define NFIXED 7
-
-enum role { R_NONE, R_SWITCH, R_WAKE, R_BLOCKED, R_FREQ, R_IDLE, R_PRINT, NROLES };
-
-/* An event type of one input, mapped to its table. */
-struct sq_type {
-	struct sq_table *t;
-	int *colmap;			/* field i -> column */
-	enum role role;
-	const struct tfield *f[4];	/* fields the role reads */
-};
-
-struct sq_pcounter {
-	int input;
-	int64_t pid, track;
-	char *name;
-};
-
-struct sq_input {
-	struct idtab types;		/* struct sq_type by event type id */
-	int role_buffer[NROLES];	/* the buffer a derived table takes the role from */
-	int ucpu_base, ncpus;
-	struct kseen seen;		/* buffers written: the kernel's figures of those */
-	struct sched_states states;
-	int64_t last_state;		/* cache of the last prev_state decoded */
-	const char *last_str;
-};
-
-/* The fixed tables (schema[] below) and their column counts. */
-enum { FX_META, FX_CPU, FX_THREAD, FX_PROCESS, FX_SCHED, FX_STATE, FX_TRACK, FX_CPUTRACK,
-       FX_PCTRACK, FX_THTRACK, FX_COUNTER, FX_SLICE, FX_STATS, FX_BOUNDS, FX_CPUSLTRACK, NFX };
-
-static const struct {
-	const char *name;
-	int ncols;
-} fixed[NFX] = {
-	{ "metadata", 4 }, { "cpu", 4 }, { "thread", 9 }, { "process", 8 }, { "sched_slice", 8 },
-	{ "thread_state", 10 }, { "track", 3 }, { "cpu_counter_track", 5 },
-	{ "process_counter_track", 4 }, { "thread_track", 4 }, { "counter", 4 }, { "slice", 9 },
-	{ "stats", 7 }, { "trace_bounds", 2 }, { "cpu_track", 5 },
-};
-
-struct sq_cpu {
-	int64_t events, lost, lost_unknown;
-	int64_t freq_track, idle_track;
-	bool present;			/* counted in the header or a buffer of its input */
-};
-
-struct sq {
-	struct sqdb d;		/* the connection and its worker */
-	struct tdat_writer *w;
-	struct procmodel *pm;
-	struct sched_sm *sm;
-	struct sq_input *in;
-	int ninputs;
-	struct sq_table *tables;	/* event tables, newest first */
-	int ntables;
-	struct sq_table *fx[NFX];	/* the fixed tables */
-	struct sq_cpu *cpus;
-	int ncpus;
-	struct sqs *ss;		/* the slice table (sqlite-slices.c) */
-	struct sq_pcounter *pc;
-	int npc;
-	int64_t next_id, next_track, next_counter, next_stat;
-	uint64_t first_ts, last_ts;
-	int err;		/* a failure of open or put: close only reports it */
-};
-
-/* ---- event tables ---- */
-
-/* Names the fixed tables and views own; an event of that name is system_event. */
-static const char *const reserved[] = {
-	"metadata", "cpu", "thread", "process", "sched", "sched_slice", "thread_state",
-	"track", "cpu_counter_track", "thread_track", "process_counter_track", "counter_track",
-	"counter", "slice", "stats", "trace_bounds", "ftrace_event", "raw", "args",
-	"sched_with_thread_process", "unknown_event", "cpu_track",
-};
-
-static bool name_taken(const struct sq *q, const char *name)
-{
-	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
-		if (!strcasecmp(reserved[i], name))
-			return true;
-	if (!strncasecmp(name, "sqlite_", 7))
-		return true;
-	for (const struct sq_table *t = q->tables; t; t = t->next)
-		if (!strcasecmp(t->name, name))
-			return true;
-	return false;
-}
-
-/* Does an event called @name exist in another system than @sys in any input? */
-static bool ambiguous(const struct sq *q, const char *sys, const char *name)
-{
-	for (int i = 0; i < q->ninputs; i++) {
-		struct tep_handle *tep = tdat_merge_file(q->w->merge, i)->tep;
-		int n = tep ? tep_get_events_count(tep) : 0;
-
-		for (int k = 0; k < n; k++) {
-			struct tep_event *e = tep_get_event(tep, k);
-
-			if (e && !strcmp(e->name, name) && strcmp(e->system, sys))
-				return true;
-		}
-	}
-	return false;
-}
-
-/* The event's name; system_event if another system has one so named. */
-static char *table_name(const struct sq *q, const char *sys, const char *ev)
-{
-	char *base, *name;
-	int r;
-
-	if (!*ev)
-		r = asprintf(&base, "unknown_event");
-	else if (ambiguous(q, sys, ev) || name_taken(q, ev))
-		r = asprintf(&base, "%s_%s", sys, ev);
-	else
-		r = asprintf(&base, "%s", ev);
-	if (r < 0)
-		return NULL;
-	name = strdup(base);
-	for (int i = 2; *ev && name && name_taken(q, name); i++) {
-		free(name);
-		if (asprintf(&name, "%s_%d", base, i) < 0)
-			name = NULL;
-	}
-	free(base);
-	return name;
-}
-
-static const char *value_type(const struct tfield *f)
-{
-	switch (f->kind) {
-	case TK_INT: return "int";
-	case TK_UINT: return "uint";
-	case TK_PTR: return "pointer";
-	case TK_STR: return "string";
-	default: return "json";
-	}
-}
-
-static bool col_taken(const struct sq_table *t, const char *name)
-{
-	for (int i = 0; i < t->ncols; i++)
-		if (!strcasecmp(t->cols[i], name))
-			return true;
-	return false;
-}
-
-/* Add column @want (field_WANT if taken) for args key @key (NULL: a fixed column). */
-static int add_col(struct sq_table *t, const char *want, const char *key, const char *vtype)
-{
-	size_t n = (size_t)t->ncols + 1;
-	char **c = realloc(t->cols, sizeof(*c) * n), **k;
-	const char **v;
-	char *name;
-
-	if (!c)
-		return TDAT_ENOMEM;
-	t->cols = c;
-	if (!(k = realloc(t->keys, sizeof(*k) * n)))
-		return TDAT_ENOMEM;
-	t->keys = k;
-	if (!(v = realloc(t->vtypes, sizeof(*v) * n)))
-		return TDAT_ENOMEM;
-	t->vtypes = v;
-	if (!col_taken(t, want))
-		name = strdup(want);
-	else if (asprintf(&name, "field_%s", want) < 0)
-		name = NULL;
-	for (int i = 2; name && col_taken(t, name); i++) {
-		free(name);
-		if (asprintf(&name, "field_%s_%d", want, i) < 0)
-			name = NULL;
-	}
-	t->keys[t->ncols] = key ? strdup(key) : NULL;
-	if (!name || (key && !t->keys[t->ncols])) {
-		free(name);
-		free(t->keys[t->ncols]);
-		return TDAT_ENOMEM;
-	}
-	t->cols[t->ncols] = name;
-	t->vtypes[t->ncols++] = vtype;
-	return 0;
-}
-
-static int add_cols_sql(struct sq *q, struct sq_table *t, int from)
-{
-	sqlite3_str *s = sqlite3_str_new(q->d.db);
-	char *sql;
-	int ret;
-
-	if (from == 0) {
-		sqlite3_str_appendf(s, "CREATE TABLE \"%w\"(id INTEGER PRIMARY KEY, ts INTEGER, "
-				    "cpu INTEGER, utid INTEGER, common_flags INTEGER, buffer TEXT, "
-				    "input INTEGER", t->name);
-		for (int i = NFIXED; i < t->ncols; i++)
-			sqlite3_str_appendf(s, ", \"%w\" %s", t->cols[i],
-					    strcmp(t->vtypes[i], "string") && strcmp(t->vtypes[i], "json") ?
-					    "INTEGER" : "TEXT");
-		sqlite3_str_appendall(s, ");");
-	}
-	for (int i = from ? from : t->ncols; i < t->ncols; i++)
-		sqlite3_str_appendf(s, "ALTER TABLE \"%w\" ADD COLUMN \"%w\";", t->name, t->cols[i]);
-	if (!(sql = sqlite3_str_finish(s)))
-		return TDAT_ENOMEM;
-	ret = sqdb_exec(&q->d, sql);
-	sqlite3_free(sql);
-	return ret ? ret : sqdb_table_prepare(&q->d, t);
-}
-
-static struct sq_table *event_table(struct sq *q, const struct ttype *tt)
-{
-	struct sq_table *t;
-
-	for (t = q->tables; t; t = t->next)
-		if (!strcmp(t->sys, tt->system) && !strcmp(t->ev, tt->name))
-			return t;
-	if (!(t = calloc(1, sizeof(*t))))
-		return NULL;
-	t->sys = strdup(tt->system);
-	t->ev = strdup(tt->name);
-	t->name = t->sys && t->ev ? table_name(q, tt->system, tt->name) : NULL;
-	for (int i = 0; t->name && i < NFIXED; i++) {
-		if (add_col(t, fixed_cols[i], NULL, NULL)) {
-			free(t->name);
-			t->name = NULL;
-		}
-	}
-	if (!t->name) {
-		table_free(t);
-		return NULL;
-	}
-	t->next = q->tables;
-	q->tables = t;
-	q->ntables++;
-	return t;
-}
-
-static int find_key(const struct sq_table *t, const char *key)
-{
-	for (int c = NFIXED; c < t->ncols; c++)
-		if (!strcmp(t->keys[c], key))
-			return c;
-	return -1;
-}
-
-/* Map @tt's fields to @t's columns, adding the columns it lacks. */
-static int map_fields(struct sq *q, struct sq_table *t, const struct ttype *tt, int *colmap)
-{
-	bool exists = t->one != NULL, missing = false;
-	int from = t->ncols, ret;
-
-	for (int i = 0; i < tt->nfields; i++)
-		missing |= find_key(t, tt->fields[i].name) < 0;
-	if (exists && !missing)
-		goto map;
-	/* the worker must be idle, and rows of the old shape in, before the schema changes */
-	if ((exists && (ret = sqdb_submit(&q->d, t))) || (ret = sqdb_drain(&q->d)))
-		return ret;
-	for (int i = 0; i < tt->nfields; i++)
-		if (find_key(t, tt->fields[i].name) < 0 &&
-		    (ret = add_col(t, tt->fields[i].name, tt->fields[i].name, value_type(&tt->fields[i]))))
-			return ret;
-	if ((ret = add_cols_sql(q, t, exists ? from : 0)))
-		return ret;
-map:
-	for (int i = 0; i < tt->nfields; i++)
-		colmap[i] = find_key(t, tt->fields[i].name);
-	return 0;
-}
-
-static const struct {
-	const char *sys, *name;
-	enum role role;
-	const char *fields[4];
-} roles[] = {
-	{ "sched", "sched_switch", R_SWITCH, { "prev_pid", "prev_state", "next_pid", "next_prio" } },
-	{ "sched", "sched_waking", R_WAKE, { "pid" } },
-	{ "sched", "sched_wakeup", R_WAKE, { "pid" } },
-	{ "sched", "sched_wakeup_new", R_WAKE, { "pid" } },
-	{ "sched", "sched_blocked_reason", R_BLOCKED, { "pid", "io_wait", "caller" } },
-	{ "power", "cpu_frequency", R_FREQ, { "state", "cpu_id" } },
-	{ "power", "cpu_idle", R_IDLE, { "state", "cpu_id" } },
-	{ "ftrace", "print", R_PRINT, { "buf" } },
-};
-
-static void set_role(struct sq_input *in, struct sq_type *ty, const struct ttype *tt)
-{
-	for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
-		if (strcmp(roles[i].sys, tt->system) || strcmp(roles[i].name, tt->name))
-			continue;
-		for (int k = 0; k < 4 && roles[i].fields[k]; k++)
-			if (!(ty->f[k] = ttype_field(tt, roles[i].fields[k])))
-				return;		/* a format we do not know: no role */
-		ty->role = roles[i].role;
-		if (ty->role == R_SWITCH)
-			sched_states_init(&in->states, tt->event);
-		return;
-	}
-}
-
-static void free_type(void *p)
-{
-	struct sq_type *ty = p;
-
-	free(ty->colmap);
-	free(ty);
-}
-
-static struct sq_type *map_type(struct sq *q, struct sq_input *in, const struct ttype *tt, int *err)
-{
-	struct sq_type *ty = calloc(1, sizeof(*ty));
-
-	*err = TDAT_ENOMEM;
-	if (!ty || !(ty->colmap = calloc((size_t)tt->nfields + 1, sizeof(int))) ||
-	    !(ty->t = event_table(q, tt)) || (*err = map_fields(q, ty->t, tt, ty->colmap))) {
-		if (ty)
-			free(ty->colmap);
-		free(ty);
-		return NULL;
-	}
-	set_role(in, ty, tt);
-	return ty;
-}
+#include "sqlite.h"
 
 /* ---- one event ---- */
 
@@ -413,60 +81,14 @@ static int put_field(struct sq_table *t, struct sq_val *v, const struct tdat_eve
 	return f->kind == TK_STR ? v_text(t, v, p, len) : put_array(t, v, ev, f, p, len);
 }
 
-static int64_t num(const struct tdat_event *ev, const struct tfield *f)
-{
-	uint64_t x = 0;
-
-	tfield_num(ev, f, &x);
-	return (int64_t)x;
-}
-
-/* The prev_state letters of a switch, interned (one-value cache per input). */
-static const char *prev_state(struct sq *q, struct sq_input *in, int64_t v)
-{
-	char buf[128];
-
-	if (in->last_str && in->last_state == v)
-		return in->last_str;
-	sched_state_str(&in->states, v, buf, sizeof(buf));
-	in->last_state = v;
-	return in->last_str = sched_intern(q->sm, buf);
-}
-
 /* Is @ev the buffer this input takes role @r from (the first that had it)? */
 static bool role_buffer(struct sq_input *in, const struct tdat_event *ev, enum role r)
 {
-	if (r == R_WAKE || r == R_BLOCKED)
+	if (r == R_WAKE || r == R_WAKEUP || r == R_NEWTASK || r == R_BLOCKED)
 		r = R_SWITCH;
 	if (in->role_buffer[r] < 0)
 		in->role_buffer[r] = ev->buffer;
 	return in->role_buffer[r] == ev->buffer;
-}
-
-static int on_sched(struct sq *q, struct sq_input *in, const struct sq_type *ty,
-		    const struct tdat_event *ev, int utid)
-{
-	struct sched_switch_in s = { .ts = ev->ts, .cpu = ev->cpu, .ucpu = in->ucpu_base + ev->cpu };
-	char fn[256];
-	int who;
-
-	if (ty->role == R_SWITCH) {
-		s.prev_utid = pm_utid(q->pm, ev->input, num(ev, ty->f[0]));
-		s.next_utid = pm_utid(q->pm, ev->input, num(ev, ty->f[2]));
-		s.next_prio = (int)num(ev, ty->f[3]);
-		s.prev_state = prev_state(q, in, num(ev, ty->f[1]));
-		if (s.prev_utid < 0 || s.next_utid < 0 || !s.prev_state)
-			return TDAT_ENOMEM;
-		return sched_switch(q->sm, &s);
-	}
-	if ((who = pm_utid(q->pm, ev->input, num(ev, ty->f[0]))) < 0)
-		return TDAT_ENOMEM;
-	if (ty->role == R_WAKE)
-		return sched_wake(q->sm, ev->ts, who, utid);
-	snprintf(fn, sizeof(fn), "%s",
-		 function_name(ev->file, (uint64_t)num(ev, ty->f[2])) ?: "");
-	sched_blocked(q->sm, who, (int)num(ev, ty->f[1]), *fn ? fn : NULL);
-	return 0;
 }
 
 /* ---- tracks, counters ---- */
@@ -584,7 +206,7 @@ static int derive(struct sq *q, struct sq_input *in, const struct sq_type *ty,
 		return 0;
 	if (ty->role == R_FREQ || ty->role == R_IDLE)
 		return on_cpu_counter(q, in, ty, ev);
-	return on_sched(q, in, ty, ev, utid);
+	return sq_on_sched(q, in, ty, ev, utid);
 }
 
 static void count(struct sq *q, struct sq_input *in, const struct tdat_event *ev)
@@ -621,7 +243,7 @@ static int put(struct sq *q, const struct tdat_event *ev)
 		return TDAT_ENOMEM;
 	if (!(slot = idtab_slot(&in->types, tt->id)))
 		return TDAT_ENOMEM;
-	if (!(ty = *slot) && !(ty = *slot = map_type(q, in, tt, &ret)))
+	if (!(ty = *slot) && !(ty = *slot = sq_map_type(q, in, tt, &ret)))
 		return ret;
 	t = ty->t;
 	v = row_begin(t);
@@ -651,43 +273,17 @@ static int sqlite_put(struct tdat_writer *w, const struct tdat_event *ev)
 	return q->err;
 }
 
-/* ---- derived rows from sched.c ---- */
-
-static int on_slice(void *ctx, const struct sched_slice_row *r)
-{
-	struct sq *q = ctx;
-	struct sq_val *v = row_begin(q->fx[FX_SCHED]);
-
-	v_int(&v[0], r->id);
-	v_int(&v[1], (int64_t)r->ts);
-	v_int(&v[2], r->dur);
-	v_int(&v[3], r->cpu);
-	v_int(&v[4], r->utid);
-	v_static(&v[5], r->end_state);
-	v_int(&v[6], r->priority);
-	v_int(&v[7], r->ucpu);
-	return row_end(&q->d, q->fx[FX_SCHED]);
-}
-
-static int on_state(void *ctx, const struct sched_state_row *r)
-{
-	struct sq *q = ctx;
-	struct sq_val *v = row_begin(q->fx[FX_STATE]);
-
-	v_int(&v[0], r->id);
-	v_int(&v[1], (int64_t)r->ts);
-	v_int(&v[2], r->dur);
-	v_id(&v[3], r->cpu);
-	v_int(&v[4], r->utid);
-	v_static(&v[5], r->state);
-	v_id(&v[6], r->io_wait);
-	v_static(&v[7], r->blocked_function);
-	v_id(&v[8], r->waker_utid);
-	v_id(&v[9], r->ucpu);
-	return row_end(&q->d, q->fx[FX_STATE]);
-}
-
 /* ---- the fixed tables ---- */
+
+static const struct {
+	const char *name;
+	int ncols;
+} fixed[NFX] = {
+	{ "metadata", 4 }, { "cpu", 4 }, { "thread", 9 }, { "process", 8 }, { "sched_slice", 8 },
+	{ "thread_state", 10 }, { "track", 3 }, { "cpu_counter_track", 5 },
+	{ "process_counter_track", 4 }, { "thread_track", 4 }, { "counter", 4 }, { "slice", 9 },
+	{ "stats", 7 }, { "trace_bounds", 2 }, { "cpu_track", 5 },
+};
 
 static const char schema[] =
 	"CREATE TABLE metadata(name TEXT NOT NULL, key_type TEXT NOT NULL, int_value INTEGER,"
@@ -850,7 +446,7 @@ static int cpus(struct sq *q)
 
 static int open_db(struct sq *q, struct tdat_writer *w)
 {
-	struct sched_ops ops = { .slice = on_slice, .state = on_state };
+	struct sched_ops ops = { .slice = sq_on_slice, .state = sq_on_state };
 	int ret;
 
 	if (w->flags & TDAT_W_GZIP) {
@@ -869,11 +465,15 @@ static int open_db(struct sq *q, struct tdat_writer *w)
 	if (!q->in || !q->pm || !q->sm)
 		return TDAT_ENOMEM;
 	for (int i = 0; i < q->ninputs; i++) {
+		struct tep_handle *tep = tdat_merge_file(w->merge, i)->tep;
+
 		if (kseen_init(&q->in[i].seen, tdat_merge_file(w->merge, i)))
 			return TDAT_ENOMEM;
 		for (int r = 0; r < NROLES; r++)
 			q->in[i].role_buffer[r] = -1;
 		sched_states_init(&q->in[i].states, NULL);
+		/* trace-cmd saves the formats of the events it records */
+		q->in[i].waking = tep && tep_find_event_by_name(tep, "sched", "sched_waking");
 	}
 	/* big pages: a quarter of the writes of the default 4 KiB */
 	if ((ret = sqdb_exec(&q->d, "PRAGMA page_size=32768; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
@@ -907,48 +507,6 @@ static int sqlite_open(struct tdat_writer *w)
 }
 
 /* ---- close ---- */
-
-static int threads(struct sq *q)
-{
-	const struct pm_thread *t;
-	const struct pm_process *p;
-	struct sq_val *v;
-	int ret;
-
-	for (int i = 0; (t = pm_thread(q->pm, i)); i++) {
-		v = row_begin(q->fx[FX_THREAD]);
-		v_int(&v[0], t->utid);
-		v_int(&v[1], t->tid);
-		v_static(&v[2], t->name);
-		if (t->has_start)
-			v_int(&v[3], (int64_t)t->start_ts);
-		if (t->has_end)
-			v_int(&v[4], (int64_t)t->end_ts);
-		v_id(&v[5], t->upid);
-		if (t->upid >= 0)
-			v_int(&v[6], t->is_main);
-		v_int(&v[7], t->is_idle);
-		v_int(&v[8], t->input);
-		if ((ret = row_end(&q->d, q->fx[FX_THREAD])))
-			return ret;
-	}
-	for (int i = 0; (p = pm_process(q->pm, i)); i++) {
-		v = row_begin(q->fx[FX_PROCESS]);
-		v_int(&v[0], p->upid);
-		v_int(&v[1], p->pid);
-		v_static(&v[2], p->name);
-		if (p->has_start)
-			v_int(&v[3], (int64_t)p->start_ts);
-		if (p->has_end)
-			v_int(&v[4], (int64_t)p->end_ts);
-		v_id(&v[5], p->parent_upid);
-		v_static(&v[6], p->cmdline);
-		v_int(&v[7], p->input);
-		if ((ret = row_end(&q->d, q->fx[FX_PROCESS])))
-			return ret;
-	}
-	return 0;
-}
 
 static int stat_row(struct sq *q, const char *name, int idx, const char *severity, int64_t value,
 		    const char *desc)
@@ -1016,121 +574,6 @@ static int stats(struct sq *q)
 	return ret;
 }
 
-/* ---- the views over the event tables ---- */
-
-/* ucpu of an event row: cpu plus its input's base. */
-static void ucpu_expr(const struct sq *q, sqlite3_str *s)
-{
-	if (q->ninputs < 2) {
-		sqlite3_str_appendall(s, "cpu");
-		return;
-	}
-	sqlite3_str_appendall(s, "cpu + CASE input");
-	for (int i = 1; i < q->ninputs; i++)
-		sqlite3_str_appendf(s, " WHEN %d THEN %d", i, q->in[i].ucpu_base);
-	sqlite3_str_appendall(s, " ELSE 0 END");
-}
-
-/* Tables oldest first (the list is newest first). */
-static struct sq_table **table_list(const struct sq *q)
-{
-	struct sq_table **v = calloc((size_t)q->ntables + 1, sizeof(*v));
-	int i = q->ntables;
-
-	for (struct sq_table *t = q->tables; v && t; t = t->next)
-		v[--i] = t;
-	return v;
-}
-
-/*
- * Append one term of a compound SELECT: the terms are grouped in
- * subqueries of UNION_GROUP, as SQLite allows 500 terms in one compound.
- */
-static void term(sqlite3_str *s, int *n)
-{
-	if (*n && *n % UNION_GROUP == 0)
-		sqlite3_str_appendall(s, ") UNION ALL SELECT * FROM (");
-	else if (*n)
-		sqlite3_str_appendall(s, " UNION ALL ");
-	(*n)++;
-}
-
-static void ftrace_event_view(struct sq *q, sqlite3_str *s, struct sq_table **tl)
-{
-	int n = 0;
-
-	sqlite3_str_appendall(s, "CREATE VIEW ftrace_event AS SELECT * FROM (");
-	for (int i = 0; i < q->ntables; i++) {
-		term(s, &n);
-		sqlite3_str_appendf(s, "SELECT id, ts, %Q AS name, cpu, utid, id AS arg_set_id, "
-				    "common_flags, ", tl[i]->ev);
-		ucpu_expr(q, s);
-		sqlite3_str_appendf(s, " AS ucpu, buffer, input, %Q AS system FROM \"%w\"",
-				    tl[i]->sys, tl[i]->name);
-	}
-	if (!n)
-		sqlite3_str_appendall(s, "SELECT NULL AS id, NULL AS ts, NULL AS name, NULL AS cpu, "
-				      "NULL AS utid, NULL AS arg_set_id, NULL AS common_flags, "
-				      "NULL AS ucpu, NULL AS buffer, NULL AS input, NULL AS system LIMIT 0");
-	sqlite3_str_appendall(s, ");\n");
-}
-
-static void args_view(struct sq *q, sqlite3_str *s, struct sq_table **tl)
-{
-	int n = 0;
-
-	sqlite3_str_appendall(s, "CREATE VIEW args AS SELECT * FROM (");
-	for (int i = 0; i < q->ntables; i++) {
-		struct sq_table *t = tl[i];
-
-		for (int c = NFIXED; c < t->ncols; c++) {
-			bool text = !strcmp(t->vtypes[c], "string") || !strcmp(t->vtypes[c], "json");
-
-			term(s, &n);
-			sqlite3_str_appendf(s, "SELECT id AS arg_set_id, %Q AS flat_key, %Q AS key, ",
-					    t->keys[c], t->keys[c]);
-			if (text)
-				sqlite3_str_appendf(s, "NULL AS int_value, \"%w\" AS string_value, ",
-						    t->cols[c]);
-			else
-				sqlite3_str_appendf(s, "\"%w\" AS int_value, NULL AS string_value, ",
-						    t->cols[c]);
-			sqlite3_str_appendf(s, "NULL AS real_value, %Q AS value_type, ", t->vtypes[c]);
-			if (!strcmp(t->vtypes[c], "pointer"))
-				sqlite3_str_appendf(s, "printf('0x%%x', \"%w\")", t->cols[c]);
-			else
-				sqlite3_str_appendf(s, "CAST(\"%w\" AS TEXT)", t->cols[c]);
-			sqlite3_str_appendf(s, " AS display_value FROM \"%w\"", t->name);
-		}
-	}
-	if (!n)
-		sqlite3_str_appendall(s, "SELECT NULL AS arg_set_id, NULL AS flat_key, NULL AS key, "
-				      "NULL AS int_value, NULL AS string_value, NULL AS real_value, "
-				      "NULL AS value_type, NULL AS display_value LIMIT 0");
-	sqlite3_str_appendall(s, ");\n");
-}
-
-static int event_views(struct sq *q)
-{
-	struct sq_table **tl = table_list(q);
-	sqlite3_str *s = sqlite3_str_new(q->d.db);
-	char *sql;
-	int ret;
-
-	if (!tl) {
-		sqlite3_free(sqlite3_str_finish(s));
-		return TDAT_ENOMEM;
-	}
-	ftrace_event_view(q, s, tl);
-	args_view(q, s, tl);
-	free(tl);
-	if (!(sql = sqlite3_str_finish(s)))
-		return TDAT_ENOMEM;
-	ret = sqdb_exec(&q->d, sql);
-	sqlite3_free(sql);
-	return ret;
-}
-
 static int flush_all(struct sq *q)
 {
 	int ret = 0;
@@ -1153,7 +596,7 @@ static int sqlite_close(struct tdat_writer *w)
 	if ((ret = sched_finish(q->sm)) || (ret = sqs_finish(q->ss)))
 		return ret;
 	pm_finish(q->pm, w->merge);
-	if ((ret = threads(q)) || (ret = stats(q)))
+	if ((ret = sq_threads(q)) || (ret = stats(q)))
 		return ret;
 	v = row_begin(q->fx[FX_BOUNDS]);
 	if (q->next_id) {
@@ -1161,7 +604,7 @@ static int sqlite_close(struct tdat_writer *w)
 		v_int(&v[1], (int64_t)q->last_ts);
 	}
 	if ((ret = row_end(&q->d, q->fx[FX_BOUNDS])) || (ret = flush_all(q)) ||
-	    (ret = event_views(q)) || (ret = sqdb_exec(&q->d, views)) || (ret = sqdb_exec(&q->d, "COMMIT")))
+	    (ret = sq_event_views(q)) || (ret = sqdb_exec(&q->d, views)) || (ret = sqdb_exec(&q->d, "COMMIT")))
 		return ret;
 	sqdb_stop(&q->d);
 	for (struct sq_table *t = q->tables; t; t = t->next)
@@ -1179,7 +622,7 @@ static void sqlite_free(struct tdat_writer *w)
 		return;
 	sqdb_stop(&q->d);		/* before the statements it uses go */
 	for (int i = 0; q->in && i < q->ninputs; i++) {
-		idtab_release(&q->in[i].types, free_type);
+		idtab_release(&q->in[i].types, sq_free_type);
 		kseen_release(&q->in[i].seen);
 	}
 	while (q->tables) {

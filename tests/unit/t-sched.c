@@ -1,7 +1,8 @@
 /*
- * t-sched.c - unit tests of the scheduling state machine (libfmt/sched.c):
+ * t-sched.c - unit tests of the scheduling state machine (libfmt/model/sched.c):
  * a short made-up timeline of switches and wake-ups gives the expected
- * sched slices and thread states; prev_state letters as kernels >= 4.14
+ * sched slices and thread states, lost switches end what they hide with
+ * dur -1 as trace processor does; prev_state letters as kernels >= 4.14
  * print them; the atrace grammar of trace_marker text.
  */
 #include <stdio.h>
@@ -93,18 +94,115 @@ static void timeline(void)
 	sched_free(s);
 }
 
-static void lost_switch_out(void)
+static const struct sched_slice_row *slice_by_id(int64_t id)
+{
+	for (int i = 0; i < nslices; i++)
+		if (slices[i].id == id)
+			return &slices[i];
+	return NULL;
+}
+
+/* Trace processor's rules where switches were lost (ftrace_sched_event_tracker.cc). */
+static void lost_switches(void)
+{
+	struct sched_ops ops = { .slice = on_slice, .state = on_state };
+	struct sched_sm *s = sched_new(&ops);
+	const struct sched_slice_row *k;
+	const struct sched_state_row *r;
+
+	nslices = nstates = 0;
+	sw(s, 100, 1, 0, "R", 9);		/* slice 0, state 0: 9 Running */
+	sw(s, 200, 1, 0, "R", 4);		/* 9's switch-out was lost; slice 1, state 1 */
+	sw(s, 300, 0, 0, "R", 9);		/* slice 2, state 2: 9 seen again on cpu 0 */
+	is_int(sched_wake(s, 350, 4, 9), 0, "wake of a running task");
+	sw(s, 400, 1, 4, "S", 0);		/* slice 3, state 3: S */
+	is_int(sched_wake(s, 450, 4, 9), 0, "wake");	/* state 4: R */
+	sw(s, 500, 0, 4, "D", 0);		/* 9 -> 4 on cpu 0 lost; slice 4, state 5: D */
+	is_int(sched_finish(s), 0, "finish");
+
+	k = slice_by_id(0);
+	ok(k && k->utid == 9 && k->dur == -1 && !k->end_state,
+	   "a slice whose switch-out was lost ends unknown: dur -1, end_state NULL");
+	k = slice_by_id(1);
+	ok(k && k->utid == 4 && k->dur == 200 && !strcmp(k->end_state, "S"),
+	   "a switch that names the task the CPU ran ends its slice");
+	k = slice_by_id(2);
+	ok(k && k->utid == 9 && k->dur == -1 && !k->end_state,
+	   "9's slice on cpu 0 ends unknown too");
+	r = state_by_id(0);
+	ok(r && r->utid == 9 && !strcmp(r->state, "Running") && r->dur == 200,
+	   "9 Running until it is switched in again");
+	r = state_by_id(3);
+	ok(r && r->utid == 4 && !strcmp(r->state, "S") && r->ts == 400 && r->dur == 50,
+	   "4 S until woken");
+	r = state_by_id(4);
+	ok(r && r->utid == 4 && !strcmp(r->state, "R") && r->ts == 450 && r->dur == -1,
+	   "4 switched out when not Running: its R ends unknown");
+	r = state_by_id(5);
+	ok(r && r->utid == 4 && !strcmp(r->state, "D") && r->ts == 500 && r->dur == -1,
+	   "and its end state starts");
+	sched_free(s);
+}
+
+/* A wake-up ends R+ (a task preempted on its way to sleep), not R; task_newtask opens R. */
+static void wake_rules(void)
 {
 	struct sched_ops ops = { .slice = on_slice, .state = on_state };
 	struct sched_sm *s = sched_new(&ops);
 	const struct sched_state_row *r;
 
 	nslices = nstates = 0;
-	sw(s, 100, 1, 0, "R", 9);
-	sw(s, 200, 1, 0, "R", 4);	/* 9's switch-out was lost */
+	sw(s, 100, 0, 0, "R", 5);		/* state 0 */
+	sw(s, 200, 0, 5, "R+", 0);		/* state 1: R+ */
+	is_int(sched_wake(s, 250, 5, 7), 0, "wake of a preempted task");
+	is_int(sched_wake(s, 260, 5, 8), 0, "wake of a woken task");
+	is_int(sched_new_task(s, 270, 11, 5), 0, "task_newtask");
+	is_int(sched_wake(s, 280, 12, 5), 0, "wake of a task not seen before");
 	is_int(sched_finish(s), 0, "finish");
-	r = state_by_id(0);
-	ok(r && r->utid == 9 && r->dur == 100, "9 stops running when its CPU runs another task");
+	r = state_by_id(1);
+	ok(r && !strcmp(r->state, "R+") && r->dur == 50, "R+ ends at the wake-up");
+	r = state_by_id(2);
+	ok(r && r->utid == 5 && !strcmp(r->state, "R") && r->ts == 250 && r->waker_utid == 7 &&
+	   r->dur == -1, "R from the first wake-up, by 7");
+	r = state_by_id(3);
+	ok(r && r->utid == 11 && !strcmp(r->state, "R") && r->ts == 270 && r->waker_utid == 5,
+	   "a new task is runnable, woken by its creator");
+	r = state_by_id(4);
+	ok(r && r->utid == 12 && !strcmp(r->state, "R") && r->ts == 280,
+	   "a task first seen woken is R");
+	is_int(nstates, 5, "five states");
+	sched_free(s);
+}
+
+/* sched_blocked_reason marks the last blocked state until the task runs (trace processor's). */
+static void blocked_reason(void)
+{
+	struct sched_ops ops = { .slice = on_slice, .state = on_state };
+	struct sched_sm *s = sched_new(&ops);
+	const struct sched_state_row *r;
+
+	nslices = nstates = 0;
+	sw(s, 100, 0, 0, "R", 5);		/* state 0: Running */
+	sw(s, 200, 0, 5, "D", 0);		/* state 1: D */
+	is_int(sched_wake(s, 250, 5, 7), 0, "wake");	/* state 2: R */
+	sched_blocked(s, 5, 1, "folio_wait_bit");
+	sw(s, 300, 0, 0, "R", 5);		/* state 3: Running */
+	sched_blocked(s, 5, 0, "too_late");
+	sw(s, 400, 0, 5, "S", 0);		/* state 4: S */
+	sched_blocked(s, 5, 0, "do_sys_poll");
+	is_int(sched_finish(s), 0, "finish");
+	r = state_by_id(1);
+	ok(r && !strcmp(r->state, "D") && r->io_wait == 1 && r->blocked_function &&
+	   !strcmp(r->blocked_function, "folio_wait_bit"),
+	   "a reason after the wake-up marks the D");
+	r = state_by_id(2);
+	ok(r && !strcmp(r->state, "R") && r->io_wait == -1 && !r->blocked_function, "not the R");
+	r = state_by_id(3);
+	ok(r && !strcmp(r->state, "Running") && !r->blocked_function, "nor, once it ran, anything");
+	r = state_by_id(4);
+	ok(r && !strcmp(r->state, "S") && r->io_wait == 0 && r->blocked_function &&
+	   !strcmp(r->blocked_function, "do_sys_poll"), "a reason while asleep marks that sleep");
+	is_int(nstates, 5, "five states, each reported once");
 	sched_free(s);
 }
 
@@ -147,7 +245,9 @@ static void atrace(void)
 int main(void)
 {
 	timeline();
-	lost_switch_out();
+	lost_switches();
+	wake_rules();
+	blocked_reason();
 	prev_state();
 	atrace();
 	return done_testing();
