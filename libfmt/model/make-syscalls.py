@@ -34,9 +34,14 @@ def parse(path, x32=False):
 def table(name, tab):
     tab.update(LATER)
     print('static const char *const %s[] = {' % name)
-    for i in range(max(tab) + 1):
-        if i in tab:
-            print('\t[%d] = "%s",' % (i, tab[i]))
+    line = ''
+    for i in sorted(tab):
+        item = '[%d] = "%s",' % (i, tab[i])
+        if line and 8 + len(line) + 1 + len(item) > 100:
+            print('\t' + line)
+            line = ''
+        line = line + ' ' + item if line else item
+    print('\t' + line)
     print('};\n')
 
 
