@@ -422,11 +422,11 @@ bench_perfetto() {
 	printf '  %-34s %9.1f MiB json, %.1f MiB perfetto (%s of json)\n' "output sizes" \
 		"$(awk -v b="$js" 'BEGIN { print b / 1048576 }')" \
 		"$(awk -v b="$ps" 'BEGIN { print b / 1048576 }')" \
-		"$(awk -v j="$js" -v p="$ps" 'BEGIN { printf "%.3f", j > 0 ? p / j : 0 }')"
+		"$(awk -v j="$js" -v p="$ps" 'BEGIN { printf "%.3f", (j > 0 ? p / j : 0) }')"
 	printf '  %-34s %9.1f json, %.1f perfetto, %.1f the input (%s)\n' "bytes per event" \
-		"$(awk -v b="$js" -v n="$n" 'BEGIN { print n > 0 ? b / n : 0 }')" \
-		"$(awk -v b="$ps" -v n="$n" 'BEGIN { print n > 0 ? b / n : 0 }')" \
-		"$(awk -v b="$(stat -c %s "$f")" -v n="$n" 'BEGIN { print n > 0 ? b / n : 0 }')" \
+		"$(awk -v b="$js" -v n="$n" 'BEGIN { print (n > 0 ? b / n : 0) }')" \
+		"$(awk -v b="$ps" -v n="$n" 'BEGIN { print (n > 0 ? b / n : 0) }')" \
+		"$(awk -v b="$(stat -c %s "$f")" -v n="$n" 'BEGIN { print (n > 0 ? b / n : 0) }')" \
 		"$("$BIN/tdat-info" "$f" | sed -n 's/^compression: *//p' | head -n 1)"
 	verdict "json / perfetto size" "$(ratio "$js" "$ps")" ">=" "$TARGET_PERFETTO_SIZE" x
 }
