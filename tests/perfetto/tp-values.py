@@ -13,7 +13,8 @@ too), strings as strings (but for control characters, which trace processor
 drops); a field trace-cmd prints as a symbol, and arrays
 other than a last element (trace processor keeps the last of a repeated
 field), are not compared.  Prints one line per mismatch (at most 20) and a
-summary "events N, typed T, values V, not compared X"; exit 1 on any
+summary "events N, typed T, values V, not compared X (...), nameless Z, bad B";
+a row of ftrace_event without a name (Z) is a mismatch too; exit 1 on any
 mismatch or an event trace-cmd does not have.
 """
 import csv
@@ -117,8 +118,13 @@ def main():
     with open(typed_names) as f:
         known = set(f.read().split())
     bad, n, typed, nval, skipped, renamed = [], 0, 0, 0, 0, 0
+    nameless = 0
     for key, args in tp_rows(tp, trace).values():
         n += 1
+        if not key[2]:
+            nameless += 1
+            bad.append(f"{key}: a row without a name")
+            continue
         cands = tc.get(key)
         if not cands:
             bad.append(f"{key}: not in trace-cmd report -R")
@@ -146,7 +152,7 @@ def main():
     for b in bad[:20]:
         print("mismatch", b)
     print(f"events {n}, typed {typed}, values {nval}, not compared {skipped} "
-          f"(prev_comm named by trace processor {renamed}), bad {len(bad)}")
+          f"(prev_comm named by trace processor {renamed}), nameless {nameless}, bad {len(bad)}")
     sys.exit(1 if bad else 0)
 
 
