@@ -182,6 +182,7 @@ bool pf_compact_put(struct pf_compact *c, const struct tdat_event *ev, const str
 		done = put_waking(c, ev, pt, pid);
 	if (done) {
 		c->n++;
+		c->bound = pf_compact_size(c);
 		c->last_ts = ev->ts;
 		c->have_ts = true;
 	}
@@ -243,6 +244,7 @@ bool pf_compact_flush(struct pf_compact *c, struct tdat_sink *out)
 		memset(c->slots, 0, NSLOTS * sizeof(*c->slots));
 	c->nnames = 0;
 	c->n = 0;
+	c->bound = 0;
 	c->last_switch = c->last_waking = 0;
 	return !err;
 }

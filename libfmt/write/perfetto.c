@@ -409,7 +409,7 @@ static int pf_put(struct tdat_writer *w, const struct tdat_event *ev)
 		tdat_msg(w->errmsg, "out of memory");
 		return TDAT_ENOMEM;
 	}
-	if (++s->n >= BUNDLE_EVENTS || s->body.len + pf_compact_size(&s->cs) >= BUNDLE_BYTES)
+	if (++s->n >= BUNDLE_EVENTS || s->body.len + s->cs.bound >= BUNDLE_BYTES)
 		flush_stream(&w->sink, s, (unsigned)(p->in[ev->input].cpu_base + ev->cpu));
 	if (s->body.err) {
 		tdat_msg(w->errmsg, "out of memory");

@@ -114,6 +114,7 @@ struct pf_compact {
 	unsigned nnames, cap;
 	uint64_t last_switch, last_waking;	/* timestamps, for the deltas */
 	unsigned n;				/* events in it */
+	uint64_t bound;				/* pf_compact_size(), kept as events go in */
 	bool running;				/* a sched_switch was written */
 	int64_t pid, prio;			/* its next_pid and next_prio */
 	unsigned char comm[64];			/* and next_comm */
