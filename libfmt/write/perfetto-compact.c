@@ -15,8 +15,11 @@
  *                  next_pid, next_prio and next_comm are this one's prev_*
  *                  (the first one of each CPU, one after lost events or
  *                  after a rename while running stays a full event; trace
- *                  processor would drop a first compact one), and not the
- *                  idle task (trace processor would call it "swapper")
+ *                  processor would drop a first compact one), not the idle
+ *                  task (trace processor would call it "swapper"), not a
+ *                  task that exits (its last switch, which trace processor
+ *                  takes, as a full event, for a new thread of that tid
+ *                  when a ProcessTree names the tid again)
  *   sched_waking   the waker (the event's pid) is that running task
  *
  * and only when its timestamp is after the previous event of the CPU's:
@@ -30,7 +33,8 @@
 
 #include "perfetto.h"
 
-#define NSLOTS 8192		/* > 2 * the most comms of a bundle (BUNDLE_EVENTS) */
+#define NSLOTS 8192
+#define EXITING 0x30		/* EXIT_DEAD | EXIT_ZOMBIE in prev_state, every kernel */		/* > 2 * the most comms of a bundle (BUNDLE_EVENTS) */
 
 void pb_raw_varint(struct tdat_sink *s, uint64_t v)
 {
@@ -135,6 +139,7 @@ static bool put_switch(struct pf_compact *c, const struct tdat_event *ev, const 
 
 	/* trace processor names the idle task "swapper", not swapper/N: keep its own */
 	if (!is_running(c, ev, pt) || !c->pid || !tfield_num(ev, pt->cf[3], &state) ||
+	    (state & EXITING) ||
 	    !tfield_num(ev, pt->cf[5], &pid) || !tfield_num(ev, pt->cf[6], &prio) ||
 	    !comm_of(ev, pt->cf[4], &p, &len) || (idx = intern(c, p, len)) < 0)
 		return false;

@@ -6,9 +6,8 @@
 #     trace processor's ftrace_event table the values trace-cmd report -R
 #     prints (tests/perfetto/tp-values.py);
 #   - the sched and thread_state tables and the import errors are those of
-#     tests/perfetto/tp/ (tests/perfetto/tp-tables.sh), which are those of
-#     the encoding without compact_sched (one FtraceEvent per event), but for
-#     the one row named in tests/perfetto/README;
+#     tests/perfetto/tp/ (tests/perfetto/tp-tables.sh), made from the encoding
+#     without compact_sched (one FtraceEvent per event);
 #   - no ftrace_event row without a name (common_flags outside
 #     compact_sched made one for each sched_waking).
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
