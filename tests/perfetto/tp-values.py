@@ -121,7 +121,7 @@ def main():
     nameless = 0
     for key, args in tp_rows(tp, trace).values():
         n += 1
-        if not key[2]:
+        if key[2] in ("", "[NULL]"):
             nameless += 1
             bad.append(f"{key}: a row without a name")
             continue
