@@ -66,7 +66,8 @@ enum {
 /* One CPU of one input: the body of the bundle being filled. */
 struct pf_stream {
 	struct tdat_sink body;	/* FtraceEvent fields, a memory sink */
-	unsigned n;		/* events in body */
+	struct pf_compact cs;	/* the bundle's compact_sched */
+	unsigned n;		/* events in body and cs */
 	bool lost;		/* events were lost before body's first */
 	bool used;
 };
@@ -77,6 +78,7 @@ struct pf_input {
 	int ncpus;
 	int cpu_base;		/* the output number of its CPU 0 */
 	struct kseen seen;	/* buffers written, lost events per buffer and CPU */
+	struct pf_known known;	/* the thread names trace processor was given */
 };
 
 struct pf {
@@ -107,13 +109,14 @@ static void flush_stream(struct tdat_sink *out, struct pf_stream *s, unsigned cp
 
 	if (!s->n)
 		return;
-	blen = 1 + pb_varint_size(cpu) + (s->lost ? 2 : 0) + s->body.len;
+	blen = 1 + pb_varint_size(cpu) + (s->lost ? 2 : 0) + pf_compact_size(&s->cs) + s->body.len;
 	plen = 1 + pb_varint_size(blen) + blen + 1 + pb_varint_size(SEQ_ID);
 	pb_head(out, PF_TRACE_PACKET, plen);
 	pb_head(out, PF_PKT_FTRACE_EVENTS, blen);
 	pb_varint(out, PF_BUNDLE_CPU, cpu);
 	if (s->lost)
 		pb_varint(out, PF_BUNDLE_LOST, 1);
+	pf_compact_flush(&s->cs, out);
 	sink_write(out, s->body.buf, s->body.len);
 	pb_varint(out, PF_PKT_SEQ_ID, SEQ_ID);
 	s->body.len = 0;
@@ -448,8 +451,15 @@ static int pf_put(struct tdat_writer *w, const struct tdat_event *ev)
 		s->lost = true;
 	}
 	kseen_event(&p->in[ev->input].seen, ev);
-	pf_encode(&s->body, ev, pt, (uint32_t)tid);
-	if (++s->n >= BUNDLE_EVENTS || s->body.len >= BUNDLE_BYTES)
+	if (!pf_compact_put(&s->cs, ev, pt, (uint32_t)tid)) {
+		pf_encode(&s->body, ev, pt, (uint32_t)tid);
+		pf_compact_note(&s->cs, ev, pt);
+	}
+	if (s->body.err || pf_compact_err(&s->cs)) {
+		tdat_msg(w->errmsg, "out of memory");
+		return TDAT_ENOMEM;
+	}
+	if (++s->n >= BUNDLE_EVENTS || s->body.len + s->cs.bound >= BUNDLE_BYTES)
 		flush_stream(&w->sink, s, (unsigned)(p->in[ev->input].cpu_base + ev->cpu));
 	if (s->body.err) {
 		tdat_msg(w->errmsg, "out of memory");
@@ -519,8 +529,10 @@ static int pf_open(struct tdat_writer *w)
 		in->cpus = calloc((size_t)in->ncpus, sizeof(*in->cpus));
 		if (!in->cpus || kseen_init(&in->seen, tdat_merge_file(w->merge, i)))
 			return TDAT_ENOMEM;
-		for (int c = 0; c < in->ncpus; c++)
+		for (int c = 0; c < in->ncpus; c++) {
 			in->cpus[c].body.fd = -1;
+			pf_compact_init(&in->cpus[c].cs, &in->known);
+		}
 		in->cpu_base = base;
 		base += in->ncpus;
 	}
@@ -537,9 +549,12 @@ static void pf_free(struct tdat_writer *w)
 		return;
 	for (int i = 0; p->in && i < p->ninputs; i++) {
 		idtab_release(&p->in[i].types, pf_type_free);
-		for (int c = 0; c < p->in[i].ncpus; c++)
+		for (int c = 0; p->in[i].cpus && c < p->in[i].ncpus; c++) {
 			free(p->in[i].cpus[c].body.buf);
+			pf_compact_free(&p->in[i].cpus[c].cs);
+		}
 		free(p->in[i].cpus);
+		pf_known_free(&p->in[i].known);
 		kseen_release(&p->in[i].seen);
 	}
 	pm_free(p->pm);

@@ -408,7 +408,8 @@ bench_dat() {
 }
 
 # -f perfetto side by side with -f json (timed just before): at least as fast,
-# at most a fifth of its size.
+# at most a fifth of its size; the sizes as a ratio and in bytes per event,
+# beside the input's.
 bench_perfetto() {
 	local f=$1 n=$2 js ps
 	measure td_perfetto "$BIN/tdat-convert" -f perfetto "$f"
@@ -418,8 +419,15 @@ bench_perfetto() {
 	verdict "perfetto peak RSS" "${RSS[td_perfetto]}" "<" "$TARGET_RSS_MIB" " MiB"
 	js=$("$BIN/tdat-convert" -f json "$f" | wc -c)
 	ps=$("$BIN/tdat-convert" -f perfetto "$f" | wc -c)
-	printf '  %-34s %9.1f MiB json, %.1f MiB perfetto\n' "output sizes" \
-		"$(awk -v b="$js" 'BEGIN { print b / 1048576 }')" "$(awk -v b="$ps" 'BEGIN { print b / 1048576 }')"
+	printf '  %-34s %9.1f MiB json, %.1f MiB perfetto (%s of json)\n' "output sizes" \
+		"$(awk -v b="$js" 'BEGIN { print b / 1048576 }')" \
+		"$(awk -v b="$ps" 'BEGIN { print b / 1048576 }')" \
+		"$(awk -v j="$js" -v p="$ps" 'BEGIN { printf "%.3f", (j > 0 ? p / j : 0) }')"
+	printf '  %-34s %9.1f json, %.1f perfetto, %.1f the input (%s)\n' "bytes per event" \
+		"$(awk -v b="$js" -v n="$n" 'BEGIN { print (n > 0 ? b / n : 0) }')" \
+		"$(awk -v b="$ps" -v n="$n" 'BEGIN { print (n > 0 ? b / n : 0) }')" \
+		"$(awk -v b="$(stat -c %s "$f")" -v n="$n" 'BEGIN { print (n > 0 ? b / n : 0) }')" \
+		"$("$BIN/tdat-info" "$f" | sed -n 's/^compression: *//p' | head -n 1)"
 	verdict "json / perfetto size" "$(ratio "$js" "$ps")" ">=" "$TARGET_PERFETTO_SIZE" x
 }
 

@@ -17,10 +17,12 @@ decode() {
 		<"$1" >"${1%.*}.txt" 2>"${1%.*}.err"
 }
 
-# "count cpu name" for the events of a decoded trace.
+# "count cpu name" for the events of a decoded trace, those in compact_sched too.
 pf_counts() {
 	awk '
 		/^    cpu: / { cpu = $2 }
+		/^      switch_timestamp: / { print cpu, "sched_switch" }
+		/^      waking_timestamp: / { print cpu, "sched_waking" }
 		/^    event \{/ { want = 1; next }
 		want && /^      [a-z_0-9]+ \{/ {
 			if ($1 != "generic") { print cpu, $1; want = 0 }
@@ -137,8 +139,96 @@ else
 fi
 t_assert "sys_enter has its six args" test "$(awk '/^      sys_enter \{/ { on = 1; n = 0; next }
 	on && /^      \}/ { print n; exit } on && /args: / { n++ }' "$T_TMP/lost-events.txt")" = 6
-t_assert "sched_waking keeps common_flags" \
-	grep -q -B1 'sched_waking {' <(grep -A3 'common_flags' "$T_TMP/atrace.txt")
+t_assert "sched_waking's common_flags are in compact_sched" \
+	grep -q '^      waking_common_flags: ' "$T_TMP/atrace.txt"
+t_assert "and never in an FtraceEvent (trace processor would make an event of them)" \
+	test "$(grep -c common_flags "$T_TMP/atrace.txt")" = \
+	"$(grep -c waking_common_flags "$T_TMP/atrace.txt")"
+
+# --- typed events and compact_sched ---
+for ev in hrtimer_start hrtimer_expire_entry timer_start softirq_raise sched_migrate_task \
+	sched_process_wait; do
+	t_assert "$ev is a typed message" grep -q "^      $ev {" "$T_TMP/v7-zstd.txt"
+done
+t_assert "and its fields the kernel's (hrtimer_start: hrtimer function expires softexpires mode)" \
+	test "$(awk '/^      hrtimer_start \{/ { on = 1; next } on && /^      \}/ { exit }
+		on { printf "%s ", $1 }' "$T_TMP/v7-zstd.txt")" = \
+	"hrtimer: function: expires: softexpires: mode: "
+t_assert "sched_switch and sched_waking go into compact_sched" grep -q '^    compact_sched {' \
+	"$T_TMP/v7-zstd.txt"
+t_assert "with comms interned" grep -q '^      intern_table: "' "$T_TMP/v7-zstd.txt"
+t_assert "but the first sched_switch of a CPU is a full one" test "$(awk '
+	/^    cpu: / { cpu = $2 } /^      sched_switch \{/ && !(cpu in seen) { seen[cpu]; n++ }
+	/^      switch_timestamp: / && !(cpu in seen) { bad = 1 } END { print bad ? -1 : n }' \
+	"$T_TMP/v7-zstd.txt")" = 2
+
+# compact_sched_events FILE.txt: "cpu ts name fields..." of its sched_switch
+# and sched_waking, as trace-cmd report -R -t prints them (prev_* of a
+# compact sched_switch: the last sched_switch's next_* on the CPU).
+compact_sched_events() {
+	awk '
+	function val(   v) { v = $0; sub(/^ *[a-z_]+: /, "", v); gsub(/^"|"$/, "", v); return v }
+	function flush(   i, t) {
+		t = 0
+		for (i = 1; i <= ns; i++) {
+			t += s_ts[i]
+			printf "%d %.0f C %s %s %s %s\n", cpu, t, s_st[i], names[s_comm[i]],
+				s_pid[i], s_prio[i]
+		}
+		t = 0
+		for (i = 1; i <= nw; i++) {
+			t += w_ts[i]
+			printf "%d %.0f W comm=%s pid=%s prio=%s target_cpu=%03d\n", cpu, t,
+				names[w_comm[i]], w_pid[i], w_prio[i], w_cpu[i]
+		}
+		delete n
+		ns = nw = nn = 0
+	}
+	/^    cpu: / { cpu = $2 }
+	# protoc prints a packed column whole, then the next
+	/^      switch_timestamp: / { s_ts[++ns] = $2 }
+	/^      switch_prev_state: / { s_st[++n[1]] = $2 }
+	/^      switch_next_pid: / { s_pid[++n[2]] = $2 }
+	/^      switch_next_prio: / { s_prio[++n[3]] = $2 }
+	/^      switch_next_comm_index: / { s_comm[++n[4]] = $2 }
+	/^      waking_timestamp: / { w_ts[++nw] = $2 }
+	/^      waking_pid: / { w_pid[++n[5]] = $2 }
+	/^      waking_target_cpu: / { w_cpu[++n[6]] = $2 }
+	/^      waking_prio: / { w_prio[++n[7]] = $2 }
+	/^      waking_comm_index: / { w_comm[++n[8]] = $2 }
+	/^      intern_table: / { names[nn++] = val() }
+	/^    compact_sched \{/ { delete n; ns = nw = nn = 0 }
+	/^    \}/ { flush() }
+	/^      timestamp: / { ts = $2 }
+	/^      sched_switch \{/ { full = 1 }
+	full && /^        next_comm: / { c = val() }
+	full && /^        next_pid: / { p = val() }
+	full && /^        next_prio: / { printf "%d %s F - %s %s %s\n", cpu, ts, c, p, val(); full = 0 }
+	' "$1" | sort -k1,1n -k2,2n -s | awk '
+	$3 == "F" { comm[$1] = $5; pid[$1] = $6; prio[$1] = $7 }
+	$3 == "C" {
+		printf "%s %s sched_switch prev_comm=%s prev_pid=%s prev_prio=%s prev_state=%s " \
+			"next_comm=%s next_pid=%s next_prio=%s\n", $1, $2, comm[$1], pid[$1],
+			prio[$1], $4, $5, $6, $7
+		comm[$1] = $5; pid[$1] = $6; prio[$1] = $7
+	}
+	$3 == "W" { $3 = "sched_waking"; print }'
+}
+# The same from trace-cmd report -R -t, for the events of compact_sched.
+raw_sched() {
+	"$TRACE_CMD" report -R -t "$1" 2>/dev/null |
+		sed -nE 's/^.*\[([0-9]+)\] +([0-9]+)\.([0-9]{9}): (sched_switch|sched_waking): +/\1 \2\3 \4 /p' |
+		awk '{ $1 = $1 + 0; print }'
+}
+if have_trace_cmd; then
+	compact_sched_events "$T_TMP/v7-zstd.txt" | sort >"$T_TMP/cs.txt"
+	raw_sched $TD/v7-zstd.dat | sort | comm -12 - "$T_TMP/cs.txt" >"$T_TMP/cs-tc.txt"
+	t_assert "compact_sched's events are trace-cmd's ($(wc -l <"$T_TMP/cs.txt") of them)" \
+		test -s "$T_TMP/cs.txt" -a "$(wc -l <"$T_TMP/cs-tc.txt")" = "$(wc -l <"$T_TMP/cs.txt")"
+	((T_LAST_OK)) || diag "$(comm -23 "$T_TMP/cs.txt" "$T_TMP/cs-tc.txt" | head -n 3)"
+else
+	skip "compact_sched's events are trace-cmd's" "no trace-cmd"
+fi
 
 # --- the other packets ---
 uname=$(tdat-info $TD/v7-zstd.dat | sed -n 's/^uname: *//p')
@@ -208,6 +298,17 @@ else
 fi
 t_run "closed pipe" -- bash -c "set -o pipefail; tdat-convert -f perfetto $TD/stack.dat | head -c 100"
 t_assert "a closed pipe ends quietly" test ! -s "$T_ERR"
+
+# --- our schema is Perfetto's: its ftrace part as gen-fields.py makes it ---
+if command -v python3 >/dev/null; then
+	sed -n '/^message FtraceEventBundle {/,/^\/\/ trace\/ftrace\/generic.proto/p' \
+		tests/perfetto/tdat-perfetto.proto | sed '$d' | sed '$d' >"$T_TMP/part.proto"
+	t_assert "tdat-perfetto.proto's ftrace messages are upstream-fields.txt's" cmp -s \
+		"$T_TMP/part.proto" <(python3 tests/perfetto/gen-fields.py proto \
+		tests/perfetto/upstream-fields.txt libfmt/write/perfetto-events.c)
+else
+	skip "tdat-perfetto.proto's ftrace messages are upstream-fields.txt's" "no python3"
+fi
 
 # --- the checks can fail: a changed field number or a dropped event shows ---
 sed 's/sched_switch = 4;/sched_switch = 6;/' tests/perfetto/tdat-perfetto.proto >"$T_TMP/wrong.proto"
