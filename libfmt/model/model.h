@@ -147,10 +147,10 @@ bool atrace_parse(const char *p, size_t n, struct atrace *a);
 enum sl_mode { SL_JSON, SL_PERFETTO };
 
 /* The kind of track a slice lies on: per CPU (irq, softirq, other), per thread. */
-enum sl_kind { SLK_THREAD, SLK_IRQ, SLK_SOFTIRQ, SLK_CPU, NSLK };
+enum sl_kind { SLK_THREAD, SLK_IRQ, SLK_SOFTIRQ, SLK_HRTIMER, SLK_CPU, NSLK };
 
 /* How a rule names its slices (each mode has its own words, see slices.c). */
-enum sl_name { SLN_IRQ, SLN_VEC, SLN_NUM, SLN_SYM, SLN_EVENT, SLN_ATRACE };
+enum sl_name { SLN_IRQ, SLN_VEC, SLN_NUM, SLN_SYM, SLN_HEX, SLN_EVENT, SLN_ATRACE };
 
 #define SLR_JSON	1u	/* SL_JSON pairs it */
 #define SLR_TP		2u	/* SL_PERFETTO (trace processor) pairs it */

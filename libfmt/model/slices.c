@@ -32,6 +32,8 @@
  *                which cuts what was left open inside it.  sys_rt_sigreturn
  *                and atrace I are slices of dur 0; a print ends an open
  *                sys_write of its thread; what is open at the end has dur -1.
+ *                hrtimer expiries go on "Hrtimer Cpu N", named by the
+ *                function's address (the .pftrace carries no kernel symbols).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -47,8 +49,8 @@ static const struct sl_rule rules[] = {
 	  SLR_JSON | SLR_TP | SLR_NESTS, "irq" },
 	{ "irq", "softirq_entry", "softirq_exit", "vec", "vec", SLN_VEC, SLK_SOFTIRQ,
 	  SLR_JSON | SLR_TP, "irq" },
-	{ "timer", "hrtimer_expire_entry", "hrtimer_expire_exit", "hrtimer", "function", SLN_SYM,
-	  SLK_CPU, SLR_JSON, NULL },
+	{ "timer", "hrtimer_expire_entry", "hrtimer_expire_exit", "hrtimer", "function", SLN_HEX,
+	  SLK_HRTIMER, SLR_JSON | SLR_TP, "hrtimer" },
 	{ "timer", "timer_expire_entry", "timer_expire_exit", "timer", "function", SLN_SYM,
 	  SLK_CPU, SLR_JSON, NULL },
 	{ "raw_syscalls", "sys_enter", "sys_exit", "id", "id", SLN_NUM, SLK_THREAD,
@@ -481,6 +483,7 @@ static void json_name(struct sl_buf *b, const struct sl_type *st, const struct t
 		}
 		break;
 	case SLN_SYM:
+	case SLN_HEX:
 		keep_sym(b, ev, st->namef, SL_JSON);
 		return;
 	default:
@@ -692,6 +695,11 @@ static int tp_put(struct slices *s, struct sl_stack *k, const struct sl_type *st
 		if ((vec = key_of(st, ev) & 0xffffffffu) >= NVEC)
 			return 0;
 		keep_str(&k->arena, vec_tp[vec]);
+	} else if (r->how == SLN_HEX) {	/* the .pftrace has no kernel symbols */
+		uint64_t fn = 0;
+
+		tfield_num(ev, st->namef, &fn);
+		keep_fmt(&k->arena, "0x%llx", fn);
 	} else {
 		keep_sym(&k->arena, ev, st->namef, SL_PERFETTO);
 	}

@@ -66,11 +66,11 @@ static int64_t cpu_track(struct sqs *s, const struct sl_track *t)
 		return -1;
 	s->names = names;
 	/* as the .pftrace numbers the CPUs of several inputs: by ucpu */
-	if (asprintf(&names[s->nnames], "%s Cpu %d", t->kind == SLK_IRQ ? "Irq" : "SoftIrq",
-		     ucpu) < 0)
+	if (asprintf(&names[s->nnames], "%s Cpu %d", t->kind == SLK_IRQ ? "Irq" :
+		     t->kind == SLK_SOFTIRQ ? "SoftIrq" : "Hrtimer", ucpu) < 0)
 		return -1;
-	*id = s->track(s->ctx, t->kind, names[s->nnames++],
-		       t->kind == SLK_IRQ ? "cpu_irq" : "cpu_softirq", t->cpu, ucpu);
+	*id = s->track(s->ctx, t->kind, names[s->nnames++], t->kind == SLK_IRQ ? "cpu_irq" :
+		       t->kind == SLK_SOFTIRQ ? "cpu_softirq" : "cpu_hrtimer", t->cpu, ucpu);
 	return *id;
 }
 
