@@ -236,6 +236,12 @@ struct ttype {
 	struct tfield fields[];
 };
 
+/*
+ * stats.c: one more event of type @id in a table of counts by type id,
+ * grown (zeroed) to the highest id seen; 0 or TDAT_ENOMEM.
+ */
+int count_bump(uint64_t **counts, unsigned *n, unsigned id);
+
 /* ---- select.c: what outputs that draw the timeline ask of a selection (svg.c) ---- */
 
 /* Whether CPU @cpu of buffer @b of @f passes the buffer and CPU tests of @s. */

@@ -140,28 +140,6 @@ static inline int bucket(const struct tdat_svg *g, uint64_t ts)
 	return b < SVG_NB ? b : SVG_NB - 1;
 }
 
-static void count_type(struct svg_types *t, const struct tdat_event *ev)
-{
-	unsigned id;
-
-	if (ev->size < 2)
-		return;
-	id = (unsigned)file_num(ev->file, ev->data, 2);
-	if (id >= t->n) {
-		unsigned n = t->n ? t->n : 256;
-		uint64_t *p;
-
-		while (n <= id)
-			n *= 2;
-		if (!(p = realloc(t->counts, n * sizeof(*p))))
-			return;		/* the bar chart misses it; no reason to stop */
-		memset(p + t->n, 0, (n - t->n) * sizeof(*p));
-		t->counts = p;
-		t->n = n;
-	}
-	t->counts[id]++;
-}
-
 int tdat_svg_put(struct tdat_svg *g, const struct tdat_event *ev, bool kept)
 {
 	struct svg_lane *l;
@@ -190,7 +168,10 @@ int tdat_svg_put(struct tdat_svg *g, const struct tdat_event *ev, bool kept)
 	l->last = ev->ts;
 	l->count[b]++;
 	g->total++;
-	count_type(&g->types[ev->input], ev);
+	/* without memory the bar chart misses it: no reason to stop */
+	if (ev->size >= 2)
+		count_bump(&g->types[ev->input].counts, &g->types[ev->input].n,
+			   (unsigned)file_num(ev->file, ev->data, 2));
 	return 0;
 }
 
