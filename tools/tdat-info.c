@@ -382,7 +382,7 @@ static int svg_events(struct tdat_merge *m, struct tdat_select *sel, struct tdat
 		kept |= keep;
 		tdat_svg_put(g, ev, keep);
 	}
-	if (ret <= 0 && sel && !kept)
+	if (ret >= 0 && sel && !kept)
 		warn_empty_selection(sel, m);
 	if (ret < 0)
 		warnx_("%s", *tdat_merge_errmsg(m) ? tdat_merge_errmsg(m) : tdat_strerror(ret));

@@ -163,6 +163,9 @@ t_exit "--start/--end" 0 -- tdat-info --svg "$O/w.svg" --start 716.6 --end 716.7
 t_assert "--start/--end: the axis is the window" grep -q 'from 716.600000000 to 716.700000000</text>' "$O/w.svg"
 n=$(facts "$R" count all 716600000000 716700000000)
 t_assert "--start/--end: the events of the window ($n, trace-cmd's)" grep -q ">$n events, " "$O/w.svg"
+t_exit "a window after the trace" 0 -- tdat-info --svg "$O/late.svg" --start 716.8 $TD/lost-events.dat
+t_stderr_match "says why nothing was selected" 'no event selected: the window starts at 716.8'
+t_assert "and draws the empty window" grep -q '>0 events, 0 lost, from 716.800000000 to 716.800000000<' "$O/late.svg"
 t_exit "a selection that matches no CPU is a usage error" 2 -- tdat-info --svg "$O/x.svg" --cpu 7 $TD/lost-events.dat
 t_assert "and writes nothing" test ! -e "$O/x.svg"
 
