@@ -67,7 +67,8 @@ static int make_lanes(struct tdat_svg *g, struct tdat_select *s)
 	g->types = calloc((size_t)g->ninputs + 1, sizeof(*g->types));
 	if (!g->map || !g->lanes || !g->types)
 		return TDAT_ENOMEM;
-	memset(g->map, 0xff, ((size_t)nslots * (size_t)g->mapw) * sizeof(*g->map));
+	for (size_t k = 0; k < (size_t)nslots * (size_t)g->mapw; k++)
+		g->map[k] = NULL;
 	for (int i = 0; i < g->ninputs; i++) {
 		struct tdat_file *f = tdat_merge_file(g->m, i);
 
@@ -79,7 +80,7 @@ static int make_lanes(struct tdat_svg *g, struct tdat_select *s)
 
 				if (cpu < 0 || cpu >= 65536 || (s && !select_lane(s, f, b, cpu)))
 					continue;
-				g->map[(g->slot[i] + b) * g->mapw + cpu] = n;
+				g->map[(g->slot[i] + b) * g->mapw + cpu] = &g->lanes[n];
 				g->lanes[n].input = i;
 				g->lanes[n].buffer = b;
 				g->lanes[n].cpu = cpu;
@@ -111,6 +112,9 @@ static int make_axis(struct tdat_svg *g, struct tdat_select *s)
 	g->start = first;
 	g->end = last;
 	g->scale = SVG_NB / ((double)(last - first) + 1.0);
+	/* buckets per unit as a 64-bit fraction (rounded up: see bucket_ts()) when below 1 */
+	if (last - first + 1 > SVG_NB)
+		g->mul = (uint64_t)((((unsigned __int128)SVG_NB << 64) - 1) / (last - first + 1) + 1);
 	return 0;
 }
 
@@ -136,31 +140,42 @@ static inline int bucket(const struct tdat_svg *g, uint64_t ts)
 
 	if (ts < g->start || ts > g->end)
 		return -1;
-	b = (int)((double)(ts - g->start) * g->scale);
+	if (g->mul)
+		b = (int)(((unsigned __int128)(ts - g->start) * g->mul) >> 64);
+	else
+		b = (int)((ts - g->start) * SVG_NB / (g->end - g->start + 1));
 	return b < SVG_NB ? b : SVG_NB - 1;
 }
 
-int tdat_svg_put(struct tdat_svg *g, const struct tdat_event *ev, bool kept)
+/* @missed events lost before an event in bucket @b of lane @l (-1: an unknown number). */
+static void count_loss(struct tdat_svg *g, struct svg_lane *l, int b, long long missed)
 {
-	struct svg_lane *l;
-	int lane, b;
-
-	if (!g->open || ev->input < 0 || ev->input >= g->ninputs || ev->cpu < 0 ||
-	    ev->cpu >= g->mapw)
-		return 0;
-	lane = g->map[(g->slot[ev->input] + ev->buffer) * g->mapw + ev->cpu];
-	if (lane < 0 || (b = bucket(g, ev->ts)) < 0)
-		return 0;
-	l = &g->lanes[lane];
-	if (ev->missed > 0) {
-		l->lostb[b] += (uint64_t)ev->missed;
-		l->lost += (uint64_t)ev->missed;
-		g->lost += (uint64_t)ev->missed;
-	} else if (ev->missed < 0) {
+	if (missed > 0) {
+		l->lostb[b] += (uint64_t)missed;
+		l->lost += (uint64_t)missed;
+		g->lost += (uint64_t)missed;
+	} else {
 		l->unknown[b]++;
 		l->lost_pages++;
 		g->lost_pages++;
 	}
+}
+
+int tdat_svg_put(struct tdat_svg *g, const struct tdat_event *ev, bool kept)
+{
+	struct svg_types *t;
+	struct svg_lane *l;
+	unsigned id;
+	int b;
+
+	if (!g->open || ev->input < 0 || ev->input >= g->ninputs || ev->cpu < 0 ||
+	    ev->cpu >= g->mapw)
+		return 0;
+	l = g->map[(g->slot[ev->input] + ev->buffer) * g->mapw + ev->cpu];
+	if (!l || (b = bucket(g, ev->ts)) < 0)
+		return 0;
+	if (ev->missed)
+		count_loss(g, l, b, ev->missed);
 	if (!kept)
 		return 0;
 	if (!l->events++)
@@ -168,10 +183,14 @@ int tdat_svg_put(struct tdat_svg *g, const struct tdat_event *ev, bool kept)
 	l->last = ev->ts;
 	l->count[b]++;
 	g->total++;
-	/* without memory the bar chart misses it: no reason to stop */
-	if (ev->size >= 2)
-		count_bump(&g->types[ev->input].counts, &g->types[ev->input].n,
-			   (unsigned)file_num(ev->file, ev->data, 2));
+	if (ev->size < 2)
+		return 0;
+	t = &g->types[ev->input];
+	id = (unsigned)field_raw(ev->file, ev->data, 2);
+	if (id < t->n)
+		t->counts[id]++;
+	else	/* without memory the bar chart misses it: no reason to stop */
+		count_bump(&t->counts, &t->n, id);
 	return 0;
 }
 

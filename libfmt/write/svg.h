@@ -33,9 +33,10 @@ struct tdat_svg {
 	bool open, in_ns;
 	uint64_t start, end;		/* the axis, inclusive */
 	double scale;			/* buckets per time unit */
+	uint64_t mul;			/* the same in 2^-64ths, 0 when it is 1 or more */
 	struct svg_lane *lanes;
 	int nlanes;
-	int *map;			/* (input, buffer) slot * mapw + cpu: lane or -1 */
+	struct svg_lane **map;		/* (input, buffer) slot * mapw + cpu: lane or NULL */
 	int *slot;			/* per input: its first (input, buffer) slot */
 	int mapw, ninputs;
 	struct svg_types *types;	/* per input */
