@@ -25,13 +25,13 @@ static void lane_label(struct tdat_svg *g, struct svg_lane *l, const char *buffe
 	int n = 0;
 
 	if (g->ninputs > 1)
-		n = snprintf(l->label, sizeof(l->label), "%s: ", input ? input : "?");
-	snprintf(l->label + n, sizeof(l->label) - (size_t)n, "%s%sCPU %d", buffer,
+		n = snprintf(l->label, sizeof(l->label), "%.100s: ", input ? input : "?");
+	snprintf(l->label + n, sizeof(l->label) - (size_t)n, "%.40s%sCPU %d", buffer,
 		 *buffer ? " " : "", l->cpu);
 }
 
 /* Count the lanes and the (input, buffer) slots, and the widest CPU number. */
-static int plan_lanes(struct tdat_svg *g, struct tdat_select *s, int *nslots)
+static void plan_lanes(struct tdat_svg *g, struct tdat_select *s, int *nslots)
 {
 	*nslots = 0;
 	g->mapw = 1;
@@ -52,7 +52,6 @@ static int plan_lanes(struct tdat_svg *g, struct tdat_select *s, int *nslots)
 			}
 		}
 	}
-	return 0;
 }
 
 static int make_lanes(struct tdat_svg *g, struct tdat_select *s)
