@@ -176,6 +176,13 @@ t_assert "a lane per CPU of every buffer of every input, named" \
 	">two-buffers: CPU 0< >two-buffers: CPU 1< >two-buffers: foo CPU 0< >two-buffers: foo CPU 1< >lost-events: CPU 0< >lost-events: CPU 1< "
 t_run "valid" -- xmllint --noout "$O/2.svg"
 t_assert "valid XML too" test "$T_RC" = 0
+long=$(printf 'x%.0s' {1..150})
+cp $TD/lost-events.dat "$O/$long&<.dat"
+t_exit "an input with a long name and markup characters in it" 0 -- \
+	tdat-info --svg "$O/long.svg" $TD/v6.dat "$O/$long&<.dat"
+t_run "valid" -- xmllint --noout "$O/long.svg"
+t_assert "valid XML, its lane names cut to 100 bytes of the name" \
+	bash -c "[[ $T_RC == 0 ]] && grep -q '>x\{100\}: CPU 1<' '$O/long.svg'"
 
 # usage and failures
 t_exit "--svg with --json is a usage error" 2 -- tdat-info --svg "$O/j.svg" --json $TD/v6.dat
