@@ -760,6 +760,68 @@ int tdat_writer_errno(const struct tdat_writer *w);
 void tdat_writer_free(struct tdat_writer *w);
 
 /* ------------------------------------------------------------------ */
+/* A picture of the timeline (tdat-info --svg)                         */
+
+struct tdat_svg;
+
+/** tdat_svg_new - a picture not started yet; NULL without memory. */
+struct tdat_svg *tdat_svg_new(void);
+
+/**
+ * tdat_svg_open - start a picture of the events of a merge
+ * @g: from tdat_svg_new()
+ * @fd: where the SVG goes at tdat_svg_close() (not closed by the library)
+ * @m: the merge whose events will be put; not started
+ * @s: its selection, already bound (tdat_select_bind()), or NULL
+ *
+ * The time axis runs from the first to the last event of @m
+ * (tdat_merge_span()), narrowed to the window of @s; it is cut into 1000
+ * buckets.  Each CPU of each event buffer of each input that the buffer and
+ * CPU tests of @s keep gets a lane.  Memory does not grow with the trace.
+ *
+ * Return: 0 or a negative enum tdat_err (tdat_svg_errmsg()).
+ */
+int tdat_svg_open(struct tdat_svg *g, int fd, struct tdat_merge *m, struct tdat_select *s);
+
+/**
+ * tdat_svg_put - count one event of the merge, in order
+ * @g: an open picture
+ * @ev: every event the merge gives, kept or not
+ * @kept: whether the selection kept it (true without one)
+ *
+ * A kept event adds to its lane's density and to the counts per event
+ * type.  The events lost before @ev (tdat_event.missed) are marked in its
+ * lane at its time whether or not it is kept, when the lane is drawn and
+ * the time is on the axis.
+ *
+ * Return: 0.
+ */
+int tdat_svg_put(struct tdat_svg *g, const struct tdat_event *ev, bool kept);
+
+/**
+ * tdat_svg_close - draw the picture and write it
+ *
+ * One self-contained SVG (no script, no external file or font): a time axis
+ * in the trace's units (seconds when the clock counts ns), a density strip
+ * per lane with a colour legend, marks where events were lost (red: a
+ * count; orange: an unknown number), the span in which every lane has
+ * events shaded, and the ten most frequent event types as bars.  Every
+ * mark has a <title> with exact numbers.
+ *
+ * Return: 0, or TDAT_EIO if a write failed (tdat_svg_errno()).
+ */
+int tdat_svg_close(struct tdat_svg *g);
+
+/** tdat_svg_errmsg - detail of the last failure ("" if none). */
+const char *tdat_svg_errmsg(const struct tdat_svg *g);
+
+/** tdat_svg_errno - errno of the failed write, 0 if none. */
+int tdat_svg_errno(const struct tdat_svg *g);
+
+/** tdat_svg_free - free @g; NULL is fine. */
+void tdat_svg_free(struct tdat_svg *g);
+
+/* ------------------------------------------------------------------ */
 /* Capturing from tracefs (tdat-capture)                               */
 
 /* Flags of tdat_capture_open(). */

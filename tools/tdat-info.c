@@ -3,7 +3,8 @@
  * tdat-info - say what is in trace.dat files: header facts, buffers, per
  * CPU event counts, lost events and time spans, counts per event type, and
  * the kernel's own count of each ring buffer at the end of recording.
- * Text for people, or one JSON object per file (--json) for programs.
+ * Text for people, one JSON object per file (--json) for programs, or a
+ * picture of all the inputs on one timeline (--svg), of a selection too.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -15,21 +16,28 @@
 
 #include "common.h"
 
+enum { OPT_SVG = 1200 };
+
 static __attribute__((noreturn)) void usage(FILE *fp, int code)
 {
 	fprintf(fp,
-		"Usage: %s [--json] [--raw-ts] [--ts2secs HZ] [--lenient] [--verbose] [-i FILE]... [FILE...]\n"
+		"Usage: %s [--json | --svg FILE [SELECTION]] [--raw-ts] [--ts2secs HZ] [--lenient]\n"
+		"       [--verbose] [-i FILE]... [FILE...]\n"
 		"Say what is in trace.dat files (\"-\" reads standard input; none: a pipe on\n"
 		"standard input, or ./trace.dat when it is a terminal).\n\n"
 		"  -i, --input FILE  a file, as trace-cmd's -i (repeatable)\n"
 		"  -j, --json     one JSON object per file, one per line\n"
+		"      --svg FILE a picture instead (\"-\": standard output): a lane per CPU of\n"
+		"                 every buffer and input, events per time bucket, losses marked;\n"
+		"                 the selection options below pick what it shows\n"
 		"      --raw-ts   timestamps without corrections\n"
 		"      --ts2secs HZ  the clock counts HZ ticks a second: times in seconds\n"
 		"      --lenient  damaged file read in part: report it, but exit 0\n"
 		"      --verbose  also note what is not damage (formats that cannot be printed)\n"
 		"  -h, --help     show this help\n"
 		"  -V, --version  show the version\n\n"
-		"Exit status: 0 ok, 1 a file could not be read or is damaged (0 with --lenient),\n"
+		SELECT_USAGE
+		"\nExit status: 0 ok, 1 a file could not be read or is damaged (0 with --lenient),\n"
 		"2 usage error, 130/143 interrupted (SIGINT/SIGTERM).\n",
 		progname);
 	exit(code);
@@ -358,10 +366,90 @@ static int info_one(const char *path, const struct tdat_open_opts *oo, bool json
 	return damage_status(damaged);
 }
 
+/* Put every event of @m into @g, as @sel keeps them; 0 or a negative enum tdat_err. */
+static int svg_events(struct tdat_merge *m, struct tdat_select *sel, struct tdat_svg *g)
+{
+	const struct tdat_event *ev;
+	bool kept = false;
+	int ret;
+
+	while ((ret = tdat_merge_next(m, &ev)) == 0) {
+		bool keep;
+
+		if (sel && tdat_select_done(sel, ev))
+			break;
+		keep = !sel || tdat_select_match(sel, ev);
+		kept |= keep;
+		tdat_svg_put(g, ev, keep);
+	}
+	if (ret >= 0 && sel && !kept)
+		warn_empty_selection(sel, m);
+	if (ret < 0)
+		warnx_("%s", *tdat_merge_errmsg(m) ? tdat_merge_errmsg(m) : tdat_strerror(ret));
+	return ret < 0 ? ret : 0;
+}
+
+/* --svg: the picture of inputs @in on one timeline, written to @path. */
+static int svg_run(const char *path, char **in, int n, const struct tdat_open_opts *oo,
+		   struct tdat_select *sel)
+{
+	struct tdat_file **f = calloc((size_t)n, sizeof(*f));
+	struct tdat_merge *m = tdat_merge_new();
+	struct tdat_svg *g = tdat_svg_new();
+	struct tool_out out = { .fd = -1 };
+	int ret = EXIT_FAIL, err = 0;
+
+	if (!f || !m || !g)
+		die_(EXIT_FAIL, "out of memory");
+	refuse_duplicate_inputs(in, n);
+	refuse_input_as_output("--svg", path, in, n);
+	for (int i = 0; i < n; i++) {
+		if (!(f[i] = open_input(in[i], oo)))
+			goto out;
+		if ((err = tdat_merge_add(m, f[i]))) {
+			warnx_("%s", *tdat_merge_errmsg(m) ? tdat_merge_errmsg(m) : tdat_strerror(err));
+			ret = err == TDAT_EINVAL ? EXIT_USAGE : EXIT_FAIL;
+			goto out;
+		}
+	}
+	warn_mixed_clocks(f, n);
+	warn_missing_pieces(f, n);
+	if (sel && tdat_select_bind(sel, m)) {
+		warnx_("%s", tdat_select_errmsg(sel));
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (out_open(&out, path, TDAT_OUT_STREAM, false))
+		goto out;
+	if ((err = tdat_svg_open(g, out.fd, m, sel)))
+		warnx_("%s", *tdat_svg_errmsg(g) ? tdat_svg_errmsg(g) : tdat_strerror(err));
+	if (!err)
+		err = svg_events(m, sel, g);
+	if (!err && tdat_svg_close(g)) {
+		check_pipe(tdat_svg_errno(g));
+		warnx_("%s: %s", out.path ? out.path : "standard output", tdat_svg_errmsg(g));
+		err = TDAT_EIO;
+	}
+	if (err)
+		out_abort(&out);
+	else if (!out_commit(&out))
+		ret = damage_status(report_damage(m));
+out:
+	tdat_svg_free(g);
+	tdat_select_free(sel);	/* its filters belong to the files' event formats */
+	tdat_merge_free(m);
+	for (int i = 0; i < n; i++)
+		tdat_file_free(f[i]);
+	free(f);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "svg", required_argument, NULL, OPT_SVG },
+		SELECT_LONGOPTS,
 		{ "input", required_argument, NULL, 'i' },
 		{ "raw-ts", no_argument, NULL, 'r' },
 		{ "ts2secs", required_argument, NULL, 'H' },
@@ -372,6 +460,8 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct tdat_open_opts oo = { 0 };
+	struct tdat_select *sel = NULL;
+	const char *svg = NULL;
 	bool json = false;
 	int c, ret = EXIT_OK, n = 0;
 	char **in = calloc((size_t)argc + 1, sizeof(*in));
@@ -379,10 +469,13 @@ int main(int argc, char **argv)
 	tool_init(argv);
 	if (!in)
 		die_(EXIT_FAIL, "out of memory");
-	while ((c = getopt_long(argc, argv, "i:jhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:jhV" SELECT_SHORTOPTS, longopts, NULL)) != -1) {
+		if (select_option(&sel, c, optarg))
+			continue;
 		switch (c) {
 		case 'i': in[n++] = optarg; break;
 		case 'j': json = true; break;
+		case OPT_SVG: svg = optarg; break;
 		case 'r': oo.flags |= TDAT_OPEN_RAW_TS; break;
 		case 'H': oo.ts2secs_hz = parse_hz(optarg); break;
 		case OPT_LENIENT: lenient = true; break;
@@ -397,6 +490,15 @@ int main(int argc, char **argv)
 		in[n++] = argv[optind++];
 	if (!n)
 		in[n++] = (char *)default_input();
+	if (svg && json)
+		usage_error("--svg and --json: one output at a time");
+	if (sel && !svg)
+		usage_error("the selection options pick what --svg draws; without it, use tdat-convert");
+	if (svg) {
+		ret = svg_run(svg, in, n, &oo, sel);
+		free(in);
+		return ret;
+	}
 	for (int i = 0; i < n; i++)
 		if (info_one(in[i], &oo, json, i > 0) != EXIT_OK)
 			ret = EXIT_FAIL;

@@ -236,6 +236,22 @@ struct ttype {
 	struct tfield fields[];
 };
 
+/*
+ * stats.c: one more event of type @id in a table of counts by type id,
+ * grown (zeroed) to the highest id seen; 0 or TDAT_ENOMEM.
+ */
+int count_bump(uint64_t **counts, unsigned *n, unsigned id);
+
+/* ---- select.c: what outputs that draw the timeline ask of a selection (svg.c) ---- */
+
+/* Whether CPU @cpu of buffer @b of @f passes the buffer and CPU tests of @s. */
+bool select_lane(const struct tdat_select *s, const struct tdat_file *f, int b, int cpu);
+/*
+ * Side @which (0 start, 1 end) of the window of a bound @s, relative times
+ * resolved, in *@ns; false when @s leaves that side open.
+ */
+bool select_window_get(const struct tdat_select *s, int which, int64_t *ns);
+
 /* The type of @ev (built on first use, owned by the file); NULL without memory. */
 const struct ttype *file_type(struct tdat_file *f, const struct tdat_event *ev);
 const struct tfield *ttype_field(const struct ttype *t, const char *name);

@@ -676,6 +676,25 @@ static bool cpu_match(const struct tdat_select *s, const struct tdat_event *ev)
 			    (s->cpus[ev->cpu / 8] & (1u << (ev->cpu % 8))));
 }
 
+bool select_lane(const struct tdat_select *s, const struct tdat_file *f, int b, int cpu)
+{
+	const char *name = f->buffers[b].info.name;
+	bool buf = !s->top && !s->buffers.n;
+
+	if (!buf && !name[0])
+		buf = s->top;
+	for (int i = 0; !buf && name[0] && i < s->buffers.n; i++)
+		buf = !strcmp(s->buffers.v[i], name);
+	return buf && (!s->cpus ||
+		       (cpu >= 0 && cpu < 65536 && (s->cpus[cpu / 8] & (1u << (cpu % 8)))));
+}
+
+bool select_window_get(const struct tdat_select *s, int which, int64_t *ns)
+{
+	*ns = which ? s->end : s->start;
+	return which ? s->has_end : s->has_start;
+}
+
 /*
  * Until the first event is kept, every test is also applied to every event
  * on its own and counted, so that an empty result can be explained: which

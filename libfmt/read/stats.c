@@ -19,22 +19,21 @@ struct collect {
 	unsigned ncounts;
 };
 
-/* One more event of type @id; the table grows to the highest id seen. */
-static int count_type(struct collect *k, unsigned id)
+int count_bump(uint64_t **counts, unsigned *n, unsigned id)
 {
-	if (id >= k->ncounts) {
-		unsigned n = k->ncounts ? k->ncounts : 256;
+	if (id >= *n) {
+		unsigned len = *n ? *n : 256;
 		uint64_t *p;
 
-		while (n <= id)
-			n *= 2;
-		if (!(p = realloc(k->counts, n * sizeof(*p))))
+		while (len <= id)
+			len *= 2;
+		if (!(p = realloc(*counts, len * sizeof(*p))))
 			return TDAT_ENOMEM;
-		memset(p + k->ncounts, 0, (n - k->ncounts) * sizeof(*p));
-		k->counts = p;
-		k->ncounts = n;
+		memset(p + *n, 0, (len - *n) * sizeof(*p));
+		*counts = p;
+		*n = len;
 	}
-	k->counts[id]++;
+	(*counts)[id]++;
 	return 0;
 }
 
@@ -66,7 +65,9 @@ static int read_cpu(struct tdat_file *f, struct collect *k, int b, int i)
 			cs->lost += (uint64_t)c.ev.missed;
 		else if (c.ev.missed < 0)
 			cs->lost_pages++;
-		if (c.ev.size >= 2 && (ret = count_type(k, (unsigned)file_num(f, c.ev.data, 2))))
+		if (c.ev.size >= 2)
+			ret = count_bump(&k->counts, &k->ncounts, (unsigned)file_num(f, c.ev.data, 2));
+		if (ret)
 			goto out;
 		cursor_advance(&c);
 	}
