@@ -135,12 +135,21 @@ static void keep_str(struct sl_buf *b, const char *s)
 	sl_keep(b, s, strlen(s));
 }
 
-static void keep_fmt(struct sl_buf *b, const char *fmt, unsigned long long v)
+/* @prefix, then @v in hex or decimal (@sgn: as a signed number); no printf per slice. */
+static void keep_num(struct sl_buf *b, const char *prefix, uint64_t v, bool hex, bool sgn)
 {
-	char t[64];
+	char t[24], *p = t + sizeof(t);
+	bool neg = sgn && (int64_t)v < 0;
+	uint64_t u = neg ? 0 - v : v;
 
-	snprintf(t, sizeof(t), fmt, v);
-	keep_str(b, t);
+	keep_str(b, prefix);
+	do {
+		*--p = "0123456789abcdef"[hex ? u & 15 : u % 10];
+		u = hex ? u >> 4 : u / 10;
+	} while (u);
+	if (neg)
+		*--p = '-';
+	sl_keep(b, p, (size_t)(t + sizeof(t) - p));
 }
 
 /* ---- event types ---- */
@@ -439,7 +448,7 @@ static void keep_sym(struct sl_buf *b, const struct tdat_event *ev, const struct
 	if ((fn = function_name(ev->file, v)))
 		keep_str(b, fn);
 	else
-		keep_fmt(b, mode == SL_JSON || v ? "0x%llx" : "%llx", v);
+		keep_num(b, mode == SL_JSON || v ? "0x" : "", v, true, false);
 }
 
 /* "sys_NAME" as trace processor names syscall @nr; false: it makes no slice. */
@@ -453,7 +462,7 @@ static bool keep_syscall(struct sl_buf *b, const struct sl_type *st, uint64_t nr
 		keep_str(b, "sys_");
 		keep_str(b, n);
 	} else {
-		keep_fmt(b, "sys_%llu", nr);
+		keep_num(b, "sys_", nr, false, false);
 	}
 	return true;
 }
@@ -493,7 +502,7 @@ static void json_name(struct sl_buf *b, const struct sl_type *st, const struct t
 		keep_str(b, "syscall");
 	else
 		keep_str(b, file_type(ev->file, ev)->name);
-	keep_fmt(b, " %lld", key);
+	keep_num(b, " ", key, false, true);
 }
 
 /* ---- SL_JSON pairing ---- */
@@ -699,7 +708,7 @@ static int tp_put(struct slices *s, struct sl_stack *k, const struct sl_type *st
 		uint64_t fn = 0;
 
 		tfield_num(ev, st->namef, &fn);
-		keep_fmt(&k->arena, "0x%llx", fn);
+		keep_num(&k->arena, "0x", fn, true, false);
 	} else {
 		keep_sym(&k->arena, ev, st->namef, SL_PERFETTO);
 	}
