@@ -189,6 +189,26 @@ static bool rel_len(struct tep_print_arg *a)
 	       (a->dynarray.field->flags & TEP_FIELD_IS_RELATIVE);
 }
 
+/*
+ * __get_cpumask(): libtraceevent sizes its text by a bound that wraps for
+ * a mask of 0 bytes (a 3 GB malloc), and dereferences the field before
+ * checking it was found.
+ */
+static bool cpumask_safe(struct check *c, struct tep_print_arg *a)
+{
+	struct tep_format_field *f = a->bitmask.field ? a->bitmask.field :
+				     a->bitmask.bitmask ? tep_find_any_field(c->event, a->bitmask.bitmask) :
+				     NULL;
+	uint64_t off, len;
+
+	if (!f)
+		return unsafe(c, "__get_cpumask() of a field the event does not have");
+	if (!(f->flags & TEP_FIELD_IS_DYNAMIC) || !f->size || f->size > 8)
+		return unsafe(c, "__get_cpumask() of %.64s, which is not a dynamic array", f->name);
+	dynamic_extent(c, f, &off, &len);
+	return len || unsafe(c, "__get_cpumask() of %.64s, which is empty in this record", f->name);
+}
+
 static bool arg_safe(struct check *c, struct tep_print_arg *a, int depth)
 {
 	if (depth > MAX_DEPTH)
@@ -214,6 +234,8 @@ static bool arg_safe(struct check *c, struct tep_print_arg *a, int depth)
 		       (!a->op.left || arg_safe(c, a->op.left, depth + 1)) &&
 		       (!a->op.right || arg_safe(c, a->op.right, depth + 1));
 	}
+	case TEP_PRINT_CPUMASK:
+		return cpumask_safe(c, a);
 	case TEP_PRINT_TYPE:
 		return !a->typecast.item || arg_safe(c, a->typecast.item, depth + 1);
 	case TEP_PRINT_FLAGS:
