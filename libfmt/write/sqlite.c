@@ -313,6 +313,14 @@ static const char schema[] =
 	" source TEXT, value INTEGER, description TEXT);\n"
 	"CREATE TABLE trace_bounds(start_ts INTEGER, end_ts INTEGER);\n";
 
+/*
+ * The indexes are built by sorting whole tables (millions of slice rows):
+ * the sort gets a bounded page cache (it spills to temporary files beyond
+ * it, rather than into memory as temp_store=MEMORY would), and a second
+ * thread, now that the row worker is idle.
+ */
+#define SORT_PRAGMAS "PRAGMA cache_size=-8192; PRAGMA threads=2;"
+
 static const char views[] =
 	"CREATE VIEW raw AS SELECT * FROM ftrace_event;\n"
 	"CREATE VIEW sched AS SELECT id, ts, dur, cpu, utid, end_state, priority, ucpu,"
@@ -477,7 +485,7 @@ static int open_db(struct sq *q, struct tdat_writer *w)
 	}
 	/* big pages: a quarter of the writes of the default 4 KiB */
 	if ((ret = sqdb_exec(&q->d, "PRAGMA page_size=32768; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-			" PRAGMA locking_mode=EXCLUSIVE; PRAGMA temp_store=MEMORY; BEGIN;")) ||
+			" PRAGMA locking_mode=EXCLUSIVE; BEGIN;")) ||
 	    (ret = sqdb_exec(&q->d, schema)))
 		return ret;
 	for (int i = 0; i < NFX; i++)
@@ -604,7 +612,8 @@ static int sqlite_close(struct tdat_writer *w)
 		v_int(&v[1], (int64_t)q->last_ts);
 	}
 	if ((ret = row_end(&q->d, q->fx[FX_BOUNDS])) || (ret = flush_all(q)) ||
-	    (ret = sq_event_views(q)) || (ret = sqdb_exec(&q->d, views)) || (ret = sqdb_exec(&q->d, "COMMIT")))
+	    (ret = sq_event_views(q)) || (ret = sqdb_exec(&q->d, SORT_PRAGMAS)) ||
+	    (ret = sqdb_exec(&q->d, views)) || (ret = sqdb_exec(&q->d, "COMMIT")))
 		return ret;
 	sqdb_stop(&q->d);
 	for (struct sq_table *t = q->tables; t; t = t->next)
