@@ -615,7 +615,8 @@ enum tdat_writer_flags {
 	TDAT_W_SPLIT = 1 << 2,	/* csv: one typed file per event type in a directory */
 	TDAT_W_V6 = 1 << 3,	/* dat: trace.dat version 6 (uncompressed); default 7 */
 	TDAT_W_ZNONE = 1 << 4,	/* dat: v7 without compression (default zstd) */
-	TDAT_W_ZLIB = 1 << 5,	/* dat: v7 compressed with zlib */
+	TDAT_W_ZLIB = 1 << 5,	/* dat: v7 compressed with zlib; perfetto: packets deflated
+				 * into compressed_packets */
 	TDAT_W_RAW = 1 << 6,	/* text: each field as name=value, not through the
 				 * event's print format or plugins (trace-cmd report -R) */
 };

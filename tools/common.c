@@ -91,13 +91,17 @@ unsigned dat_layout_option(unsigned wflags, bool version, const char *arg)
 {
 	if (version && (!strcmp(arg, "6") || !strcmp(arg, "7")))
 		return (wflags & ~TDAT_W_V6) | (arg[0] == '6' ? TDAT_W_V6 : 0);
-	if (!version && !strcmp(arg, "zlib"))
-		warnx_("--compression zlib: trace-cmd builds without zlib (Debian's 3.1.6 lists only "
-		       "zstd in 'trace-cmd list -c') cannot read the file; tdat reads it");
 	if (!version && (!strcmp(arg, "zstd") || !strcmp(arg, "zlib") || !strcmp(arg, "none")))
 		return (wflags & ~(TDAT_W_ZLIB | TDAT_W_ZNONE)) |
 		       (arg[1] == 'l' ? TDAT_W_ZLIB : arg[0] == 'n' ? TDAT_W_ZNONE : 0);
 	usage_error("invalid --%s '%s'", version ? "file-version" : "compression", arg);
+}
+
+void dat_zlib_warning(unsigned wflags)
+{
+	if (wflags & TDAT_W_ZLIB)
+		warnx_("--compression zlib: trace-cmd builds without zlib (Debian's 3.1.6 lists only "
+		       "zstd in 'trace-cmd list -c') cannot read the file; tdat reads it");
 }
 
 uint64_t parse_hz(const char *arg)

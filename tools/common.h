@@ -29,6 +29,8 @@ void print_version(void) __attribute__((noreturn));
 
 /* --file-version (@version) or --compression @arg into writer flags; a bad one exits 2. */
 unsigned dat_layout_option(unsigned wflags, bool version, const char *arg);
+/* The warning that trace-cmd may not read a trace.dat of --compression zlib. */
+void dat_zlib_warning(unsigned wflags);
 
 /* --ts2secs HZ: a whole number of ticks a second, above 0; a bad one exits 2. */
 uint64_t parse_hz(const char *arg);

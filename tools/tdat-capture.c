@@ -249,6 +249,7 @@ static void parse(int argc, char **argv, struct opts *o)
 	}
 	if ((o->wflags & TDAT_W_V6) && compressed)
 		usage_error("trace.dat version 6 is not compressed (--compression none)");
+	dat_zlib_warning(o->wflags);
 	if (o->top && o->instance)
 		usage_error("-B and --top name two different buffers");
 	if (o->cpus && o->cpumask)

@@ -44,6 +44,8 @@ struct opts {
 	bool align;		/* --align: every input starts at 0 */
 	struct tdat_select *sel;	/* NULL: every event */
 	bool dat_opts;		/* --file-version or --compression given */
+	bool version_opt;	/* --file-version given */
+	bool zstd_opt;		/* --compression zstd given (the last one) */
 	char **inputs;		/* -i FILE, then the arguments */
 	int ninputs;
 };
@@ -66,7 +68,8 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"  -i, --input FILE      an input (repeatable), as trace-cmd report -i\n"
 		"      --split-by-event  csv: one typed file per event type in the directory -o\n"
 		"      --file-version 6|7  dat: trace.dat version (default 7)\n"
-		"      --compression zstd|zlib|none  dat: v7 compression (default zstd)\n"
+		"      --compression zstd|zlib|none  dat: v7 compression (default zstd);\n"
+		"                                    perfetto: zlib deflates the packets\n"
 		"  -t, --nsec            text: full nanosecond timestamps (trace-cmd report -t)\n"
 		"  -R, --raw             text: every field as name=value, not as the event's print\n"
 		"                        format says (trace-cmd report -R)\n"
@@ -174,6 +177,9 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		case OPT_FILE_VERSION: case OPT_COMPRESSION:
 			o->wflags = dat_layout_option(o->wflags, c == OPT_FILE_VERSION, optarg);
 			o->dat_opts = true;
+			o->version_opt |= c == OPT_FILE_VERSION;
+			if (c == OPT_COMPRESSION)
+				o->zstd_opt = !strcmp(optarg, "zstd");
 			break;
 		case OPT_TS_OFFSET: push_arg(&o->offsets, &o->noffsets, optarg); break;
 		case OPT_ALIGN: o->align = true; break;
@@ -198,8 +204,18 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		usage_error("--split-by-event needs -f csv");
 	if ((o->wflags & TDAT_W_RAW) && strcmp(o->format, "text"))
 		usage_error("-R (--raw) needs -f text");
-	if (o->dat_opts && strcmp(o->format, "dat"))
-		usage_error("--file-version and --compression need -f dat");
+	if (o->dat_opts && !strcmp(o->format, "perfetto")) {
+		if (o->version_opt)
+			usage_error("--file-version needs -f dat");
+		if (o->zstd_opt)
+			usage_error("-f perfetto: --compression zlib or none (Perfetto's readers "
+				    "inflate zlib packets only)");
+	} else if (o->dat_opts && strcmp(o->format, "dat")) {
+		usage_error("--file-version and --compression need -f dat "
+			    "(--compression zlib or none: -f perfetto too)");
+	}
+	if (!strcmp(o->format, "dat"))
+		dat_zlib_warning(o->wflags);
 	if ((o->wflags & TDAT_W_V6) && (o->wflags & TDAT_W_ZLIB))
 		usage_error("trace.dat version 6 is not compressed");
 	if (o->out && !(o->wflags & TDAT_W_SPLIT) && strlen(o->out) > 3 &&

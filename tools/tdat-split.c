@@ -194,6 +194,7 @@ static void parse_args(struct split *sp, int argc, char **argv)
 		usage_error("say how to split: --every, --events, --size, --per-cpu or --per-buffer");
 	if ((sp->wflags & TDAT_W_V6) && (sp->wflags & TDAT_W_ZLIB))
 		usage_error("trace.dat version 6 is not compressed");
+	dat_zlib_warning(sp->wflags);
 	if (optind + !sp->input < argc)
 		usage_error("one input file only");
 	if (!sp->input)

@@ -9,7 +9,8 @@
 #     tests/perfetto/tp/ (tests/perfetto/tp-tables.sh), made from the encoding
 #     without compact_sched (one FtraceEvent per event);
 #   - no ftrace_event row without a name (common_flags outside
-#     compact_sched made one for each sched_waking).
+#     compact_sched made one for each sched_waking);
+#   - --compression zlib (compressed_packets) gives the same tables.
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
 TD=testdata
 TP=${TDAT_TRACE_PROCESSOR:-$TOP_SRCDIR/../shared/tools/perfetto/trace_processor_shell}
@@ -46,6 +47,12 @@ for dat in $TD/*.dat; do
 	t_assert "$f: sched, thread_state and import errors as before ($(wc -l <"$T_TMP/$f.tp") rows)" \
 		cmp -s <(gzip -dc "tests/perfetto/tp/$f.tp.gz") "$T_TMP/$f.tp"
 	((T_LAST_OK)) || diag "$(diff <(gzip -dc "tests/perfetto/tp/$f.tp.gz") "$T_TMP/$f.tp" | head)"
+	# --compression zlib: the same packets, deflated into compressed_packets
+	t_exit "$f.dat converts with --compression zlib" 0 -- \
+		tdat-convert -f perfetto --compression zlib -o "$T_TMP/$f-z.pftrace" "$dat"
+	tests/perfetto/tp-tables.sh "$TP" "$T_TMP/$f-z.pftrace" >"$T_TMP/$f-z.tp"
+	t_assert "$f: compressed packets give trace processor the same tables" \
+		cmp -s "$T_TMP/$f.tp" "$T_TMP/$f-z.tp"
 done
 
 # the checks can fail: a value changed, a row of sched moved

@@ -320,4 +320,22 @@ awk '/^    event \{/ && !done { skip = 1; done = 1 } !skip { print } skip && /^ 
 	"$T_TMP/v7-zstd.txt" >"$T_TMP/short.txt"
 t_assert "a missing event changes the counts" test -n "$(pf_counts "$T_TMP/short.txt" |
 	diff - "$T_TMP/v7-zstd.csv")"
+# --compression zlib: every packet deflated into compressed_packets, which
+# inflate to the very bytes of the plain file (Python's zlib is the reader)
+for f in chunks markers; do
+	tdat-convert -f perfetto -o "$T_TMP/$f-plain.pftrace" "$TD/$f.dat"
+	t_exit "$f: --compression zlib" 0 -- \
+		tdat-convert -f perfetto --compression zlib -o "$T_TMP/$f-z.pftrace" "$TD/$f.dat"
+	t_run "inflate $f" -- python3 tests/perfetto/inflate-packets.py "$T_TMP/$f-z.pftrace"
+	t_assert "$f: its compressed packets inflate to the plain file" cmp -s "$T_OUT" "$T_TMP/$f-plain.pftrace"
+	t_assert "$f: and it is smaller" test "$(stat -c %s "$T_TMP/$f-z.pftrace")" -lt \
+		"$(stat -c %s "$T_TMP/$f-plain.pftrace")"
+done
+t_exit "--compression zstd is refused for perfetto" 2 -- \
+	tdat-convert -f perfetto --compression zstd -o "$T_TMP/x.pftrace" "$TD/chunks.dat"
+t_exit "--file-version is refused for perfetto" 2 -- \
+	tdat-convert -f perfetto --file-version 6 -o "$T_TMP/x.pftrace" "$TD/chunks.dat"
+t_exit "--compression is refused for csv" 2 -- \
+	tdat-convert -f csv --compression zlib -o "$T_TMP/x.csv" "$TD/chunks.dat"
+
 done_testing
