@@ -411,7 +411,7 @@ bench_dat() {
 # at most a fifth of its size; the sizes as a ratio and in bytes per event,
 # beside the input's.
 bench_perfetto() {
-	local f=$1 n=$2 js ps
+	local f=$1 n=$2 js ps pz
 	measure td_perfetto "$BIN/tdat-convert" -f perfetto "$f"
 	row td_perfetto "tdat-convert -f perfetto" "$n"
 	verdict "perfetto / json events/s" "$(ratio "${WALL[td_json]}" "${WALL[td_perfetto]}")" \
@@ -429,6 +429,15 @@ bench_perfetto() {
 		"$(awk -v b="$(stat -c %s "$f")" -v n="$n" 'BEGIN { print (n > 0 ? b / n : 0) }')" \
 		"$("$BIN/tdat-info" "$f" | sed -n 's/^compression: *//p' | head -n 1)"
 	verdict "json / perfetto size" "$(ratio "$js" "$ps")" ">=" "$TARGET_PERFETTO_SIZE" x
+	# the packets deflated (compressed_packets), as Perfetto's recorder can write them
+	measure td_perfetto_z "$BIN/tdat-convert" -f perfetto --compression zlib "$f"
+	row td_perfetto_z "tdat-convert -f perfetto --compression zlib" "$n"
+	pz=$("$BIN/tdat-convert" -f perfetto --compression zlib "$f" | wc -c)
+	printf '  %-34s %9.1f MiB, %.1f bytes per event (%s of json)\n' "perfetto --compression zlib" \
+		"$(awk -v b="$pz" 'BEGIN { print b / 1048576 }')" \
+		"$(awk -v b="$pz" -v n="$n" 'BEGIN { print (n > 0 ? b / n : 0) }')" \
+		"$(awk -v j="$js" -v p="$pz" 'BEGIN { printf "%.3f", (j > 0 ? p / j : 0) }')"
+	verdict "json / perfetto (zlib packets) size" "$(ratio "$js" "$pz")" ">=" "$TARGET_PERFETTO_SIZE" x
 }
 
 main() {
