@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# t-archive.sh: doc/examples/tdat-archive.sh, the GNU parallel recipe, on a
+# tree of testdata/ captures with a local parallel (-S :): every capture
+# becomes capture=NAME of one dataset whose per-event counts are trace-cmd
+# report's (typed CSV rows read by Python's csv module, SQLite rows by
+# sqlite3); a capture that fails is listed, and a rerun converts it alone.
+. "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
+command -v parallel >/dev/null || skip_all "GNU parallel is not installed (Debian parallel)"
+have_trace_cmd || skip_all "no trace-cmd to count the events"
+command -v python3 >/dev/null || skip_all "no python3"
+command -v sqlite3 >/dev/null || skip_all "no sqlite3"
+ARCHIVE=$TOP_SRCDIR/doc/examples/tdat-archive.sh
+IN=$T_TMP/in OUT=$T_TMP/out
+CAPTURES="a/b/v7-zstd c/chunks markers"
+
+# tc_counts FILE.dat: "COUNT EVENT" lines from trace-cmd report
+tc_counts() {
+	"$TRACE_CMD" report "$1" 2>/dev/null |
+		awk 'match($0, /\[[0-9][0-9][0-9]\] +[0-9.]+: [a-z_0-9]+:/) {
+			s = substr($0, RSTART, RLENGTH); sub(/:$/, "", s); sub(/.*: /, "", s); print s }' |
+		sort | uniq -c | awk '{ print $1, $2 }'
+}
+
+# csv_counts DIR: the same from the typed CSV files SYSTEM.EVENT.csv
+csv_counts() {
+	python3 - "$1" <<'PY' | sort -k2
+import csv, os, sys
+for f in sorted(os.listdir(sys.argv[1])):
+    if f.endswith('.csv'):
+        with open(os.path.join(sys.argv[1], f), newline='') as fh:
+            print(sum(1 for _ in csv.reader(fh)) - 1, f[:-4].split('.', 1)[1])
+PY
+}
+
+mkdir -p "$IN/a/b" "$IN/c"
+for c in $CAPTURES; do cp "testdata/$(basename "$c").dat" "$IN/$c.dat"; done
+head -c 100000 testdata/chunks.dat >"$IN/c/cut.dat"
+
+t_exit "a tree with a damaged capture: exit 1" 1 -- "$ARCHIVE" -f csv -j 2 -S : "$IN" "$OUT"
+t_assert "the damaged capture is named" grep -q '^  capture=c__cut$' "$T_ERR"
+for c in $CAPTURES; do
+	name=capture=${c//\//__}
+	tc_counts "$IN/$c.dat" >"$T_TMP/tc"
+	csv_counts "$OUT/$name" >"$T_TMP/csv"
+	t_assert "$name: per-event rows are trace-cmd report's ($(wc -l <"$T_TMP/tc") events)" \
+		cmp -s "$T_TMP/tc" "$T_TMP/csv"
+	((T_LAST_OK)) || diag "$(diff "$T_TMP/tc" "$T_TMP/csv" | head)"
+done
+# the check can fail
+t_assert "a missing row shows" test -n "$(csv_counts "$OUT/capture=markers" | sed '1s/^[0-9]*/0/' |
+	diff - <(tc_counts "$IN/markers.dat"))"
+
+cp testdata/chunks.dat "$IN/c/cut.dat"
+t_exit "a rerun after the capture is mended: exit 0" 0 -- "$ARCHIVE" -f csv -j 2 -S : "$IN" "$OUT"
+is "it converted the mended capture alone (5 jobs in the log)" "$(tail -n +2 "$OUT/.tdat-archive.joblog" | wc -l)" 5
+tc_counts "$IN/c/cut.dat" >"$T_TMP/tc"
+csv_counts "$OUT/capture=c__cut" >"$T_TMP/csv"
+t_assert "and its rows are trace-cmd report's now" cmp -s "$T_TMP/tc" "$T_TMP/csv"
+t_exit "a third run has nothing to do" 0 -- "$ARCHIVE" -f csv "$IN" "$OUT"
+is "and runs no job" "$(tail -n +2 "$OUT/.tdat-archive.joblog" | wc -l)" 5
+
+# SQLite: one database per capture, with the options after --
+t_exit "sqlite, with a selection" 0 -- "$ARCHIVE" -f sqlite "$IN" "$T_TMP/db" -- -e 'sched:*'
+for c in $CAPTURES; do
+	name=capture=${c//\//__}
+	tc_counts "$IN/$c.dat" | awk '$2 ~ /^sched_/' >"$T_TMP/tc"
+	sqlite3 "$T_TMP/db/$name/trace.db" "SELECT count(*), name FROM ftrace_event GROUP BY name" |
+		tr '|' ' ' | sort -k2 >"$T_TMP/db.counts"
+	t_assert "$name: its sched events in SQLite are trace-cmd report's" cmp -s "$T_TMP/tc" "$T_TMP/db.counts"
+	((T_LAST_OK)) || diag "$(diff "$T_TMP/tc" "$T_TMP/db.counts" | head)"
+done
+
+t_exit "an output inside the input is refused" 2 -- "$ARCHIVE" "$IN" "$IN/out"
+t_exit "an unknown format is refused" 2 -- "$ARCHIVE" -f text "$IN" "$T_TMP/x"
+done_testing
