@@ -78,9 +78,8 @@ void pq_table_release(struct pq_table *t)
 
 static int col_init(struct pq_col *c, const char *name)
 {
-	if (!(c->name = strdup(name)) || sink_init(&c->vals, -1) || sink_init(&c->defs, -1))
-		return TDAT_ENOMEM;
-	return 0;
+	/* the buffers start empty (memory sinks grow on the first write) */
+	return (c->name = strdup(name)) ? 0 : TDAT_ENOMEM;
 }
 
 int pq_col_int(struct pq_table *t, int i, const char *name, unsigned bits, bool sign)
@@ -132,7 +131,7 @@ size_t pq_row_end(struct pq_table *t)
 
 	t->rows++;
 	for (int i = 0; i < t->ncols; i++)
-		b += t->cols[i].vals.len + t->cols[i].defs.len;
+		b += t->cols[i].vals.cap + t->cols[i].defs.cap;
 	return t->buffered = b;
 }
 
@@ -204,7 +203,9 @@ int pq_flush(struct pq_ctx *c, struct pq_table *t, int fd)
 	t->rows = 0;
 	t->buffered = 0;
 	for (int i = 0; i < t->ncols; i++) {
-		t->cols[i].vals.len = t->cols[i].defs.len = 0;
+		/* give the memory back: the budget counts what buffers hold */
+		sink_release(&t->cols[i].vals);
+		sink_release(&t->cols[i].defs);
 		t->cols[i].nnull = 0;
 	}
 out:

@@ -83,6 +83,86 @@ void pq_hybrid(struct tdat_sink *s, const uint32_t *v, size_t n, unsigned bw)
 	}
 }
 
+/*
+ * DELTA_BINARY_PACKED (Encodings.md): varints block size (128), miniblocks
+ * a block (4), value count, zigzag first value; then per block of 128
+ * deltas (wrapping 64-bit differences): the zigzag minimum delta, one bit
+ * width byte per miniblock, and each miniblock of 32 (delta - minimum)
+ * bit-packed from the least significant bit, the last one padded; the
+ * miniblocks a short last block does not need are left out (width 0).
+ */
+#define DELTA_BLOCK 128
+#define DELTA_MINI 4
+#define DELTA_PER (DELTA_BLOCK / DELTA_MINI)
+
+static void pack64(struct tdat_sink *s, const uint64_t *v, unsigned w)
+{
+	size_t nbytes = (size_t)DELTA_PER * w / 8;
+	unsigned char *d = (unsigned char *)sink_reserve(s, nbytes);
+	unsigned __int128 acc = 0;
+	unsigned have = 0;
+	size_t o = 0;
+
+	if (!d)
+		return;
+	for (int i = 0; i < DELTA_PER; i++) {
+		acc |= (unsigned __int128)v[i] << have;
+		have += w;
+		while (have >= 8) {
+			d[o++] = (unsigned char)acc;
+			acc >>= 8;
+			have -= 8;
+		}
+	}
+	sink_commit(s, nbytes);
+}
+
+static void delta_block(struct tdat_sink *s, uint64_t *d, size_t m)
+{
+	unsigned char widths[DELTA_MINI] = { 0 };
+	int64_t min = (int64_t)d[0];
+	size_t nmini = (m + DELTA_PER - 1) / DELTA_PER;
+
+	for (size_t k = 1; k < m; k++)
+		if ((int64_t)d[k] < min)
+			min = (int64_t)d[k];
+	th_varint(s, th_zigzag(min));
+	for (size_t k = 0; k < DELTA_BLOCK; k++)
+		d[k] = k < m ? d[k] - (uint64_t)min : 0;
+	for (size_t j = 0; j < nmini; j++) {
+		uint64_t any = 0;
+
+		for (size_t k = j * DELTA_PER; k < (j + 1) * DELTA_PER; k++)
+			any |= d[k];
+		widths[j] = (unsigned char)(any ? 64 - __builtin_clzll(any) : 0);
+	}
+	sink_write(s, widths, DELTA_MINI);
+	for (size_t j = 0; j < nmini; j++)
+		pack64(s, d + j * DELTA_PER, widths[j]);
+}
+
+void pq_delta(struct tdat_sink *s, const unsigned char *vals, size_t n)
+{
+	uint64_t d[DELTA_BLOCK], prev = 0, x;
+
+	th_varint(s, DELTA_BLOCK);
+	th_varint(s, DELTA_MINI);
+	th_varint(s, n);
+	if (n)
+		memcpy(&prev, vals, 8);
+	th_varint(s, th_zigzag((int64_t)prev));
+	for (size_t i = 1; i < n; i += DELTA_BLOCK) {
+		size_t m = n - i < DELTA_BLOCK ? n - i : DELTA_BLOCK;
+
+		for (size_t k = 0; k < m; k++) {
+			memcpy(&x, vals + 8 * (i + k), 8);
+			d[k] = x - prev;
+			prev = x;
+		}
+		delta_block(s, d, m);
+	}
+}
+
 /* ---- values ---- */
 
 static uint32_t str_len(const unsigned char *p)
@@ -317,12 +397,15 @@ static int data_page(struct chunk *ch, size_t a, size_t b, size_t k, size_t nv, 
 	if (ch->dict) {
 		sink_putc(&c->page, (char)ch->bw);
 		pq_hybrid(&c->page, c->idx + k, nv, ch->bw);
+	} else if (ch->col->delta) {
+		pq_delta(&c->page, (const unsigned char *)ch->col->vals.buf + voff, nv);
 	} else {
 		sink_write(&c->page, ch->col->vals.buf + voff, bytes);
 	}
 	if (!ch->data_off)
 		ch->data_off = ch->t->off;
-	return write_page(ch, PQ_DATA_PAGE, b - a, ch->dict ? PQ_RLE_DICT : PQ_PLAIN);
+	return write_page(ch, PQ_DATA_PAGE, b - a,
+			  ch->dict ? PQ_RLE_DICT : ch->col->delta ? PQ_DELTA : PQ_PLAIN);
 }
 
 static int data_pages(struct chunk *ch, size_t rows)
@@ -364,7 +447,7 @@ static void chunk_meta(struct chunk *ch, struct thrift *m, size_t rows, const st
 	th_struct(m, 3);
 	th_i32(m, 1, col->ptype);
 	th_list(m, 2, TH_I32, ch->dict ? 3 : 2);
-	th_elem_i32(m, PQ_PLAIN);
+	th_elem_i32(m, col->delta ? PQ_DELTA : PQ_PLAIN);
 	th_elem_i32(m, PQ_RLE);
 	if (ch->dict)
 		th_elem_i32(m, PQ_RLE_DICT);

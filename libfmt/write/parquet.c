@@ -32,7 +32,7 @@
 #include "write/parquet.h"
 
 #define PQ_GROUP_ROWS (1 << 20)
-#define PQ_BUDGET ((size_t)48 << 20)
+#define PQ_BUDGET ((size_t)40 << 20)
 #define PQ_LEVEL 3		/* zstd */
 #define NFIXED 7		/* ts cpu input buffer pid comm lost */
 
@@ -117,6 +117,7 @@ static int fixed_cols(struct pq_table *t)
 	r = r ? r : pq_col_str(t, 5, fixed[5]);
 	r = r ? r : pq_col_int(t, 6, fixed[6], 64, true);
 	t->sort_col = 0;
+	t->cols[0].delta = true;
 	return r;
 }
 
@@ -318,15 +319,22 @@ static void put_field(struct pqw *d, struct pq_col *c, const struct tdat_event *
 	}
 }
 
-/* The row is in: write a row group if the table or all of them hold too much. */
-static int row_done(struct tdat_writer *w, struct pqw *d, struct pfile *f)
+/* The row is complete in @f: count what it holds. */
+static void row_end(struct pqw *d, struct pfile *f)
 {
 	size_t old = f->t.buffered;
-	struct pfile *big = NULL;
 
 	d->buffered += pq_row_end(&f->t) - old;
-	if (f->t.rows >= PQ_GROUP_ROWS)
-		return pfile_flush(w, d, f, false);
+}
+
+/* Write a row group of @f if it is full, and the largest if all hold too much. */
+static int maybe_flush(struct tdat_writer *w, struct pqw *d, struct pfile *f)
+{
+	struct pfile *big = NULL;
+	int ret;
+
+	if (f->t.rows >= PQ_GROUP_ROWS && (ret = pfile_flush(w, d, f, false)))
+		return ret;
 	if (d->buffered <= PQ_BUDGET)
 		return 0;
 	for (int i = 0; i < d->nfiles; i++)
@@ -355,7 +363,9 @@ static int parquet_put(struct tdat_writer *w, const struct tdat_event *ev)
 	put_text(d, &all->t.cols[NFIXED + 1], f->name, strlen(f->name));
 	if (d->tmp.err)
 		return nomem(w);
-	if ((ret = row_done(w, d, f)) || (ret = row_done(w, d, all)))
+	row_end(d, f);
+	row_end(d, all);
+	if ((ret = maybe_flush(w, d, f)) || (ret = maybe_flush(w, d, all)))
 		return ret;
 	return 0;
 }

@@ -6,8 +6,9 @@
  * then the footer.
  *
  * Each column chunk is one or more DataPage v1 pages (definition levels in
- * the RLE/bit-packed hybrid, PLAIN values, or RLE_DICTIONARY indices after a
- * PLAIN dictionary page for strings with few distinct values), compressed
+ * the RLE/bit-packed hybrid, PLAIN values, DELTA_BINARY_PACKED ones for a
+ * timestamp, or RLE_DICTIONARY indices after a PLAIN dictionary page for
+ * strings with few distinct values), compressed
  * with zstd; its statistics (min/max in the column's order, null count)
  * go into the footer.
  */
@@ -18,7 +19,7 @@
 
 /* Parquet's enum values (parquet.thrift). */
 enum pq_ptype { PQ_INT32 = 1, PQ_INT64 = 2, PQ_BYTE_ARRAY = 6 };
-enum pq_enc { PQ_PLAIN = 0, PQ_RLE = 3, PQ_RLE_DICT = 8 };
+enum pq_enc { PQ_PLAIN = 0, PQ_RLE = 3, PQ_DELTA = 5, PQ_RLE_DICT = 8 };
 enum pq_page { PQ_DATA_PAGE = 0, PQ_DICT_PAGE = 2 };
 #define PQ_ZSTD 6		/* CompressionCodec */
 #define PQ_OPTIONAL 1		/* FieldRepetitionType */
@@ -28,6 +29,7 @@ struct pq_col {
 	enum pq_ptype ptype;
 	unsigned bits;		/* integer width 8, 16, 32, 64; 0 for a string */
 	bool sign;
+	bool delta;		/* INT64 as DELTA_BINARY_PACKED (timestamps) */
 	/* the row group being built */
 	struct tdat_sink vals;	/* the non-null values, PLAIN */
 	struct tdat_sink defs;	/* one byte per row: 1 value, 0 null */
@@ -45,7 +47,7 @@ struct pq_table {
 	uint64_t rows;		/* in the row group being built */
 	uint64_t total_rows;
 	uint64_t off;		/* bytes in the file so far */
-	size_t buffered;	/* bytes the row group holds */
+	size_t buffered;	/* bytes the row group's buffers hold (allocated) */
 	struct tdat_sink rgs;	/* the RowGroup structs written so far (thrift) */
 	int nrgs;
 	struct pq_kv *kv;
@@ -89,7 +91,7 @@ static inline void pq_put_null(struct pq_col *c)
 	sink_putc(&c->defs, 0);
 }
 
-/* The row is complete; returns the bytes buffered since the last flush. */
+/* The row is complete; returns the bytes the table's buffers hold (allocated). */
 size_t pq_row_end(struct pq_table *t);
 
 /*
@@ -106,5 +108,7 @@ int pq_chunk(struct pq_ctx *c, struct pq_table *t, int i, struct tdat_sink *out,
 	     struct thrift *meta, uint64_t *raw_size);
 /* RLE/bit-packed hybrid of @n values of @bw bits. */
 void pq_hybrid(struct tdat_sink *s, const uint32_t *v, size_t n, unsigned bw);
+/* DELTA_BINARY_PACKED of @n INT64 values (little-endian, 8 bytes each) at @vals. */
+void pq_delta(struct tdat_sink *s, const unsigned char *vals, size_t n);
 
 #endif /* TDAT_PARQUET_H */
