@@ -120,6 +120,21 @@ t_same "key-value metadata: clock, source, format" \
 	"$(q "select string_agg(decode(key), ',' order by key) from parquet_kv_metadata('$S/sched.sched_switch.parquet')")" \
 	"tdat.clock,tdat.format,tdat.source"
 
+# --- trace.json, several inputs, the other tools ---
+t_exit "two inputs into one dataset" 0 -- tdat-convert -f parquet -o "$T_TMP/two" $TD/v7-zstd.dat $TD/v6.dat
+t_same "trace.json is tdat-info --json of the inputs" "$(cat "$T_TMP/two/trace.json")" \
+	"$(tdat-info --json $TD/v7-zstd.dat $TD/v6.dat)"
+t_same "events.parquet holds both inputs' events" \
+	"$(q "select input, count(*) from '$T_TMP/two/events.parquet' group by 1 order by 1")" \
+	"$(printf '0|%s\n1|%s' "$(tdat-info --json $TD/v7-zstd.dat | grep -o '"events":[0-9]*' | tail -n 1 | cut -d: -f2)" \
+		"$(tdat-info --json $TD/v6.dat | grep -o '"events":[0-9]*' | tail -n 1 | cut -d: -f2)")"
+t_exit "tdat-merge -f parquet" 0 -- tdat-merge -f parquet -o "$T_TMP/merged" $TD/v7-zstd.dat $TD/v6.dat
+t_assert "writes the same dataset" cmp "$T_TMP/two/sched.sched_switch.parquet" "$T_TMP/merged/sched.sched_switch.parquet"
+t_exit "tdat-filter -f parquet with a selection" 0 -- \
+	tdat-filter -f parquet -e sched:sched_switch -o "$T_TMP/filtered" $TD/v7-zstd.dat
+t_same "keeps only the selected type" "$(cd "$T_TMP/filtered" && ls)" \
+	"$(printf 'events.parquet\nsched.sched_switch.parquet\ntrace.json')"
+
 # --- the output directory: whole or not at all ---
 mkdir -p "$T_TMP/fail"
 t_exit "a write failure (file size limit) fails" 1 -- bash -c \
