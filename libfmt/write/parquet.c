@@ -39,15 +39,20 @@
 struct pfile {
 	char *fname;		/* BASE.parquet */
 	char *system, *name, *sig;
+	char *esys, *ename;	/* system and name as events.parquet has them (escaped) */
 	struct pq_table t;
 	bool created;
 };
 
+#define NCOMMS 256		/* comm cells kept per input (direct-mapped by pid) */
+
 struct pinput {
 	struct idtab types;	/* struct pfile by event type id */
-	int last_pid;		/* the comm cell of the last pid asked for */
-	char *last_comm;
-	size_t last_len;
+	struct pcomm {
+		int pid;
+		char *comm;	/* escaped; NULL: empty slot */
+		size_t len;
+	} comms[NCOMMS];
 };
 
 struct pqw {
@@ -100,6 +105,8 @@ static void pfile_free(struct pfile *f)
 	free(f->system);
 	free(f->name);
 	free(f->sig);
+	free(f->esys);
+	free(f->ename);
 	free(f);
 }
 
@@ -176,6 +183,18 @@ static bool fname_taken(const void *ctx, const char *base)
 	return !strcmp(base, "events");
 }
 
+/* @s escaped as the typed CSV escapes text (malloc'd). */
+static char *escaped(const char *s)
+{
+	struct tdat_sink t = { .fd = -1 };
+	char *e;
+
+	csv_escape(&t, s, strlen(s), CSV_Q_RAW);
+	e = t.err ? NULL : strndup(t.buf ? t.buf : "", t.len);
+	sink_release(&t);
+	return e;
+}
+
 static struct pfile *pfile_new(struct tdat_writer *w, struct pqw *d, const struct tdat_file *file,
 			       const struct ttype *tt, char *sig)
 {
@@ -190,8 +209,10 @@ static struct pfile *pfile_new(struct tdat_writer *w, struct pqw *d, const struc
 		f->fname = NULL;
 	f->system = strdup(tt->system);
 	f->name = typed_type_name(tt);
+	f->esys = f->system ? escaped(f->system) : NULL;
+	f->ename = f->name ? escaped(f->name) : NULL;
 	cols = typed_columns(tt);
-	if (!f->fname || !f->system || !f->name || !cols ||
+	if (!f->fname || !f->system || !f->name || !f->esys || !f->ename || !cols ||
 	    pq_table_init(&f->t, f->fname, NFIXED + tt->nfields) || fixed_cols(&f->t) ||
 	    file_kv(w, &f->t, file, tt))
 		goto fail;
@@ -251,19 +272,21 @@ static void put_text(struct pqw *d, struct pq_col *c, const char *s, size_t n)
 static const char *comm_of(struct pqw *d, struct pinput *in, struct tep_handle *tep, int pid,
 			   size_t *len)
 {
-	if (!in->last_comm || in->last_pid != pid) {
+	struct pcomm *pc = &in->comms[(unsigned)pid % NCOMMS];
+
+	if (!pc->comm || pc->pid != pid) {
 		const char *c = tep_is_pid_registered(tep, pid) ? tep_data_comm_from_pid(tep, pid) : "";
 
 		d->tmp.len = 0;
 		csv_escape(&d->tmp, c, strlen(c), CSV_Q_RAW);
-		free(in->last_comm);
-		if (!(in->last_comm = strndup(d->tmp.buf, d->tmp.len)))
+		free(pc->comm);
+		if (!(pc->comm = strndup(d->tmp.buf, d->tmp.len)))
 			return NULL;
-		in->last_len = d->tmp.len;
-		in->last_pid = pid;
+		pc->len = d->tmp.len;
+		pc->pid = pid;
 	}
-	*len = in->last_len;
-	return in->last_comm;
+	*len = pc->len;
+	return pc->comm;
 }
 
 static int put_common(struct pqw *d, struct pq_table *t, const struct tdat_event *ev,
@@ -359,8 +382,8 @@ static int parquet_put(struct tdat_writer *w, const struct tdat_event *ev)
 		return nomem(w);
 	for (int i = 0; i < tt->nfields; i++)
 		put_field(d, &f->t.cols[NFIXED + i], ev, &tt->fields[i]);
-	put_text(d, &all->t.cols[NFIXED], f->system, strlen(f->system));
-	put_text(d, &all->t.cols[NFIXED + 1], f->name, strlen(f->name));
+	pq_put_str(&all->t.cols[NFIXED], f->esys, strlen(f->esys));
+	pq_put_str(&all->t.cols[NFIXED + 1], f->ename, strlen(f->ename));
 	if (d->tmp.err)
 		return nomem(w);
 	row_end(d, f);
@@ -392,7 +415,8 @@ static void parquet_free(struct tdat_writer *w)
 		pfile_free(d->files[i]);
 	for (int i = 0; d->in && i < d->ninputs; i++) {
 		idtab_release(&d->in[i].types, NULL);
-		free(d->in[i].last_comm);
+		for (int c = 0; c < NCOMMS; c++)
+			free(d->in[i].comms[c].comm);
 	}
 	if (d->dirfd >= 0)
 		close(d->dirfd);
