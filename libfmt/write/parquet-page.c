@@ -284,6 +284,20 @@ static void col_stats(const struct pq_col *col, size_t nv, struct stats *st)
 	}
 }
 
+static void dict_stats(const struct pq_col *col, const uint32_t *dict, size_t nd, struct stats *st)
+{
+	const unsigned char *base = (const unsigned char *)col->vals.buf;
+
+	st->any = nd > 0;
+	st->smin = st->smax = dict[0];
+	for (size_t k = 1; k < nd; k++) {
+		if (str_cmp(base, dict[k], st->smin) < 0)
+			st->smin = dict[k];
+		if (str_cmp(base, dict[k], st->smax) > 0)
+			st->smax = dict[k];
+	}
+}
+
 static void put_stats(struct thrift *m, const struct pq_col *col, const struct stats *st)
 {
 	const unsigned char *base = (const unsigned char *)col->vals.buf;
@@ -473,9 +487,12 @@ int pq_chunk(struct pq_ctx *c, struct pq_table *t, int i, struct tdat_sink *out,
 	struct stats st = { 0 };
 	int ret = 0;
 
-	col_stats(ch.col, nv, &st);
 	if (ch.col->ptype == PQ_BYTE_ARRAY && nv)
 		ch.ndict = make_dict(c, ch.col, nv, &ch.dict);
+	if (ch.dict)
+		dict_stats(ch.col, ch.dict, ch.ndict, &st);	/* the distinct values suffice */
+	else
+		col_stats(ch.col, nv, &st);
 	if (ch.dict && (ret = dict_page(&ch)))
 		goto out;
 	if ((ret = data_pages(&ch, (size_t)t->rows)))

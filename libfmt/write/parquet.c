@@ -33,7 +33,7 @@
 
 #define PQ_GROUP_ROWS (1 << 20)
 #define PQ_BUDGET ((size_t)40 << 20)
-#define PQ_LEVEL 3		/* zstd */
+#define PQ_LEVEL 3
 #define NFIXED 7		/* ts cpu input buffer pid comm lost */
 
 struct pfile {
