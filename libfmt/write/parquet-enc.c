@@ -122,7 +122,21 @@ void pq_put_str(struct pq_col *c, const void *p, size_t n)
 
 	sink_write(&c->vals, &len, 4);
 	sink_write(&c->vals, p, n);
-	sink_putc(&c->defs, 1);
+	c->nrows++;
+	if (c->nnull)
+		sink_putc(&c->defs, 1);
+}
+
+void pq_put_null(struct pq_col *c)
+{
+	char *d;
+
+	if (!c->nnull++ && c->nrows && (d = sink_reserve(&c->defs, c->nrows))) {
+		memset(d, 1, c->nrows);	/* the rows before it all had values */
+		sink_commit(&c->defs, c->nrows);
+	}
+	c->nrows++;
+	sink_putc(&c->defs, 0);
 }
 
 size_t pq_row_end(struct pq_table *t)
@@ -206,7 +220,7 @@ int pq_flush(struct pq_ctx *c, struct pq_table *t, int fd)
 		/* give the memory back: the budget counts what buffers hold */
 		sink_release(&t->cols[i].vals);
 		sink_release(&t->cols[i].defs);
-		t->cols[i].nnull = 0;
+		t->cols[i].nnull = t->cols[i].nrows = 0;
 	}
 out:
 	if (!ret)

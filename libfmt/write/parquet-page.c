@@ -398,12 +398,17 @@ static int data_page(struct chunk *ch, size_t a, size_t b, size_t k, size_t nv, 
 	size_t mark;
 	uint32_t n;
 
-	for (size_t r = a; r < b; r++)
-		lev[r - a] = defs[r];
 	c->page.len = 0;
 	sink_write(&c->page, "\0\0\0\0", 4);
 	mark = c->page.len;
-	pq_hybrid(&c->page, lev, b - a, 1);
+	if (ch->col->nnull) {
+		for (size_t r = a; r < b; r++)
+			lev[r - a] = defs[r];
+		pq_hybrid(&c->page, lev, b - a, 1);
+	} else {
+		th_varint(&c->page, (uint64_t)(b - a) << 1);	/* one RLE run of 1s */
+		sink_putc(&c->page, 1);
+	}
 	if (c->page.err)
 		return TDAT_ENOMEM;
 	n = (uint32_t)(c->page.len - mark);
@@ -435,7 +440,7 @@ static int data_pages(struct chunk *ch, size_t rows)
 		size_t b = a, nv = 0, bytes = 0;
 
 		while (b < rows && b - a < PAGE_ROWS && bytes < PAGE_BYTES) {
-			if (defs[b]) {
+			if (!col->nnull || defs[b]) {
 				bytes += col->ptype == PQ_BYTE_ARRAY ?
 					 4 + str_len(base + voff + bytes) : w;
 				nv++;

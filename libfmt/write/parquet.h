@@ -32,8 +32,9 @@ struct pq_col {
 	bool delta;		/* INT64 as DELTA_BINARY_PACKED (timestamps) */
 	/* the row group being built */
 	struct tdat_sink vals;	/* the non-null values, PLAIN */
-	struct tdat_sink defs;	/* one byte per row: 1 value, 0 null */
-	uint64_t nnull;
+	struct tdat_sink defs;	/* one byte per row (1 value, 0 null), kept only from
+				 * the first null on: until then every row has a value */
+	uint64_t nnull, nrows;
 };
 
 struct pq_kv {
@@ -80,16 +81,14 @@ int pq_table_kv(struct pq_table *t, const char *key, const char *value);
 static inline void pq_put_int(struct pq_col *c, uint64_t v)
 {
 	sink_write(&c->vals, &v, c->ptype == PQ_INT64 ? 8 : 4);	/* little-endian host */
-	sink_putc(&c->defs, 1);
+	c->nrows++;
+	if (c->nnull)
+		sink_putc(&c->defs, 1);
 }
 
 void pq_put_str(struct pq_col *c, const void *p, size_t n);
 
-static inline void pq_put_null(struct pq_col *c)
-{
-	c->nnull++;
-	sink_putc(&c->defs, 0);
-}
+void pq_put_null(struct pq_col *c);
 
 /* The row is complete; returns the bytes the table's buffers hold (allocated). */
 size_t pq_row_end(struct pq_table *t);

@@ -120,6 +120,22 @@ t_same "key-value metadata: clock, source, format" \
 	"$(q "select string_agg(decode(key), ',' order by key) from parquet_kv_metadata('$S/sched.sched_switch.parquet')")" \
 	"tdat.clock,tdat.format,tdat.source"
 
+# --- a field outside its record is NULL ---
+B=testdata/bad/print/field-past-record.dat
+t_exit "a damaged capture: exit 1" 1 -- tdat-convert -f parquet -o "$T_TMP/dmg" $B
+t_stderr_match "one message counts the events written without the field" \
+	"^tdat-convert: $B: [0-9]+ events have fields outside their record, written without them"
+tdat-convert --lenient -f csv --split-by-event -o "$T_TMP/dmg.csv" $B 2>/dev/null
+NPMDIR=$NPMDIR node tests/cli/parquet-check.mjs "$T_TMP/dmg" "$T_TMP/dmg.csv" >"$T_TMP/dmg.chk" 2>&1
+t_none "its rows equal the typed CSV's, types as declared" \
+	"$(grep -v '^rows\|^events\|^except [^ ]* 0 0$\|^hyparquet [^ ]* [0-9]* yes$\|^big' "$T_TMP/dmg.chk")"
+t_same "prev_comm is NULL where the text output says UNSAFE TO PRINT" \
+	"$(q "select count(*) from '$T_TMP/dmg/sched.sched_switch.parquet' where prev_comm is null")" \
+	"$(tdat-convert --lenient $B 2>/dev/null | grep -c 'UNSAFE TO PRINT')"
+t_same "the footer counts the nulls" \
+	"$(q "select sum(stats_null_count) from parquet_metadata('$T_TMP/dmg/sched.sched_switch.parquet') where path_in_schema = 'prev_comm'")" \
+	"$(tdat-convert --lenient $B 2>/dev/null | grep -c 'UNSAFE TO PRINT')"
+
 # --- trace.json, several inputs, the other tools ---
 t_exit "two inputs into one dataset" 0 -- tdat-convert -f parquet -o "$T_TMP/two" $TD/v7-zstd.dat $TD/v6.dat
 t_same "trace.json is tdat-info --json of the inputs" "$(cat "$T_TMP/two/trace.json")" \
