@@ -9,6 +9,7 @@
 #define TDAT_TOOLS_COMMON_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "tdat.h"
@@ -170,5 +171,8 @@ bool parse_time(const char *s, int64_t *ns, bool *relative);
 void progress_start(int mode);
 void progress_tick(struct tdat_merge *m, uint64_t events);
 void progress_end(void);
+
+/* info-json.c: tdat-info --json's object for @f with its statistics @s, one line on @fp. */
+void info_json_print(struct tdat_file *f, const struct tdat_stats *s, FILE *fp);
 
 #endif

@@ -334,6 +334,36 @@ static void warn_latency(const struct opts *o, struct tdat_file **in, int n)
 	}
 }
 
+/* parquet: DIR/trace.json, tdat-info --json of each input (one object a line). */
+static int write_trace_json(const char *dir, struct tdat_file **in, int n)
+{
+	char path[4096];
+	FILE *fp;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "%s/trace.json", dir);
+	if (!(fp = fopen(path, "we"))) {
+		warn_("%s", path);
+		return -1;
+	}
+	for (int i = 0; i < n && !ret; i++) {
+		struct tdat_stats *s = NULL;
+
+		if ((ret = tdat_stats_collect(in[i], &s))) {
+			warnx_("%s: %s", tdat_file_info(in[i])->path, *tdat_file_errmsg(in[i]) ?
+			       tdat_file_errmsg(in[i]) : tdat_strerror(ret));
+			break;
+		}
+		info_json_print(in[i], s, fp);
+		tdat_stats_free(s);
+	}
+	if ((ferror(fp) | fclose(fp)) && !ret) {
+		warn_("%s", path);
+		ret = -1;
+	}
+	return ret ? -1 : 0;
+}
+
 static int run(struct opts *o, int n, struct tdat_merge *m, struct tdat_file **in)
 {
 	struct tdat_writer *w = tdat_writer_new(o->format);
@@ -390,6 +420,8 @@ static int run(struct opts *o, int n, struct tdat_merge *m, struct tdat_file **i
 	for (int i = 0; i < tdat_writer_nnotices(w); i++)
 		warnx_("%s", tdat_writer_notice(w, i));	/* not damage: the exit status stays */
 	tdat_writer_free(w);
+	if (ret >= 0 && !strcmp(o->format, "parquet") && write_trace_json(out.tmp, in, n))
+		ret = TDAT_EIO;
 	if (ret < 0) {
 		out_abort(&out);
 		return EXIT_FAIL;

@@ -8,7 +8,6 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
-#include <json-c/json.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,159 +185,6 @@ static void text_report(struct tdat_file *f, const struct tdat_stats *s)
 		       s->events[i].name);
 }
 
-static void jadd(json_object *o, const char *k, json_object *v)
-{
-	json_object_object_add(o, k, v);
-}
-
-/* The kernel's figures of CPU @cpu of buffer @b, or NULL if the file has none. */
-static json_object *json_kernel(struct tdat_file *f, int b, int cpu)
-{
-	static const struct {
-		unsigned bit;
-		const char *key;
-		size_t off;
-	} figs[] = {
-#define KF(bit, field) { bit, #field, offsetof(struct tdat_kernel_cpu_stats, field) }
-		KF(TDAT_KS_ENTRIES, entries), KF(TDAT_KS_OVERRUN, overrun),
-		KF(TDAT_KS_COMMIT_OVERRUN, commit_overrun), KF(TDAT_KS_BYTES, bytes),
-		KF(TDAT_KS_OLDEST_TS, oldest_event_ts), KF(TDAT_KS_NOW_TS, now_ts),
-		KF(TDAT_KS_DROPPED, dropped_events), KF(TDAT_KS_READ, read_events),
-#undef KF
-	};
-	const struct tdat_kernel_cpu_stats *k;
-	int n;
-
-	k = tdat_file_cpustat(f, &n);
-	for (int i = 0; i < n; i++, k++) {
-		json_object *o;
-
-		if (k->buffer != b || k->cpu != cpu)
-			continue;
-		o = json_object_new_object();
-		for (size_t j = 0; j < sizeof(figs) / sizeof(figs[0]); j++)
-			if (k->have & figs[j].bit)
-				jadd(o, figs[j].key, json_object_new_uint64(
-					     *(const uint64_t *)((const char *)k + figs[j].off)));
-		return o;
-	}
-	return NULL;
-}
-
-static json_object *json_cpus(struct tdat_file *f, const struct tdat_stats *s, int b)
-{
-	const struct tdat_buffer_info *bi = tdat_file_buffer(f, b);
-	json_object *arr = json_object_new_array();
-
-	for (int i = 0; i < s->ncpus; i++) {
-		const struct tdat_cpu_stats *c = &s->cpus[i];
-		json_object *o;
-
-		if (c->buffer != b)
-			continue;
-		o = json_object_new_object();
-		jadd(o, "cpu", json_object_new_int(c->cpu));
-		for (int k = 0; k < bi->ncpus; k++)
-			if (bi->cpus[k].cpu == c->cpu)
-				jadd(o, "offset", json_object_new_uint64(bi->cpus[k].offset));
-		jadd(o, "events", json_object_new_uint64(c->events));
-		jadd(o, "lost", json_object_new_uint64(c->lost));
-		jadd(o, "lost_unknown_pages", json_object_new_uint64(c->lost_pages));
-		jadd(o, "stored_bytes", json_object_new_uint64(c->stored));
-		jadd(o, "uncompressed_bytes", json_object_new_uint64(c->usize));
-		jadd(o, "damaged_bytes", json_object_new_uint64(c->damaged));
-		jadd(o, "first_ts", c->events ? json_object_new_uint64(c->first_ts) : NULL);
-		jadd(o, "last_ts", c->events ? json_object_new_uint64(c->last_ts) : NULL);
-		jadd(o, "kernel", json_kernel(f, b, c->cpu));
-		json_object_array_add(arr, o);
-	}
-	return arr;
-}
-
-static json_object *json_buffers(struct tdat_file *f, const struct tdat_stats *s)
-{
-	const struct tdat_file_info *fi = tdat_file_info(f);
-	json_object *arr = json_object_new_array();
-
-	for (int i = 0; i < fi->nbuffers; i++) {
-		const struct tdat_buffer_info *bi = tdat_file_buffer(f, i);
-		json_object *o = json_object_new_object();
-
-		jadd(o, "name", json_object_new_string(bi->name));
-		jadd(o, "clock", json_object_new_string(bi->clock));
-		jadd(o, "page_size", json_object_new_int((int)bi->page_size));
-		jadd(o, "latency", json_object_new_boolean(bi->latency));
-		jadd(o, "cpus", json_cpus(f, s, i));
-		json_object_array_add(arr, o);
-	}
-	return arr;
-}
-
-static json_object *json_counts(const struct tdat_stats *s)
-{
-	json_object *arr = json_object_new_array();
-
-	for (int i = 0; i < s->nevents; i++) {
-		json_object *o = json_object_new_object();
-
-		jadd(o, "system", json_object_new_string(s->events[i].system));
-		jadd(o, "name", json_object_new_string(s->events[i].name));
-		jadd(o, "count", json_object_new_uint64(s->events[i].count));
-		json_object_array_add(arr, o);
-	}
-	return arr;
-}
-
-/* The piece mark as an object (the split id as 16 hex digits: JSON numbers lose bits). */
-static json_object *json_piece(const struct tdat_piece *p)
-{
-	json_object *o;
-	char id[24];
-
-	if (!p)
-		return NULL;
-	o = json_object_new_object();
-	snprintf(id, sizeof(id), "%016" PRIx64, p->split);
-	jadd(o, "split", json_object_new_string(id));
-	jadd(o, "seq", json_object_new_int((int)p->seq));
-	jadd(o, "count", p->count ? json_object_new_int((int)p->count) : NULL);
-	jadd(o, "name", json_object_new_string(p->name));
-	return o;
-}
-
-static void json_report(struct tdat_file *f, const struct tdat_stats *s)
-{
-	const struct tdat_file_info *fi = tdat_file_info(f);
-	json_object *o = json_object_new_object();
-
-	jadd(o, "file", json_object_new_string(fi->path));
-	jadd(o, "size", json_object_new_uint64(fi->file_size));
-	jadd(o, "version", json_object_new_int(fi->version));
-	jadd(o, "endian", json_object_new_string(fi->big_endian ? "big" : "little"));
-	jadd(o, "long_size", json_object_new_int(fi->long_size));
-	jadd(o, "page_size", json_object_new_int((int)fi->page_size));
-	jadd(o, "compression", json_object_new_string(fi->compression));
-	jadd(o, "compression_version", json_object_new_string(fi->compression_version));
-	jadd(o, "uname", json_object_new_string(fi->uname));
-	jadd(o, "tracecmd_version", json_object_new_string(fi->tracecmd_version));
-	jadd(o, "clock", json_object_new_string(fi->clock));
-	jadd(o, "ts_unit", json_object_new_string(fi->in_usecs ? "ns" : "clock"));
-	jadd(o, "ts_offset", json_object_new_int64(fi->ts_offset));
-	jadd(o, "cpus", json_object_new_int(fi->cpus));
-	jadd(o, "buffers", json_buffers(f, s));
-	jadd(o, "events", json_object_new_uint64(s->total));
-	jadd(o, "lost", json_object_new_uint64(s->lost));
-	jadd(o, "first_ts", s->total ? json_object_new_uint64(s->first_ts) : NULL);
-	jadd(o, "last_ts", s->total ? json_object_new_uint64(s->last_ts) : NULL);
-	jadd(o, "all_cpus_start", s->total ? json_object_new_uint64(s->common_start) : NULL);
-	jadd(o, "all_cpus_end", s->total ? json_object_new_uint64(s->common_end) : NULL);
-	jadd(o, "event_counts", json_counts(s));
-	jadd(o, "cpustat", json_object_new_string(fi->cpustat));
-	jadd(o, "piece", json_piece(tdat_file_piece(f)));
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(o);
-}
-
 static int info_one(const char *path, const struct tdat_open_opts *oo, bool json, bool sep)
 {
 	struct tdat_file *f = open_input(path, oo);
@@ -356,7 +202,7 @@ static int info_one(const char *path, const struct tdat_open_opts *oo, bool json
 	if (sep && !json)
 		putchar('\n');
 	if (json)
-		json_report(f, s);
+		info_json_print(f, s, stdout);
 	else
 		text_report(f, s);
 	damaged = report_stats_damage(f, s) > 0;

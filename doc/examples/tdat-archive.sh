@@ -2,17 +2,17 @@
 # tdat-archive.sh - convert a folder tree of trace.dat captures into one
 # dataset with GNU parallel, on this machine's cores or on many machines.
 #
-#   tdat-archive.sh [-f csv|sqlite|parquet] [-j N] [-S SSHLOGIN]...
+#   tdat-archive.sh [-f parquet|csv|sqlite] [-j N] [-S SSHLOGIN]...
 #                   [--sshloginfile FILE] IN_DIR OUT_DIR [-- tdat-convert options]
 #
 # Every IN_DIR/**/*.dat becomes OUT_DIR/capture=NAME, NAME being its path
 # under IN_DIR without ".dat", '/' written as "__" (a/b/x.dat: a__b__x):
 #   csv      capture=NAME/SYSTEM.EVENT.csv, typed (--split-by-event)
-#   parquet  capture=NAME/SYSTEM.EVENT.parquet (when tdat has -f parquet)
+#   parquet  capture=NAME/SYSTEM.EVENT.parquet (the default), events.parquet, trace.json
 #   sqlite   capture=NAME/trace.db
 # The capture=NAME folders are a hive-partitioned dataset: DuckDB reads them
 # all at once with a `capture` column, e.g.
-#   SELECT capture, count(*) FROM read_csv('OUT/*/sched.sched_switch.csv',
+#   SELECT capture, count(*) FROM read_parquet('OUT/*/sched.sched_switch.parquet',
 #       hive_partitioning = true) GROUP BY capture;
 # and SQLite databases are ATTACHed side by side.
 #
@@ -30,7 +30,7 @@ usage() {
 	exit 2
 }
 
-format=csv jobs= logins=()
+format=parquet jobs= logins=()
 while (($#)); do
 	case $1 in
 	-f) format=${2:?}; shift 2 ;;

@@ -162,7 +162,7 @@ out:
 /* ---- one file per type: names, columns ---- */
 
 /* "SYSTEM.EVENT" with anything but [A-Za-z0-9_.-] turned into '_'. */
-static char *file_base(const struct ttype *tt)
+char *typed_file_base(const struct ttype *tt)
 {
 	int max = CSVDIR_NAME_MAX / 2, r;
 	char *b, *p;
@@ -180,7 +180,7 @@ static char *file_base(const struct ttype *tt)
 }
 
 /* The fields' names and kinds: types whose lists agree share a file. */
-static char *signature(const struct ttype *tt)
+char *typed_signature(const struct ttype *tt)
 {
 	struct tdat_sink s;
 	char *sig;
@@ -207,7 +207,7 @@ static bool col_taken(int upto, const char *col, const char *const *cols)
 }
 
 /* The column names: a field's name, field_NAME if a fixed column has it. */
-static char **column_names(const struct ttype *tt)
+char **typed_columns(const struct ttype *tt)
 {
 	char **cols = calloc((size_t)tt->nfields + 1, sizeof(*cols));
 
@@ -242,7 +242,7 @@ fail:
 
 static char *header_line(const struct ttype *tt)
 {
-	char **cols = column_names(tt);
+	char **cols = typed_columns(tt);
 	struct tdat_sink s;
 	char *line = NULL;
 
@@ -279,8 +279,10 @@ static void dfile_free(struct dfile *f)
 	free(f);
 }
 
-static bool base_taken(const struct csvdir *d, const char *base)
+static bool base_taken(const void *ctx, const char *base)
 {
+	const struct csvdir *d = ctx;
+
 	for (int i = 0; i < d->nfiles; i++)
 		if (!strcmp(d->files[i]->base, base))
 			return true;
@@ -288,18 +290,19 @@ static bool base_taken(const struct csvdir *d, const char *base)
 }
 
 /* SYSTEM.EVENT, else SYSTEM.EVENT.2, .3, ...: the first name no file has. */
-static char *unique_base(const struct csvdir *d, const struct ttype *tt)
+char *typed_unique_base(const struct ttype *tt, bool (*taken)(const void *ctx, const char *base),
+			const void *ctx)
 {
-	char *base = file_base(tt), *b = NULL;
+	char *base = typed_file_base(tt), *b = NULL;
 
-	if (!base || !base_taken(d, base))
+	if (!base || !taken(ctx, base))
 		return base;
 	for (unsigned n = 2;; n++) {
 		if (asprintf(&b, "%s.%u", base, n) < 0) {
 			b = NULL;
 			break;
 		}
-		if (!base_taken(d, b))
+		if (!taken(ctx, b))
 			break;
 		free(b);
 	}
@@ -308,7 +311,7 @@ static char *unique_base(const struct csvdir *d, const struct ttype *tt)
 }
 
 /* The type's name as files are matched on it (its id if it has no format). */
-static char *type_name(const struct ttype *tt)
+char *typed_type_name(const struct ttype *tt)
 {
 	char *n;
 
@@ -328,9 +331,9 @@ static struct dfile *dfile_new(struct csvdir *d, const struct ttype *tt, char *s
 	}
 	f->sig = sig;
 	f->sink.fd = -1;
-	f->base = unique_base(d, tt);
+	f->base = typed_unique_base(tt, base_taken, d);
 	f->system = strdup(tt->system);
-	f->name = type_name(tt);
+	f->name = typed_type_name(tt);
 	f->header = header_line(tt);
 	if (!f->base || !f->system || !f->name || !f->header) {
 		dfile_free(f);
@@ -342,7 +345,7 @@ static struct dfile *dfile_new(struct csvdir *d, const struct ttype *tt, char *s
 /* The file of @tt: one with the same system, name and fields, else a new one. */
 static struct dfile *find_file(struct csvdir *d, const struct ttype *tt)
 {
-	char *sig = signature(tt), *name = type_name(tt);
+	char *sig = typed_signature(tt), *name = typed_type_name(tt);
 	struct dfile *f = NULL;
 
 	if (!sig || !name)

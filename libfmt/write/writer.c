@@ -25,6 +25,7 @@ static const struct tdat_writer_ops *const writers[] = {
 	&tdat_writer_sqlite_ops,
 	&tdat_writer_dat_ops,
 	&tdat_writer_perfetto_ops,
+	&tdat_writer_parquet_ops,
 };
 
 #define NWRITERS (sizeof(writers) / sizeof(writers[0]))

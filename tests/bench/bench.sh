@@ -3,8 +3,9 @@
 # captures and check the targets (text >= 1.5x, csv >= 10x trace-cmd's events/s,
 # split >= 2x trace-cmd split, -f dat at least as fast as trace-cmd convert, a
 # 1% window < 5% of a full pass, peak RSS < 64 MiB; -f perfetto at least as
-# fast as -f json and a fifth of its size) and that the text output is
-# byte-identical.
+# fast as -f json and a fifth of its size; -f parquet >= 10x trace-cmd report,
+# peak RSS < 128 MiB, a dataset < 1.5x the trace.dat) and that the text output
+# is byte-identical.
 # Not part of make check; see tests/bench/README.md.
 #
 #   tests/bench/bench.sh [--record-only] [BIG.dat...]
@@ -41,6 +42,9 @@ SPLIT_EVENTS=1000000	# events per piece in the split benchmark
 SQLITE_CACHE_MIB=64	# SQLite's page cache, allowed on top of TARGET_RSS_MIB
 TARGET_PERFETTO_SPEED=1	# tdat -f perfetto events/s over tdat -f json's
 TARGET_PERFETTO_SIZE=5	# -f json output size over -f perfetto's
+TARGET_PARQUET=10	# tdat -f parquet events/s over trace-cmd report's
+TARGET_PARQUET_RSS_MIB=128	# -f parquet peak RSS, strictly below
+TARGET_PARQUET_SIZE=1.5	# the dataset's size over the trace.dat's, at most
 
 SCRATCH=
 SAVED_SIZES=()
@@ -331,6 +335,9 @@ bench_exports() {
 	if has_format perfetto && has_format json; then
 		bench_perfetto "$f" "$n"
 	fi
+	if has_format parquet; then
+		bench_parquet "$f" "$n"
+	fi
 	if "$BIN/tdat-convert" --help | grep -q -- --split-by-event; then
 		measure td_split sh -c 'rm -rf "$1"; exec "$2" -f csv --split-by-event -o "$1" "$3"' sh \
 			"$SCRATCH/split" "$BIN/tdat-convert" "$f"
@@ -405,6 +412,25 @@ bench_dat() {
 		rss=$(awk -v a="${RSS[$v]}" -v b="$rss" 'BEGIN { print (a > b) ? a : b }')
 	done
 	verdict "peak RSS of split/convert/filter/merge" "$rss" "<" "$TARGET_RSS_MIB" " MiB"
+}
+
+# -f parquet against trace-cmd report (timed at the start of the run): events/s,
+# peak RSS, and the dataset's size against the trace.dat's (with bytes per event).
+bench_parquet() {
+	local f=$1 n=$2 bytes
+	measure td_parquet sh -c 'rm -rf "$1"; exec "$2" -f parquet -o "$1" "$3"' sh \
+		"$SCRATCH/pq" "$BIN/tdat-convert" "$f"
+	row td_parquet "tdat-convert -f parquet" "$n"
+	verdict "parquet: tdat / trace-cmd events/s" \
+		"$(ratio "${WALL[tc_text]}" "${WALL[td_parquet]}")" ">=" "$TARGET_PARQUET" x
+	verdict "parquet peak RSS" "${RSS[td_parquet]}" "<" "$TARGET_PARQUET_RSS_MIB" " MiB"
+	bytes=$(du -sb "$SCRATCH/pq" | cut -f1)
+	verdict "parquet dataset / trace.dat size" \
+		"$(awk -v a="$bytes" -v b="$(stat -c %s "$f")" 'BEGIN { printf "%.2f", a / b }')" \
+		"<" "$TARGET_PARQUET_SIZE" x
+	printf '  %-34s %8s\n' "parquet bytes per event" \
+		"$(awk -v a="$bytes" -v n="$n" 'BEGIN { printf "%.2f", a / n }')"
+	rm -rf "$SCRATCH/pq"
 }
 
 # -f perfetto side by side with -f json (timed just before): at least as fast,

@@ -70,6 +70,17 @@ for c in $CAPTURES; do
 	((T_LAST_OK)) || diag "$(diff "$T_TMP/tc" "$T_TMP/db.counts" | head)"
 done
 
+# Parquet (the default): the same event files as the CSV folders (t-parquet checks their values)
+t_exit "parquet, the default" 0 -- "$ARCHIVE" -j 2 "$IN" "$T_TMP/pq"
+for c in $CAPTURES; do
+	name=capture=${c//\//__}
+	is "$name: one parquet file per event, as in CSV" \
+		"$(cd "$T_TMP/pq/$name" && ls *.parquet | grep -v '^events\.parquet$' | sed 's/\.parquet$//')" \
+		"$(cd "$OUT/$name" && ls *.csv | sed 's/\.csv$//')"
+	t_assert "$name: with events.parquet and trace.json" \
+		test -s "$T_TMP/pq/$name/events.parquet" -a -s "$T_TMP/pq/$name/trace.json"
+done
+
 t_exit "an output inside the input is refused" 2 -- "$ARCHIVE" "$IN" "$IN/out"
 t_exit "an unknown format is refused" 2 -- "$ARCHIVE" -f text "$IN" "$T_TMP/x"
 done_testing

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * parquet-enc.c - a Parquet file of one flat table (parquet.h): columns,
+ * buffered rows, row groups and the footer (FileMetaData: the schema with
+ * INTEGER(bits, signed) and STRING logical types and their converted types,
+ * the row groups with sorting_columns, key-value metadata, column orders).
+ *
+ * The file is "PAR1", the row groups' column chunks (parquet-page.c), the
+ * footer in the Thrift compact protocol (thrift.c), its length (4 bytes
+ * little-endian) and "PAR1" again.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "write/parquet.h"
+#include "write/thrift.h"
+
+/* ConvertedType values (parquet.thrift) */
+#define CT_UTF8 0
+#define CT_UINT_8 11
+#define CT_INT_8 15
+
+int pq_ctx_init(struct pq_ctx *c, int level, char *err)
+{
+	memset(c, 0, sizeof(*c));
+	c->level = level;
+	c->err = err;
+	c->page.fd = c->zpage.fd = c->head.fd = -1;
+	if (!(c->zctx = ZSTD_createCCtx()) || sink_init(&c->page, -1) || sink_init(&c->zpage, -1) ||
+	    sink_init(&c->head, -1))
+		return TDAT_ENOMEM;
+	return 0;
+}
+
+void pq_ctx_release(struct pq_ctx *c)
+{
+	ZSTD_freeCCtx(c->zctx);
+	sink_release(&c->page);
+	sink_release(&c->zpage);
+	sink_release(&c->head);
+	free(c->idx);
+	memset(c, 0, sizeof(*c));
+}
+
+int pq_table_init(struct pq_table *t, const char *name, int ncols)
+{
+	memset(t, 0, sizeof(*t));
+	t->name = name;
+	t->sort_col = -1;
+	t->rgs.fd = -1;
+	t->ncols = ncols;
+	t->cols = calloc((size_t)(ncols ? ncols : 1), sizeof(*t->cols));
+	if (!t->cols || sink_init(&t->rgs, -1))
+		return TDAT_ENOMEM;
+	for (int i = 0; i < ncols; i++)
+		t->cols[i].vals.fd = t->cols[i].defs.fd = -1;
+	return 0;
+}
+
+void pq_table_release(struct pq_table *t)
+{
+	for (int i = 0; t->cols && i < t->ncols; i++) {
+		free(t->cols[i].name);
+		sink_release(&t->cols[i].vals);
+		sink_release(&t->cols[i].defs);
+	}
+	for (int i = 0; i < t->nkv; i++) {
+		free(t->kv[i].key);
+		free(t->kv[i].value);
+	}
+	free(t->kv);
+	free(t->cols);
+	sink_release(&t->rgs);
+	memset(t, 0, sizeof(*t));
+}
+
+static int col_init(struct pq_col *c, const char *name)
+{
+	/* the buffers start empty (memory sinks grow on the first write) */
+	return (c->name = strdup(name)) ? 0 : TDAT_ENOMEM;
+}
+
+int pq_col_int(struct pq_table *t, int i, const char *name, unsigned bits, bool sign)
+{
+	struct pq_col *c = &t->cols[i];
+
+	c->bits = bits <= 8 ? 8 : bits <= 16 ? 16 : bits <= 32 ? 32 : 64;
+	c->ptype = c->bits == 64 ? PQ_INT64 : PQ_INT32;
+	c->sign = sign;
+	return col_init(c, name);
+}
+
+int pq_col_str(struct pq_table *t, int i, const char *name)
+{
+	t->cols[i].ptype = PQ_BYTE_ARRAY;
+	return col_init(&t->cols[i], name);
+}
+
+int pq_table_kv(struct pq_table *t, const char *key, const char *value)
+{
+	struct pq_kv *kv = realloc(t->kv, (size_t)(t->nkv + 1) * sizeof(*kv));
+
+	if (!kv)
+		return TDAT_ENOMEM;
+	t->kv = kv;
+	kv[t->nkv].key = strdup(key);
+	kv[t->nkv].value = strdup(value ? value : "");
+	if (!kv[t->nkv].key || !kv[t->nkv].value) {
+		free(kv[t->nkv].key);
+		free(kv[t->nkv].value);
+		return TDAT_ENOMEM;
+	}
+	t->nkv++;
+	return 0;
+}
+
+void pq_put_str(struct pq_col *c, const void *p, size_t n)
+{
+	uint32_t len = (uint32_t)n;
+
+	sink_write(&c->vals, &len, 4);
+	sink_write(&c->vals, p, n);
+	c->nrows++;
+	if (c->nnull)
+		sink_putc(&c->defs, 1);
+}
+
+void pq_put_null(struct pq_col *c)
+{
+	char *d;
+
+	if (!c->nnull++ && c->nrows && (d = sink_reserve(&c->defs, c->nrows))) {
+		memset(d, 1, c->nrows);	/* the rows before it all had values */
+		sink_commit(&c->defs, c->nrows);
+	}
+	c->nrows++;
+	sink_putc(&c->defs, 0);
+}
+
+size_t pq_row_end(struct pq_table *t)
+{
+	size_t b = 0;
+
+	t->rows++;
+	for (int i = 0; i < t->ncols; i++)
+		b += t->cols[i].vals.cap + t->cols[i].defs.cap;
+	return t->buffered = b;
+}
+
+static int write_out(struct pq_ctx *c, struct pq_table *t, struct tdat_sink *out)
+{
+	sink_flush(out);
+	if (out->err) {
+		tdat_msg(c->err, "%s: %s", t->name, strerror(out->err));
+		return TDAT_EIO;
+	}
+	return 0;
+}
+
+/* The RowGroup struct of the chunks just written (their ColumnChunks in @meta). */
+static void row_group(struct pq_table *t, const struct tdat_sink *meta, uint64_t start,
+		      uint64_t raw)
+{
+	struct thrift r;
+
+	th_init(&r, &t->rgs);
+	th_elem_struct(&r);
+	th_list(&r, 1, TH_STRUCT, (size_t)t->ncols);
+	sink_write(&t->rgs, meta->buf, meta->len);
+	th_i64(&r, 2, (int64_t)raw);
+	th_i64(&r, 3, (int64_t)t->rows);
+	if (t->sort_col >= 0) {
+		th_list(&r, 4, TH_STRUCT, 1);
+		th_elem_struct(&r);
+		th_i32(&r, 1, t->sort_col);
+		th_bool(&r, 2, false);
+		th_bool(&r, 3, false);
+		th_end(&r);
+	}
+	th_i64(&r, 5, (int64_t)start);
+	th_i64(&r, 6, (int64_t)(t->off - start));
+	th_end(&r);
+	t->nrgs++;
+}
+
+int pq_flush(struct pq_ctx *c, struct pq_table *t, int fd)
+{
+	struct tdat_sink out, meta = { .fd = -1 };
+	struct thrift m;
+	uint64_t start, raw = 0;
+	int ret = 0;
+
+	if (!t->rows && t->off)
+		return 0;
+	if (sink_init(&out, fd) || sink_init(&meta, -1)) {
+		ret = TDAT_ENOMEM;
+		goto out;
+	}
+	if (!t->off) {
+		sink_write(&out, "PAR1", 4);
+		t->off = 4;
+	}
+	if (!t->rows)
+		goto out;
+	start = t->off;
+	th_init(&m, &meta);
+	for (int i = 0; i < t->ncols && !ret; i++)
+		ret = pq_chunk(c, t, i, &out, &m, &raw);
+	if (!ret && meta.err)
+		ret = TDAT_ENOMEM;
+	if (ret)
+		goto out;
+	row_group(t, &meta, start, raw);
+	t->total_rows += t->rows;
+	t->rows = 0;
+	t->buffered = 0;
+	for (int i = 0; i < t->ncols; i++) {
+		/* give the memory back: the budget counts what buffers hold */
+		sink_release(&t->cols[i].vals);
+		sink_release(&t->cols[i].defs);
+		t->cols[i].nnull = t->cols[i].nrows = 0;
+	}
+out:
+	if (!ret)
+		ret = write_out(c, t, &out);
+	if (ret == TDAT_ENOMEM)
+		tdat_msg(c->err, "out of memory");
+	sink_release(&out);
+	sink_release(&meta);
+	return ret;
+}
+
+/* ---- the footer ---- */
+
+static void logical_type(struct thrift *f, const struct pq_col *col)
+{
+	if (col->ptype == PQ_BYTE_ARRAY) {
+		th_i32(f, 6, CT_UTF8);
+		th_struct(f, 10);
+		th_struct(f, 1);	/* STRING */
+		th_end(f);
+		th_end(f);
+		return;
+	}
+	/* INT_8, INT_16, ... and UINT_8, ... count up by width */
+	th_i32(f, 6, (col->sign ? CT_INT_8 : CT_UINT_8) + (int)__builtin_ctz(col->bits / 8));
+	th_struct(f, 10);
+	th_struct(f, 10);	/* INTEGER */
+	th_i8(f, 1, (int8_t)col->bits);
+	th_bool(f, 2, col->sign);
+	th_end(f);
+	th_end(f);
+}
+
+static void schema(struct thrift *f, const struct pq_table *t)
+{
+	th_list(f, 2, TH_STRUCT, (size_t)t->ncols + 1);
+	th_elem_struct(f);
+	th_string(f, 4, "schema");
+	th_i32(f, 5, t->ncols);
+	th_end(f);
+	for (int i = 0; i < t->ncols; i++) {
+		th_elem_struct(f);
+		th_i32(f, 1, t->cols[i].ptype);
+		th_i32(f, 3, PQ_OPTIONAL);
+		th_string(f, 4, t->cols[i].name);
+		logical_type(f, &t->cols[i]);
+		th_end(f);
+	}
+}
+
+static void footer(struct tdat_sink *s, const struct pq_table *t)
+{
+	struct thrift f;
+
+	th_init(&f, s);
+	th_i32(&f, 1, 2);
+	schema(&f, t);
+	th_i64(&f, 3, (int64_t)t->total_rows);
+	th_list(&f, 4, TH_STRUCT, (size_t)t->nrgs);
+	sink_write(s, t->rgs.buf, t->rgs.len);
+	if (t->nkv) {
+		th_list(&f, 5, TH_STRUCT, (size_t)t->nkv);
+		for (int i = 0; i < t->nkv; i++) {
+			th_elem_struct(&f);
+			th_string(&f, 1, t->kv[i].key);
+			th_string(&f, 2, t->kv[i].value);
+			th_end(&f);
+		}
+	}
+	th_string(&f, 6, "tdat " PACKAGE_VERSION);
+	th_list(&f, 7, TH_STRUCT, (size_t)t->ncols);
+	for (int i = 0; i < t->ncols; i++) {
+		th_elem_struct(&f);
+		th_struct(&f, 1);	/* TYPE_ORDER */
+		th_end(&f);
+		th_end(&f);
+	}
+	th_end(&f);
+}
+
+int pq_finish(struct pq_ctx *c, struct pq_table *t, int fd)
+{
+	struct tdat_sink out, f = { .fd = -1 };
+	uint32_t len;
+	int ret = pq_flush(c, t, fd);
+
+	if (ret)
+		return ret;
+	if (sink_init(&out, fd) || sink_init(&f, -1)) {
+		sink_release(&out);
+		tdat_msg(c->err, "out of memory");
+		return TDAT_ENOMEM;
+	}
+	footer(&f, t);
+	len = (uint32_t)f.len;
+	sink_write(&out, f.buf, f.len);
+	sink_write(&out, &len, 4);
+	sink_write(&out, "PAR1", 4);
+	if (f.err)
+		out.err = f.err;
+	ret = write_out(c, t, &out);
+	sink_release(&out);
+	sink_release(&f);
+	return ret;
+}

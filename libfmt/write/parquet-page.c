@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * parquet-page.c - one column chunk of a Parquet row group (parquet.h):
+ * the dictionary page if the strings have few distinct values, the data
+ * pages (DataPage v1: definition levels, then PLAIN values or dictionary
+ * indices, zstd-compressed together), and the ColumnChunk struct of the
+ * footer with the chunk's statistics.
+ *
+ * Levels and indices use the RLE/bit-packed hybrid (Encodings.md): a run
+ * of 8 or more equal values is an RLE run (varint count << 1, the value in
+ * ceil(bw / 8) bytes little-endian); anything else goes in bit-packed runs
+ * of groups of 8 values (varint groups << 1 | 1, the values packed from the
+ * least significant bit), the last group padded with zeros.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "write/parquet.h"
+#include "write/thrift.h"
+
+#define PAGE_ROWS 65536		/* rows a data page holds at most */
+#define PAGE_BYTES (1 << 20)	/* and about this many value bytes */
+#define DICT_MAX 32768		/* distinct strings a dictionary holds at most */
+#define DICT_BYTES (1 << 20)	/* and bytes */
+#define STAT_MAX 256		/* longer string bounds are left out of the statistics */
+
+/* ---- the hybrid encoding ---- */
+
+static size_t run_len(const uint32_t *v, size_t i, size_t n)
+{
+	size_t j = i + 1;
+
+	while (j < n && v[j] == v[i])
+		j++;
+	return j - i;
+}
+
+static void bit_packed(struct tdat_sink *s, const uint32_t *v, size_t n, unsigned bw)
+{
+	size_t groups = (n + 7) / 8, nbytes = groups * bw;
+	unsigned char *d;
+	uint64_t acc = 0;
+	unsigned have = 0;
+
+	th_varint(s, groups << 1 | 1);
+	if (!(d = (unsigned char *)sink_reserve(s, nbytes)))
+		return;
+	memset(d, 0, nbytes);
+	for (size_t i = 0, o = 0; i < groups * 8; i++) {
+		acc |= (uint64_t)(i < n ? v[i] : 0) << have;
+		have += bw;
+		while (have >= 8) {
+			d[o++] = (unsigned char)acc;
+			acc >>= 8;
+			have -= 8;
+		}
+	}
+	sink_commit(s, nbytes);
+}
+
+void pq_hybrid(struct tdat_sink *s, const uint32_t *v, size_t n, unsigned bw)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t r = run_len(v, i, n), j;
+
+		if (r >= 8) {
+			th_varint(s, r << 1);
+			for (unsigned b = 0; b < bw; b += 8)
+				sink_putc(s, (char)(v[i] >> b));
+			i += r;
+			continue;
+		}
+		/* groups of 8 up to the next run of 8 that starts a group, or the end */
+		for (j = i + 8; j < n && run_len(v, j, n) < 8; j += 8)
+			;
+		if (j > n)
+			j = n;
+		bit_packed(s, v + i, j - i, bw);
+		i = j;
+	}
+}
+
+/*
+ * DELTA_BINARY_PACKED (Encodings.md): varints block size (128), miniblocks
+ * a block (4), value count, zigzag first value; then per block of 128
+ * deltas (wrapping 64-bit differences): the zigzag minimum delta, one bit
+ * width byte per miniblock, and each miniblock of 32 (delta - minimum)
+ * bit-packed from the least significant bit, the last one padded; the
+ * miniblocks a short last block does not need are left out (width 0).
+ */
+#define DELTA_BLOCK 128
+#define DELTA_MINI 4
+#define DELTA_PER (DELTA_BLOCK / DELTA_MINI)
+
+static void pack64(struct tdat_sink *s, const uint64_t *v, unsigned w)
+{
+	size_t nbytes = (size_t)DELTA_PER * w / 8;
+	unsigned char *d = (unsigned char *)sink_reserve(s, nbytes);
+	unsigned __int128 acc = 0;
+	unsigned have = 0;
+	size_t o = 0;
+
+	if (!d)
+		return;
+	for (int i = 0; i < DELTA_PER; i++) {
+		acc |= (unsigned __int128)v[i] << have;
+		have += w;
+		while (have >= 8) {
+			d[o++] = (unsigned char)acc;
+			acc >>= 8;
+			have -= 8;
+		}
+	}
+	sink_commit(s, nbytes);
+}
+
+static void delta_block(struct tdat_sink *s, uint64_t *d, size_t m)
+{
+	unsigned char widths[DELTA_MINI] = { 0 };
+	int64_t min = (int64_t)d[0];
+	size_t nmini = (m + DELTA_PER - 1) / DELTA_PER;
+
+	for (size_t k = 1; k < m; k++)
+		if ((int64_t)d[k] < min)
+			min = (int64_t)d[k];
+	th_varint(s, th_zigzag(min));
+	for (size_t k = 0; k < DELTA_BLOCK; k++)
+		d[k] = k < m ? d[k] - (uint64_t)min : 0;
+	for (size_t j = 0; j < nmini; j++) {
+		uint64_t any = 0;
+
+		for (size_t k = j * DELTA_PER; k < (j + 1) * DELTA_PER; k++)
+			any |= d[k];
+		widths[j] = (unsigned char)(any ? 64 - __builtin_clzll(any) : 0);
+	}
+	sink_write(s, widths, DELTA_MINI);
+	for (size_t j = 0; j < nmini; j++)
+		pack64(s, d + j * DELTA_PER, widths[j]);
+}
+
+void pq_delta(struct tdat_sink *s, const unsigned char *vals, size_t n)
+{
+	uint64_t d[DELTA_BLOCK], prev = 0, x;
+
+	th_varint(s, DELTA_BLOCK);
+	th_varint(s, DELTA_MINI);
+	th_varint(s, n);
+	if (n)
+		memcpy(&prev, vals, 8);
+	th_varint(s, th_zigzag((int64_t)prev));
+	for (size_t i = 1; i < n; i += DELTA_BLOCK) {
+		size_t m = n - i < DELTA_BLOCK ? n - i : DELTA_BLOCK;
+
+		for (size_t k = 0; k < m; k++) {
+			memcpy(&x, vals + 8 * (i + k), 8);
+			d[k] = x - prev;
+			prev = x;
+		}
+		delta_block(s, d, m);
+	}
+}
+
+/* ---- values ---- */
+
+static uint32_t str_len(const unsigned char *p)
+{
+	uint32_t n;
+
+	memcpy(&n, p, 4);
+	return n;
+}
+
+static uint32_t hash(const unsigned char *p, uint32_t n)
+{
+	uint32_t h = 2166136261u;
+
+	for (uint32_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
+/*
+ * Dictionary indices of the @nv strings of @col into c->idx; the distinct
+ * values' offsets in @dict (in index order).  Returns their count, 0 if
+ * there are too many (then the chunk is PLAIN).
+ */
+static size_t make_dict(struct pq_ctx *c, const struct pq_col *col, size_t nv, uint32_t **dict)
+{
+	const unsigned char *base = (const unsigned char *)col->vals.buf;
+	size_t cap = 2 * DICT_MAX, nd = 0, bytes = 0, off = 0;
+	uint32_t *slots = calloc(cap, sizeof(*slots));	/* offset + 1, 0 empty */
+	uint32_t *sidx = malloc(cap * sizeof(*sidx));
+
+	*dict = malloc(DICT_MAX * sizeof(**dict));
+	if (nv > c->idx_cap) {
+		free(c->idx);
+		c->idx_cap = nv;
+		c->idx = malloc(nv * sizeof(*c->idx));
+	}
+	if (!slots || !sidx || !*dict || !c->idx)
+		goto fail;
+	for (size_t k = 0; k < nv; k++) {
+		uint32_t n = str_len(base + off), h = hash(base + off + 4, n);
+		size_t s = h & (cap - 1);
+
+		while (slots[s] && (str_len(base + slots[s] - 1) != n ||
+				    memcmp(base + slots[s] - 1 + 4, base + off + 4, n)))
+			s = (s + 1) & (cap - 1);
+		if (!slots[s]) {
+			bytes += 4 + n;
+			if (nd == DICT_MAX || bytes > DICT_BYTES)
+				goto fail;
+			slots[s] = (uint32_t)off + 1;
+			sidx[s] = (uint32_t)nd;
+			(*dict)[nd++] = (uint32_t)off;
+		}
+		c->idx[k] = sidx[s];
+		off += 4 + n;
+	}
+	free(slots);
+	free(sidx);
+	return nd;
+fail:
+	free(slots);
+	free(sidx);
+	free(*dict);
+	*dict = NULL;
+	return 0;
+}
+
+/* ---- statistics ---- */
+
+struct stats {
+	bool any;
+	uint64_t min, max;	/* integers, in the column's order */
+	size_t smin, smax;	/* strings: offsets of the bounds in vals */
+};
+
+static int str_cmp(const unsigned char *base, size_t a, size_t b)
+{
+	uint32_t na = str_len(base + a), nb = str_len(base + b);
+	int r = memcmp(base + a + 4, base + b + 4, na < nb ? na : nb);
+
+	return r ? r : (na > nb) - (na < nb);
+}
+
+static bool int_less(const struct pq_col *col, uint64_t a, uint64_t b)
+{
+	return col->sign ? (int64_t)a < (int64_t)b : a < b;
+}
+
+static void col_stats(const struct pq_col *col, size_t nv, struct stats *st)
+{
+	const unsigned char *base = (const unsigned char *)col->vals.buf;
+	size_t off = 0;
+
+	st->any = nv > 0;
+	for (size_t k = 0; k < nv; k++) {
+		if (col->ptype == PQ_BYTE_ARRAY) {
+			if (!k || str_cmp(base, off, st->smin) < 0)
+				st->smin = off;
+			if (!k || str_cmp(base, off, st->smax) > 0)
+				st->smax = off;
+			off += 4 + str_len(base + off);
+			continue;
+		}
+		uint64_t v;
+
+		if (col->ptype == PQ_INT64) {
+			memcpy(&v, base + 8 * k, 8);
+		} else {
+			uint32_t w;
+
+			memcpy(&w, base + 4 * k, 4);
+			v = col->sign ? (uint64_t)(int64_t)(int32_t)w : w;
+		}
+		if (!k || int_less(col, v, st->min))
+			st->min = v;
+		if (!k || int_less(col, st->max, v))
+			st->max = v;
+	}
+}
+
+static void dict_stats(const struct pq_col *col, const uint32_t *dict, size_t nd, struct stats *st)
+{
+	const unsigned char *base = (const unsigned char *)col->vals.buf;
+
+	st->any = nd > 0;
+	st->smin = st->smax = dict[0];
+	for (size_t k = 1; k < nd; k++) {
+		if (str_cmp(base, dict[k], st->smin) < 0)
+			st->smin = dict[k];
+		if (str_cmp(base, dict[k], st->smax) > 0)
+			st->smax = dict[k];
+	}
+}
+
+static void put_stats(struct thrift *m, const struct pq_col *col, const struct stats *st)
+{
+	const unsigned char *base = (const unsigned char *)col->vals.buf;
+	unsigned w = col->ptype == PQ_INT64 ? 8 : 4;
+
+	th_struct(m, 12);
+	th_i64(m, 3, (int64_t)col->nnull);
+	if (st->any && col->ptype != PQ_BYTE_ARRAY) {
+		uint32_t lo = (uint32_t)st->min, hi = (uint32_t)st->max;
+
+		/* PLAIN: little-endian, 4 or 8 bytes */
+		th_binary(m, 5, w == 8 ? (const void *)&st->max : (const void *)&hi, w);
+		th_binary(m, 6, w == 8 ? (const void *)&st->min : (const void *)&lo, w);
+	} else if (st->any && str_len(base + st->smax) <= STAT_MAX &&
+		   str_len(base + st->smin) <= STAT_MAX) {
+		th_binary(m, 5, base + st->smax + 4, str_len(base + st->smax));
+		th_binary(m, 6, base + st->smin + 4, str_len(base + st->smin));
+	}
+	th_end(m);
+}
+
+/* ---- pages ---- */
+
+struct chunk {
+	struct pq_ctx *c;
+	struct pq_table *t;
+	const struct pq_col *col;
+	struct tdat_sink *out;
+	uint64_t raw, stored;	/* page bytes with their headers, before and after zstd */
+	uint64_t dict_off, data_off;
+	uint32_t *dict;		/* NULL: PLAIN */
+	size_t ndict;
+	unsigned bw;		/* bits of an index */
+};
+
+/* Compress c->page and write it after its header (@nvalues, @enc; type @type). */
+static int write_page(struct chunk *ch, enum pq_page type, size_t nvalues, enum pq_enc enc)
+{
+	struct pq_ctx *c = ch->c;
+	size_t bound = ZSTD_compressBound(c->page.len), zlen;
+	struct thrift h;
+	char *d;
+
+	c->zpage.len = 0;
+	if (!(d = sink_reserve(&c->zpage, bound)))
+		return TDAT_ENOMEM;
+	zlen = ZSTD_compressCCtx(c->zctx, d, bound, c->page.buf, c->page.len, c->level);
+	if (ZSTD_isError(zlen)) {
+		tdat_msg(c->err, "zstd: %s", ZSTD_getErrorName(zlen));
+		return TDAT_EIO;
+	}
+	c->head.len = 0;
+	th_init(&h, &c->head);
+	th_i32(&h, 1, type);
+	th_i32(&h, 2, (int32_t)c->page.len);
+	th_i32(&h, 3, (int32_t)zlen);
+	th_struct(&h, type == PQ_DICT_PAGE ? 7 : 5);
+	th_i32(&h, 1, (int32_t)nvalues);
+	th_i32(&h, 2, enc);
+	if (type == PQ_DATA_PAGE) {
+		th_i32(&h, 3, PQ_RLE);	/* definition levels */
+		th_i32(&h, 4, PQ_RLE);	/* repetition levels (none) */
+	}
+	th_end(&h);
+	th_end(&h);
+	if (c->head.err || c->page.err)
+		return TDAT_ENOMEM;
+	sink_write(ch->out, c->head.buf, c->head.len);
+	sink_write(ch->out, d, zlen);
+	ch->raw += c->head.len + c->page.len;
+	ch->stored += c->head.len + zlen;
+	ch->t->off += c->head.len + zlen;
+	return 0;
+}
+
+static int dict_page(struct chunk *ch)
+{
+	const unsigned char *base = (const unsigned char *)ch->col->vals.buf;
+
+	ch->c->page.len = 0;
+	for (size_t k = 0; k < ch->ndict; k++)
+		sink_write(&ch->c->page, base + ch->dict[k], 4 + str_len(base + ch->dict[k]));
+	ch->dict_off = ch->t->off;
+	while ((1u << ch->bw) < ch->ndict)
+		ch->bw++;
+	if (!ch->bw)
+		ch->bw = 1;
+	return write_page(ch, PQ_DICT_PAGE, ch->ndict, PQ_PLAIN);
+}
+
+/* Rows [@a, @b) holding @nv values from index @k, @bytes of them from offset @voff. */
+static int data_page(struct chunk *ch, size_t a, size_t b, size_t k, size_t nv, size_t voff,
+		     size_t bytes)
+{
+	struct pq_ctx *c = ch->c;
+	const unsigned char *defs = (const unsigned char *)ch->col->defs.buf;
+	uint32_t lev[PAGE_ROWS];
+	size_t mark;
+	uint32_t n;
+
+	c->page.len = 0;
+	sink_write(&c->page, "\0\0\0\0", 4);
+	mark = c->page.len;
+	if (ch->col->nnull) {
+		for (size_t r = a; r < b; r++)
+			lev[r - a] = defs[r];
+		pq_hybrid(&c->page, lev, b - a, 1);
+	} else {
+		th_varint(&c->page, (uint64_t)(b - a) << 1);	/* one RLE run of 1s */
+		sink_putc(&c->page, 1);
+	}
+	if (c->page.err)
+		return TDAT_ENOMEM;
+	n = (uint32_t)(c->page.len - mark);
+	memcpy(c->page.buf, &n, 4);
+	if (ch->dict) {
+		sink_putc(&c->page, (char)ch->bw);
+		pq_hybrid(&c->page, c->idx + k, nv, ch->bw);
+	} else if (ch->col->delta) {
+		pq_delta(&c->page, (const unsigned char *)ch->col->vals.buf + voff, nv);
+	} else {
+		sink_write(&c->page, ch->col->vals.buf + voff, bytes);
+	}
+	if (!ch->data_off)
+		ch->data_off = ch->t->off;
+	return write_page(ch, PQ_DATA_PAGE, b - a,
+			  ch->dict ? PQ_RLE_DICT : ch->col->delta ? PQ_DELTA : PQ_PLAIN);
+}
+
+static int data_pages(struct chunk *ch, size_t rows)
+{
+	const struct pq_col *col = ch->col;
+	const unsigned char *defs = (const unsigned char *)col->defs.buf;
+	const unsigned char *base = (const unsigned char *)col->vals.buf;
+	unsigned w = col->ptype == PQ_INT64 ? 8 : 4;
+	size_t a = 0, k = 0, voff = 0;
+	int ret;
+
+	while (a < rows) {
+		size_t b = a, nv = 0, bytes = 0;
+
+		while (b < rows && b - a < PAGE_ROWS && bytes < PAGE_BYTES) {
+			if (!col->nnull || defs[b]) {
+				bytes += col->ptype == PQ_BYTE_ARRAY ?
+					 4 + str_len(base + voff + bytes) : w;
+				nv++;
+			}
+			b++;
+		}
+		if ((ret = data_page(ch, a, b, k, nv, voff, bytes)))
+			return ret;
+		a = b;
+		k += nv;
+		voff += bytes;
+	}
+	return 0;
+}
+
+/* The ColumnChunk struct (a list element). */
+static void chunk_meta(struct chunk *ch, struct thrift *m, size_t rows, const struct stats *st)
+{
+	const struct pq_col *col = ch->col;
+
+	th_elem_struct(m);
+	th_i64(m, 2, 0);	/* file_offset: 0, no ColumnMetaData outside the footer */
+	th_struct(m, 3);
+	th_i32(m, 1, col->ptype);
+	th_list(m, 2, TH_I32, ch->dict ? 3 : 2);
+	th_elem_i32(m, col->delta ? PQ_DELTA : PQ_PLAIN);
+	th_elem_i32(m, PQ_RLE);
+	if (ch->dict)
+		th_elem_i32(m, PQ_RLE_DICT);
+	th_list(m, 3, TH_BINARY, 1);
+	th_elem_binary(m, col->name, strlen(col->name));
+	th_i32(m, 4, PQ_ZSTD);
+	th_i64(m, 5, (int64_t)rows);
+	th_i64(m, 6, (int64_t)ch->raw);
+	th_i64(m, 7, (int64_t)ch->stored);
+	th_i64(m, 9, (int64_t)ch->data_off);
+	if (ch->dict)
+		th_i64(m, 11, (int64_t)ch->dict_off);
+	put_stats(m, col, st);
+	th_end(m);
+	th_end(m);
+}
+
+int pq_chunk(struct pq_ctx *c, struct pq_table *t, int i, struct tdat_sink *out,
+	     struct thrift *meta, uint64_t *raw_size)
+{
+	struct chunk ch = { .c = c, .t = t, .col = &t->cols[i], .out = out };
+	size_t nv = (size_t)(t->rows - ch.col->nnull);
+	struct stats st = { 0 };
+	int ret = 0;
+
+	if (ch.col->ptype == PQ_BYTE_ARRAY && nv)
+		ch.ndict = make_dict(c, ch.col, nv, &ch.dict);
+	if (ch.dict)
+		dict_stats(ch.col, ch.dict, ch.ndict, &st);	/* the distinct values suffice */
+	else
+		col_stats(ch.col, nv, &st);
+	if (ch.dict && (ret = dict_page(&ch)))
+		goto out;
+	if ((ret = data_pages(&ch, (size_t)t->rows)))
+		goto out;
+	chunk_meta(&ch, meta, (size_t)t->rows, &st);
+	*raw_size += ch.raw;
+out:
+	free(ch.dict);
+	return ret;
+}

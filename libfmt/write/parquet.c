@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * parquet.c - "parquet": a dataset folder (w->path, a temporary name the
+ * tool renames when complete) of Parquet files (parquet-enc.c):
+ *
+ *   SYSTEM.EVENT.parquet  one per event type present (named, split and
+ *                         matched as the typed CSV's files, csvdir.c), with
+ *                         the columns ts, cpu, input, buffer, pid, comm, lost
+ *                         and then every field of the format;
+ *   events.parquet        every event: the common columns, system, event.
+ *
+ * Types: ts and lost INT64 (signed), cpu, input and pid INT32, buffer and
+ * comm STRING; a number field an INTEGER of its width and signedness (a
+ * pointer unsigned), a string or char array STRING, any other array a
+ * STRING of its elements "[a,b,...]" as in the typed CSV.  Strings are the
+ * typed CSV's cells unquoted: UTF-8 kept, a backslash doubled, other bytes
+ * \xNN, so every value is valid UTF-8 and nothing is lost.  A field outside
+ * a damaged event is null.
+ *
+ * Rows are buffered per file and written as a row group when a file holds
+ * PQ_GROUP_ROWS rows, or, when all buffers together pass PQ_BUDGET bytes,
+ * the largest is written: memory stays bounded whatever the input.  A file
+ * is opened only to append a row group and closed again.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <traceevent/event-parse.h>
+
+#include "write/parquet.h"
+
+#define PQ_GROUP_ROWS (1 << 20)
+#define PQ_BUDGET ((size_t)40 << 20)
+#define PQ_LEVEL 3
+#define NFIXED 7		/* ts cpu input buffer pid comm lost */
+
+struct pfile {
+	char *fname;		/* BASE.parquet */
+	char *system, *name, *sig;
+	char *esys, *ename;	/* system and name as events.parquet has them (escaped) */
+	struct pq_table t;
+	bool created;
+};
+
+#define NCOMMS 256		/* comm cells kept per input (direct-mapped by pid) */
+
+struct pinput {
+	struct idtab types;	/* struct pfile by event type id */
+	struct pcomm {
+		int pid;
+		char *comm;	/* escaped; NULL: empty slot */
+		size_t len;
+	} comms[NCOMMS];
+};
+
+struct pqw {
+	int dirfd;
+	struct pq_ctx ctx;
+	struct pinput *in;
+	int ninputs;
+	struct pfile **files;	/* files[0]: events.parquet */
+	int nfiles, files_cap;
+	size_t buffered;	/* bytes all tables hold */
+	struct tdat_sink tmp;	/* a cell being escaped */
+};
+
+static int nomem(struct tdat_writer *w)
+{
+	tdat_msg(w->errmsg, "out of memory");
+	return TDAT_ENOMEM;
+}
+
+/* ---- files ---- */
+
+static int pfile_flush(struct tdat_writer *w, struct pqw *d, struct pfile *f, bool last)
+{
+	int flags = O_WRONLY | O_CLOEXEC | (f->created ? O_APPEND : O_CREAT | O_EXCL);
+	int fd = openat(d->dirfd, f->fname, flags, 0666), ret;
+
+	if (fd < 0) {
+		w->sink.err = errno;
+		tdat_msg(w->errmsg, "%s: %s", f->fname, strerror(errno));
+		return TDAT_EIO;
+	}
+	f->created = true;
+	d->buffered -= f->t.buffered;
+	ret = last ? pq_finish(&d->ctx, &f->t, fd) : pq_flush(&d->ctx, &f->t, fd);
+	if (close(fd) && !ret) {
+		tdat_msg(w->errmsg, "%s: %s", f->fname, strerror(errno));
+		ret = TDAT_EIO;
+	}
+	if (ret == TDAT_EIO && !w->sink.err)
+		w->sink.err = EIO;
+	return ret;
+}
+
+static void pfile_free(struct pfile *f)
+{
+	if (!f)
+		return;
+	pq_table_release(&f->t);
+	free(f->fname);
+	free(f->system);
+	free(f->name);
+	free(f->sig);
+	free(f->esys);
+	free(f->ename);
+	free(f);
+}
+
+static const char *const fixed[NFIXED] = { "ts", "cpu", "input", "buffer", "pid", "comm", "lost" };
+
+/* The common columns (0 .. NFIXED - 1). */
+static int fixed_cols(struct pq_table *t)
+{
+	int r = pq_col_int(t, 0, fixed[0], 64, true);
+
+	r = r ? r : pq_col_int(t, 1, fixed[1], 32, true);
+	r = r ? r : pq_col_int(t, 2, fixed[2], 32, true);
+	r = r ? r : pq_col_str(t, 3, fixed[3]);
+	r = r ? r : pq_col_int(t, 4, fixed[4], 32, true);
+	r = r ? r : pq_col_str(t, 5, fixed[5]);
+	r = r ? r : pq_col_int(t, 6, fixed[6], 64, true);
+	t->sort_col = 0;
+	t->cols[0].delta = true;
+	return r;
+}
+
+static int field_col(struct pq_table *t, int i, const char *name, const struct tfield *f)
+{
+	if (f->kind == TK_STR || f->kind == TK_ARRAY)
+		return pq_col_str(t, i, name);
+	return pq_col_int(t, i, name, f->size * 8, f->kind == TK_INT);
+}
+
+/* The text of the format of @tt in @f ("" if not kept). */
+static const char *format_text(const struct tdat_file *f, const struct ttype *tt)
+{
+	const struct tdat_meta *m = &f->meta;
+	char id[32];
+
+	snprintf(id, sizeof(id), "\nID: %u\n", tt->id);
+	for (int i = 0; i < m->nftrace; i++)
+		if (strstr(m->ftrace[i].data, id))
+			return m->ftrace[i].data;
+	for (int s = 0; s < m->nsystems; s++)
+		for (int i = 0; i < m->systems[s].nfmts; i++)
+			if (strstr(m->systems[s].fmts[i].data, id))
+				return m->systems[s].fmts[i].data;
+	return "";
+}
+
+/* Key-value metadata: the inputs, the clock and the event's format. */
+static int file_kv(struct tdat_writer *w, struct pq_table *t, const struct tdat_file *f,
+		   const struct ttype *tt)
+{
+	struct tdat_sink s;
+	int ret;
+
+	if (sink_init(&s, -1))
+		return TDAT_ENOMEM;
+	for (int i = 0; i < tdat_merge_nfiles(w->merge); i++)
+		sink_printf(&s, "%s%s", i ? "\n" : "", tdat_merge_file(w->merge, i)->info.path);
+	sink_putc(&s, '\0');
+	ret = s.err ? TDAT_ENOMEM : pq_table_kv(t, "tdat.source", s.buf);
+	ret = ret ? ret : pq_table_kv(t, "tdat.clock", f->info.clock);
+	if (!ret && tt)
+		ret = pq_table_kv(t, "tdat.format", format_text(f, tt));
+	sink_release(&s);
+	return ret;
+}
+
+static bool fname_taken(const void *ctx, const char *base)
+{
+	const struct pqw *d = ctx;
+	size_t n = strlen(base);
+
+	for (int i = 0; i < d->nfiles; i++)
+		if (!strncmp(d->files[i]->fname, base, n) && !strcmp(d->files[i]->fname + n, ".parquet"))
+			return true;
+	return !strcmp(base, "events");
+}
+
+/* @s escaped as the typed CSV escapes text (malloc'd). */
+static char *escaped(const char *s)
+{
+	struct tdat_sink t = { .fd = -1 };
+	char *e;
+
+	csv_escape(&t, s, strlen(s), CSV_Q_RAW);
+	e = t.err ? NULL : strndup(t.buf ? t.buf : "", t.len);
+	sink_release(&t);
+	return e;
+}
+
+static struct pfile *pfile_new(struct tdat_writer *w, struct pqw *d, const struct tdat_file *file,
+			       const struct ttype *tt, char *sig)
+{
+	struct pfile *f = calloc(1, sizeof(*f));
+	char *base = typed_unique_base(tt, fname_taken, d), **cols = NULL;
+
+	if (!f || !base)
+		goto fail;
+	f->sig = sig;
+	sig = NULL;
+	if (asprintf(&f->fname, "%s.parquet", base) < 0)
+		f->fname = NULL;
+	f->system = strdup(tt->system);
+	f->name = typed_type_name(tt);
+	f->esys = f->system ? escaped(f->system) : NULL;
+	f->ename = f->name ? escaped(f->name) : NULL;
+	cols = typed_columns(tt);
+	if (!f->fname || !f->system || !f->name || !f->esys || !f->ename || !cols ||
+	    pq_table_init(&f->t, f->fname, NFIXED + tt->nfields) || fixed_cols(&f->t) ||
+	    file_kv(w, &f->t, file, tt))
+		goto fail;
+	for (int i = 0; i < tt->nfields; i++)
+		if (field_col(&f->t, NFIXED + i, cols[i], &tt->fields[i]))
+			goto fail;
+	goto out;
+fail:
+	pfile_free(f);
+	f = NULL;
+out:
+	for (int i = 0; cols && i < tt->nfields; i++)
+		free(cols[i]);
+	free(cols);
+	free(base);
+	free(sig);
+	return f;
+}
+
+/* The file of @tt: one with the same system, name and fields, else a new one. */
+static struct pfile *find_file(struct tdat_writer *w, struct pqw *d, const struct tdat_file *file,
+			       const struct ttype *tt)
+{
+	char *sig = typed_signature(tt), *name = typed_type_name(tt);
+	struct pfile *f = NULL;
+
+	if (!sig || !name)
+		goto out;
+	for (int i = 1; i < d->nfiles; i++) {
+		f = d->files[i];
+		if (!strcmp(f->system, tt->system) && !strcmp(f->name, name) && !strcmp(f->sig, sig))
+			goto out;
+	}
+	f = NULL;
+	if (array_room((void **)&d->files, d->nfiles, &d->files_cap, sizeof(*d->files), 64))
+		goto out;
+	f = pfile_new(w, d, file, tt, sig);
+	sig = NULL;
+	if (f)
+		d->files[d->nfiles++] = f;
+out:
+	free(sig);
+	free(name);
+	return f;
+}
+
+/* ---- rows ---- */
+
+/* @n bytes of @s as the typed CSV escapes them (stopping at a NUL). */
+static void put_text(struct pqw *d, struct pq_col *c, const char *s, size_t n)
+{
+	d->tmp.len = 0;
+	csv_escape(&d->tmp, s, n, CSV_Q_RAW);
+	pq_put_str(c, d->tmp.buf, d->tmp.len);
+}
+
+static const char *comm_of(struct pqw *d, struct pinput *in, struct tep_handle *tep, int pid,
+			   size_t *len)
+{
+	struct pcomm *pc = &in->comms[(unsigned)pid % NCOMMS];
+
+	if (!pc->comm || pc->pid != pid) {
+		const char *c = tep_is_pid_registered(tep, pid) ? tep_data_comm_from_pid(tep, pid) : "";
+
+		d->tmp.len = 0;
+		csv_escape(&d->tmp, c, strlen(c), CSV_Q_RAW);
+		free(pc->comm);
+		if (!(pc->comm = strndup(d->tmp.buf, d->tmp.len)))
+			return NULL;
+		pc->len = d->tmp.len;
+		pc->pid = pid;
+	}
+	*len = pc->len;
+	return pc->comm;
+}
+
+static int put_common(struct pqw *d, struct pq_table *t, const struct tdat_event *ev,
+		      const struct ttype *tt)
+{
+	struct tdat_file *f = ev->file;
+	struct pq_col *c = t->cols;
+	const char *comm;
+	size_t len;
+	uint64_t v;
+	int pid = -1;
+
+	if (tfield_num(ev, &tt->pid, &v))
+		pid = (int)(int64_t)v;
+	if (!(comm = comm_of(d, &d->in[ev->input], f->tep, pid, &len)))
+		return TDAT_ENOMEM;
+	pq_put_int(&c[0], ev->ts);
+	pq_put_int(&c[1], (uint64_t)(int64_t)ev->cpu);
+	pq_put_int(&c[2], (uint64_t)(int64_t)ev->input);
+	if (ev->buffer < f->nbuffers) {
+		const char *b = f->buffers[ev->buffer].info.name;
+
+		put_text(d, &c[3], b, strlen(b));
+	} else {
+		pq_put_null(&c[3]);
+	}
+	pq_put_int(&c[4], (uint64_t)(int64_t)pid);
+	pq_put_str(&c[5], comm, len);
+	pq_put_int(&c[6], (uint64_t)(int64_t)ev->missed);
+	return 0;
+}
+
+static void put_field(struct pqw *d, struct pq_col *c, const struct tdat_event *ev,
+		      const struct tfield *f)
+{
+	const unsigned char *p;
+	unsigned len;
+	uint64_t v;
+
+	if (f->kind != TK_STR && f->kind != TK_ARRAY) {
+		if (tfield_num(ev, f, &v))
+			pq_put_int(c, v);
+		else
+			pq_put_null(c);
+	} else if (!tfield_bytes(ev, f, &p, &len)) {
+		pq_put_null(c);
+	} else if (f->kind == TK_STR) {
+		put_text(d, c, (const char *)p, len);
+	} else {
+		d->tmp.len = 0;
+		csv_put_array(&d->tmp, ev->file, p, len, f);
+		pq_put_str(c, d->tmp.buf, d->tmp.len);
+	}
+}
+
+/* The row is complete in @f: count what it holds. */
+static void row_end(struct pqw *d, struct pfile *f)
+{
+	size_t old = f->t.buffered;
+
+	d->buffered += pq_row_end(&f->t) - old;
+}
+
+/* Write a row group of @f if it is full, and the largest if all hold too much. */
+static int maybe_flush(struct tdat_writer *w, struct pqw *d, struct pfile *f)
+{
+	struct pfile *big = NULL;
+	int ret;
+
+	if (f->t.rows >= PQ_GROUP_ROWS && (ret = pfile_flush(w, d, f, false)))
+		return ret;
+	if (d->buffered <= PQ_BUDGET)
+		return 0;
+	for (int i = 0; i < d->nfiles; i++)
+		if (!big || d->files[i]->t.buffered > big->t.buffered)
+			big = d->files[i];
+	return pfile_flush(w, d, big, false);
+}
+
+static int parquet_put(struct tdat_writer *w, const struct tdat_event *ev)
+{
+	struct pqw *d = w->priv;
+	const struct ttype *tt = file_type(ev->file, ev);
+	struct pfile *f, *all = d->files[0];
+	void **slot;
+	int ret;
+
+	if (!tt || !(slot = idtab_slot(&d->in[ev->input].types, tt->id)))
+		return nomem(w);
+	if (!(f = *slot) && !(f = *slot = find_file(w, d, ev->file, tt)))
+		return nomem(w);
+	if (put_common(d, &f->t, ev, tt) || put_common(d, &all->t, ev, tt))
+		return nomem(w);
+	for (int i = 0; i < tt->nfields; i++)
+		put_field(d, &f->t.cols[NFIXED + i], ev, &tt->fields[i]);
+	pq_put_str(&all->t.cols[NFIXED], f->esys, strlen(f->esys));
+	pq_put_str(&all->t.cols[NFIXED + 1], f->ename, strlen(f->ename));
+	if (d->tmp.err)
+		return nomem(w);
+	row_end(d, f);
+	row_end(d, all);
+	if ((ret = maybe_flush(w, d, f)) || (ret = maybe_flush(w, d, all)))
+		return ret;
+	return 0;
+}
+
+/* ---- open, close, free ---- */
+
+static int parquet_close(struct tdat_writer *w)
+{
+	struct pqw *d = w->priv;
+	int ret = 0;
+
+	for (int i = 0; i < d->nfiles && !ret; i++)
+		ret = pfile_flush(w, d, d->files[i], true);
+	return ret;
+}
+
+static void parquet_free(struct tdat_writer *w)
+{
+	struct pqw *d = w->priv;
+
+	if (!d)
+		return;
+	for (int i = 0; i < d->nfiles; i++)
+		pfile_free(d->files[i]);
+	for (int i = 0; d->in && i < d->ninputs; i++) {
+		idtab_release(&d->in[i].types, NULL);
+		for (int c = 0; c < NCOMMS; c++)
+			free(d->in[i].comms[c].comm);
+	}
+	if (d->dirfd >= 0)
+		close(d->dirfd);
+	pq_ctx_release(&d->ctx);
+	sink_release(&d->tmp);
+	free(d->files);
+	free(d->in);
+	free(d);
+	w->priv = NULL;
+}
+
+/* events.parquet: the common columns, system, event. */
+static int events_file(struct tdat_writer *w, struct pqw *d)
+{
+	struct pfile *f = calloc(1, sizeof(*f));
+
+	if (!f || array_room((void **)&d->files, 0, &d->files_cap, sizeof(*d->files), 64)) {
+		free(f);
+		return TDAT_ENOMEM;
+	}
+	d->files[d->nfiles++] = f;
+	if (!(f->fname = strdup("events.parquet")) || !(f->system = strdup("")) ||
+	    !(f->name = strdup("")) || !(f->sig = strdup("")) ||
+	    pq_table_init(&f->t, f->fname, NFIXED + 2) || fixed_cols(&f->t) ||
+	    pq_col_str(&f->t, NFIXED, "system") || pq_col_str(&f->t, NFIXED + 1, "event"))
+		return TDAT_ENOMEM;
+	return tdat_merge_nfiles(w->merge) ?
+	       file_kv(w, &f->t, tdat_merge_file(w->merge, 0), NULL) : 0;
+}
+
+static int parquet_open(struct tdat_writer *w)
+{
+	struct pqw *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return nomem(w);
+	w->priv = d;
+	d->dirfd = -1;
+	d->tmp.fd = -1;
+	if (pq_ctx_init(&d->ctx, PQ_LEVEL, w->errmsg) || sink_init(&d->tmp, -1))
+		return nomem(w);
+	if (w->flags & TDAT_W_GZIP) {
+		tdat_msg(w->errmsg, "gzip is not supported with parquet");
+		return TDAT_EUNSUPP;
+	}
+	d->dirfd = open(w->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d->dirfd < 0) {
+		w->sink.err = errno;
+		tdat_msg(w->errmsg, "%s", strerror(errno));
+		return TDAT_EIO;
+	}
+	d->ninputs = tdat_merge_nfiles(w->merge);
+	d->in = calloc((size_t)(d->ninputs ? d->ninputs : 1), sizeof(*d->in));
+	if (!d->in || events_file(w, d))
+		return nomem(w);
+	return 0;
+}
+
+const struct tdat_writer_ops tdat_writer_parquet_ops = {
+	.name = "parquet",
+	.exts = "",
+	.output = TDAT_OUT_DIR,
+	.fields = true,
+	.open = parquet_open,
+	.put = parquet_put,
+	.close = parquet_close,
+	.free = parquet_free,
+};

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * parquet.h - the Parquet file builder (parquet-enc.c, parquet-page.c)
+ * under the parquet writer (parquet.c): a flat table of OPTIONAL integer
+ * and string columns, rows buffered in memory and written as row groups,
+ * then the footer.
+ *
+ * Each column chunk is one or more DataPage v1 pages (definition levels in
+ * the RLE/bit-packed hybrid, PLAIN values, DELTA_BINARY_PACKED ones for a
+ * timestamp, or RLE_DICTIONARY indices after a PLAIN dictionary page for
+ * strings with few distinct values), compressed
+ * with zstd; its statistics (min/max in the column's order, null count)
+ * go into the footer.
+ */
+#ifndef TDAT_PARQUET_H
+#define TDAT_PARQUET_H
+
+#include "write/write.h"
+
+/* Parquet's enum values (parquet.thrift). */
+enum pq_ptype { PQ_INT32 = 1, PQ_INT64 = 2, PQ_BYTE_ARRAY = 6 };
+enum pq_enc { PQ_PLAIN = 0, PQ_RLE = 3, PQ_DELTA = 5, PQ_RLE_DICT = 8 };
+enum pq_page { PQ_DATA_PAGE = 0, PQ_DICT_PAGE = 2 };
+#define PQ_ZSTD 6		/* CompressionCodec */
+#define PQ_OPTIONAL 1		/* FieldRepetitionType */
+
+struct pq_col {
+	char *name;
+	enum pq_ptype ptype;
+	unsigned bits;		/* integer width 8, 16, 32, 64; 0 for a string */
+	bool sign;
+	bool delta;		/* INT64 as DELTA_BINARY_PACKED (timestamps) */
+	/* the row group being built */
+	struct tdat_sink vals;	/* the non-null values, PLAIN */
+	struct tdat_sink defs;	/* one byte per row (1 value, 0 null), kept only from
+				 * the first null on: until then every row has a value */
+	uint64_t nnull, nrows;
+};
+
+struct pq_kv {
+	char *key, *value;
+};
+
+struct pq_table {
+	const char *name;	/* the file name in its directory (for errors) */
+	int ncols;
+	struct pq_col *cols;
+	uint64_t rows;		/* in the row group being built */
+	uint64_t total_rows;
+	uint64_t off;		/* bytes in the file so far */
+	size_t buffered;	/* bytes the row group's buffers hold (allocated) */
+	struct tdat_sink rgs;	/* the RowGroup structs written so far (thrift) */
+	int nrgs;
+	struct pq_kv *kv;
+	int nkv;
+	int sort_col;		/* sorting_columns: this one, ascending; -1 none */
+};
+
+/* Things a table's writing shares (scratch buffers, the zstd context). */
+struct pq_ctx {
+	void *zctx;
+	int level;		/* zstd level */
+	struct tdat_sink page, zpage, head;	/* memory sinks */
+	uint32_t *idx;		/* dictionary indices of a chunk */
+	size_t idx_cap;
+	char *err;		/* the writer's errmsg */
+};
+
+int pq_ctx_init(struct pq_ctx *c, int level, char *err);
+void pq_ctx_release(struct pq_ctx *c);
+
+/* A table of @ncols columns, set with pq_col_int()/pq_col_str(); @name borrowed. */
+int pq_table_init(struct pq_table *t, const char *name, int ncols);
+void pq_table_release(struct pq_table *t);
+int pq_col_int(struct pq_table *t, int i, const char *name, unsigned bits, bool sign);
+int pq_col_str(struct pq_table *t, int i, const char *name);
+/* Key-value metadata of the file (copied). */
+int pq_table_kv(struct pq_table *t, const char *key, const char *value);
+
+/* Values of the row being built, one per column, then pq_row_end(). */
+static inline void pq_put_int(struct pq_col *c, uint64_t v)
+{
+	sink_write(&c->vals, &v, c->ptype == PQ_INT64 ? 8 : 4);	/* little-endian host */
+	c->nrows++;
+	if (c->nnull)
+		sink_putc(&c->defs, 1);
+}
+
+void pq_put_str(struct pq_col *c, const void *p, size_t n);
+
+void pq_put_null(struct pq_col *c);
+
+/* The row is complete; returns the bytes the table's buffers hold (allocated). */
+size_t pq_row_end(struct pq_table *t);
+
+/*
+ * Write the "PAR1" magic if the file is new (t->off 0), then the buffered
+ * row group to @fd (opened for appending).  Nothing if no rows are buffered.
+ */
+int pq_flush(struct pq_ctx *c, struct pq_table *t, int fd);
+/* Flush, then write the footer and the closing magic. */
+int pq_finish(struct pq_ctx *c, struct pq_table *t, int fd);
+
+/* parquet-page.c: a column chunk's pages into @out; its ColumnChunk struct into @meta. */
+struct thrift;
+int pq_chunk(struct pq_ctx *c, struct pq_table *t, int i, struct tdat_sink *out,
+	     struct thrift *meta, uint64_t *raw_size);
+/* RLE/bit-packed hybrid of @n values of @bw bits. */
+void pq_hybrid(struct tdat_sink *s, const uint32_t *v, size_t n, unsigned bw);
+/* DELTA_BINARY_PACKED of @n INT64 values (little-endian, 8 bytes each) at @vals. */
+void pq_delta(struct tdat_sink *s, const unsigned char *vals, size_t n);
+
+#endif /* TDAT_PARQUET_H */

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# t-parquet.sh: tdat-convert -f parquet -o DIR, checked by real readers:
+# DuckDB (@duckdb/node-api, its own libduckdb) and hyparquet, installed with
+# npm into a cache folder reused between runs (never part of the build).
+# For every capture in testdata/: rows per event type as trace-cmd report
+# and tdat-info count them, in the type files and in events.parquet; column
+# types as the event's format declares them (a u64 stays UBIGINT); every
+# type file's rows equal the typed CSV's (EXCEPT ALL both ways, the CSV read
+# as text and cast to the Parquet column's type, so u64 values above 2^63
+# compare exactly); hyparquet reads the same rows and values.  Then the
+# folder written whole or not at all, and the usage errors.
+. "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
+TD=testdata
+NPMDIR=${TDAT_TEST_NPM:-${XDG_CACHE_HOME:-$HOME/.cache}/tdat-test-npm}
+NPM_PKGS=(@duckdb/node-api@1.5.6-r.1 hyparquet@1.33.0 hyparquet-compressors@1.1.2)
+
+# the readers, installed once into $NPMDIR; a SKIP line says why not
+have_readers() {
+	command -v node >/dev/null || { skip_all "node is not installed (apt-get install nodejs npm)"; }
+	if node -e "require('$NPMDIR/node_modules/@duckdb/node-api'); \
+		require.resolve('$NPMDIR/node_modules/hyparquet-compressors')" 2>/dev/null; then
+		return
+	fi
+	command -v npm >/dev/null || skip_all "npm is not installed (apt-get install npm)"
+	mkdir -p "$NPMDIR" && { [[ -f $NPMDIR/package.json ]] || echo '{"private":true}' >"$NPMDIR/package.json"; }
+	if ! (cd "$NPMDIR" && timeout 600 npm install --no-audit --no-fund --loglevel=error \
+		"${NPM_PKGS[@]}") >"$T_TMP/npm.log" 2>&1; then
+		skip_all "npm could not install ${NPM_PKGS[*]} into $NPMDIR: $(grep -m1 -i 'err' "$T_TMP/npm.log")"
+	fi
+}
+
+# "SYSTEM.EVENT COUNT" per event type that tdat-info --json counts
+counts_info() {
+	tdat-info --json "$1" | grep -o '"event_counts":\[[^]]*\]' | grep -o '{[^}]*}' |
+		sed 's/.*"system":"\([^"]*\)","name":"\([^"]*\)","count":\([0-9]*\).*/\1.\2 \3/' | sort
+}
+
+# "EVENT COUNT" per event name of trace-cmd report (continuation lines such
+# as a stack's "=> func" have no "[cpu] ts: name:")
+counts_report() {
+	"$TRACE_CMD" report "$1" 2>/dev/null |
+		sed -n 's/^[^[]*\[[0-9]*\] *[0-9.]*: \([^ :]*\):.*/\1/p' | sort | uniq -c |
+		awk '{ print $2, $1 }' | sort
+}
+
+t_same() {
+	if [[ -z $3 ]]; then
+		not_ok "$1" "nothing to compare with (empty reference)"
+	elif [[ $2 == "$3" ]]; then
+		ok "$1"
+	else
+		not_ok "$1" "got vs wanted:" "$(diff <(echo "$2") <(echo "$3") | head -n 10)"
+	fi
+}
+
+t_none() {
+	if [[ -z $2 ]]; then ok "$1"; else not_ok "$1" "$(head -n 10 <<<"$2")"; fi
+}
+
+have_readers
+big=0
+for dat in $TD/*.dat; do
+	f=$(basename "$dat" .dat)
+	out=$T_TMP/$f
+	t_exit "$f.dat: -f parquet" 0 -- tdat-convert -f parquet -o "$out" "$dat"
+	t_exit "$f.dat: typed CSV to compare with" 0 -- \
+		tdat-convert -f csv --split-by-event -o "$out.csv" "$dat"
+	NPMDIR=$NPMDIR node tests/cli/parquet-check.mjs "$out" "$out.csv" >"$out.chk" 2>&1
+	info=$(counts_info "$dat")
+	rows=$(sed -n 's/^rows //p' "$out.chk" | sort)
+	t_same "$f.dat: one file per event type, rows as tdat-info counts them" "$rows" "$info"
+	# old-kernel.dat: a marker's odd byte joins the event name in the report's text
+	if [[ -n $TRACE_CMD && $f != old-kernel ]]; then
+		t_same "$f.dat: rows per event as trace-cmd report shows them" \
+			"$(sed 's/^[^.]*\.//' <<<"$rows" | sort)" "$(counts_report "$dat")"
+	fi
+	t_same "$f.dat: events.parquet has every event" \
+		"$(sed -n 's/^events //p' "$out.chk" | sort)" "$info"
+	t_none "$f.dat: DuckDB's column types are the format's (and no reader failed)" \
+		"$(grep -v '^rows\|^events\|^except\|^hyparquet\|^big' "$out.chk")"
+	t_none "$f.dat: DuckDB rows equal the typed CSV's (EXCEPT ALL both ways)" \
+		"$(grep '^except' "$out.chk" | grep -v ' 0 0$')"
+	t_same "$f.dat: hyparquet reads the same rows, ts and last column" \
+		"$(sed -n 's/^hyparquet \([^ ]*\) \([0-9]*\) yes$/\1 \2/p' "$out.chk" | sort)" "$rows"
+	big=$((big + $(sed -n 's/^big [^ ]* //p' "$out.chk" | awk '{ s += $1 } END { print s + 0 }')))
+done
+t_assert "u64 values above 2^63 were among those compared ($big)" test "$big" -gt 0
+
+# --- types and values that matter ---
+S=$T_TMP/v7-zstd
+q() {
+	NPMDIR=$NPMDIR node -e "
+const r = require('module').createRequire('$NPMDIR/')('@duckdb/node-api');
+(async () => { const c = await (await r.DuckDBInstance.create(':memory:')).connect();
+for (const row of (await c.runAndReadAll(process.argv[1])).getRowsJS()) console.log(row.join('|')); })();" "$1"
+}
+t_same "sched_switch: typed columns" \
+	"$(q "select string_agg(column_name || ':' || column_type, ',') from (describe select * from '$S/sched.sched_switch.parquet')")" \
+	"ts:BIGINT,cpu:INTEGER,input:INTEGER,buffer:VARCHAR,pid:INTEGER,comm:VARCHAR,lost:BIGINT,prev_comm:VARCHAR,prev_pid:INTEGER,prev_prio:INTEGER,prev_state:BIGINT,next_comm:VARCHAR,next_pid:INTEGER,next_prio:INTEGER"
+t_same "sum(runtime) of sched_stat_runtime equals the report's" \
+	"$(q "select sum(runtime) from '$S/sched.sched_stat_runtime.parquet'")" \
+	"$(sed -n 's/.*sched_stat_runtime: .* runtime=\([0-9]*\) \[ns\]$/\1/p' tests/expected/v7-zstd.text.out |
+		awk '{ s += $1 } END { print s }')"
+t_same "the footer's statistics bound ts (row-group skipping by time)" \
+	"$(q "select min(stats_min_value::BIGINT) <= min(ts_min) and max(stats_max_value::BIGINT) >= max(ts_max)
+	      from parquet_metadata('$S/sched.sched_switch.parquet'),
+	      (select min(ts) ts_min, max(ts) ts_max from '$S/sched.sched_switch.parquet') where path_in_schema = 'ts'")" true
+t_same "comm is zstd compressed and dictionary-encoded" \
+	"$(q "select distinct compression, encodings from parquet_metadata('$S/sched.sched_switch.parquet') where path_in_schema = 'comm'")" \
+	"ZSTD|PLAIN, RLE, RLE_DICTIONARY"
+t_same "hyparquet: every row group is sorted by ts (sorting_columns), u64 is UINT_64" \
+	"$(NPMDIR=$NPMDIR node --input-type=module -e "
+const req = (await import('module')).createRequire('$NPMDIR/');
+const h = await import(req.resolve('hyparquet'));
+const m = await h.parquetMetadataAsync(await h.asyncBufferFromFile('$S/timer.hrtimer_start.parquet'));
+console.log(JSON.stringify(m.row_groups.map((g) => g.sorting_columns)),
+	m.schema.find((e) => e.name === 'function').converted_type);")" \
+	'[[{"column_idx":0,"descending":false,"nulls_first":false}]] UINT_64'
+t_same "key-value metadata: clock, source, format" \
+	"$(q "select string_agg(decode(key), ',' order by key) from parquet_kv_metadata('$S/sched.sched_switch.parquet')")" \
+	"tdat.clock,tdat.format,tdat.source"
+
+# --- a field outside its record is NULL ---
+B=testdata/bad/print/field-past-record.dat
+t_exit "a damaged capture: exit 1" 1 -- tdat-convert -f parquet -o "$T_TMP/dmg" $B
+t_stderr_match "one message counts the events written without the field" \
+	"^tdat-convert: $B: [0-9]+ events have fields outside their record, written without them"
+tdat-convert --lenient -f csv --split-by-event -o "$T_TMP/dmg.csv" $B 2>/dev/null
+NPMDIR=$NPMDIR node tests/cli/parquet-check.mjs "$T_TMP/dmg" "$T_TMP/dmg.csv" >"$T_TMP/dmg.chk" 2>&1
+t_none "its rows equal the typed CSV's, types as declared" \
+	"$(grep -v '^rows\|^events\|^except [^ ]* 0 0$\|^hyparquet [^ ]* [0-9]* yes$\|^big' "$T_TMP/dmg.chk")"
+t_same "prev_comm is NULL where the text output says UNSAFE TO PRINT" \
+	"$(q "select count(*) from '$T_TMP/dmg/sched.sched_switch.parquet' where prev_comm is null")" \
+	"$(tdat-convert --lenient $B 2>/dev/null | grep -c 'UNSAFE TO PRINT')"
+t_same "the footer counts the nulls" \
+	"$(q "select sum(stats_null_count) from parquet_metadata('$T_TMP/dmg/sched.sched_switch.parquet') where path_in_schema = 'prev_comm'")" \
+	"$(tdat-convert --lenient $B 2>/dev/null | grep -c 'UNSAFE TO PRINT')"
+
+# --- trace.json, several inputs, the other tools ---
+t_exit "two inputs into one dataset" 0 -- tdat-convert -f parquet -o "$T_TMP/two" $TD/v7-zstd.dat $TD/v6.dat
+t_same "trace.json is tdat-info --json of the inputs" "$(cat "$T_TMP/two/trace.json")" \
+	"$(tdat-info --json $TD/v7-zstd.dat $TD/v6.dat)"
+t_same "events.parquet holds both inputs' events" \
+	"$(q "select input, count(*) from '$T_TMP/two/events.parquet' group by 1 order by 1")" \
+	"$(printf '0|%s\n1|%s' "$(tdat-info --json $TD/v7-zstd.dat | grep -o '"events":[0-9]*' | tail -n 1 | cut -d: -f2)" \
+		"$(tdat-info --json $TD/v6.dat | grep -o '"events":[0-9]*' | tail -n 1 | cut -d: -f2)")"
+t_exit "tdat-merge -f parquet" 0 -- tdat-merge -f parquet -o "$T_TMP/merged" $TD/v7-zstd.dat $TD/v6.dat
+t_assert "writes the same dataset" cmp "$T_TMP/two/sched.sched_switch.parquet" "$T_TMP/merged/sched.sched_switch.parquet"
+t_exit "tdat-filter -f parquet with a selection" 0 -- \
+	tdat-filter -f parquet -e sched:sched_switch -o "$T_TMP/filtered" $TD/v7-zstd.dat
+t_same "keeps only the selected type" "$(cd "$T_TMP/filtered" && ls)" \
+	"$(printf 'events.parquet\nsched.sched_switch.parquet\ntrace.json')"
+
+# --- the output directory: whole or not at all ---
+mkdir -p "$T_TMP/fail"
+t_exit "a write failure (file size limit) fails" 1 -- bash -c \
+	"trap '' XFSZ; ulimit -f 4 && exec tdat-convert -f parquet -o '$T_TMP/fail/d' $TD/v7-zstd.dat"
+t_stderr_match "naming the file" "tdat-convert: .*/fail/d: .*parquet: File too large"
+t_empty_dir "and leaves no directory behind" "$T_TMP/fail"
+t_exit "an unreadable input fails" 1 -- tdat-convert -f parquet -o "$T_TMP/fail/bad" $TD/bad/bad-magic.dat
+t_empty_dir "and leaves no directory behind" "$T_TMP/fail"
+t_exit "-o - is a usage error" 2 -- tdat-convert -f parquet -o - $TD/markers.dat
+t_stderr_match "that asks for a directory" "needs an output directory"
+done_testing
