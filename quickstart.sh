@@ -54,6 +54,12 @@ stale() {
 missing_packages() {
 	local p
 	for p in "${PACKAGES[@]}"; do
+		# node and npm from elsewhere (NodeSource's nodejs bundles npm, and
+		# conflicts with Debian's npm package) will do
+		case $p in
+		nodejs) command -v node >/dev/null && continue ;;
+		npm) command -v npm >/dev/null && continue ;;
+		esac
 		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
 			grep -q 'ok installed' || printf '%s\n' "$p"
 	done
