@@ -554,6 +554,29 @@ struct tdat_stats {
  */
 int tdat_stats_collect(struct tdat_file *f, struct tdat_stats **out);
 
+/**
+ * tdat_merge_count - have @m count the events it hands out, per file
+ * @m: a merge that has not started
+ *
+ * Then, once tdat_merge_next() has returned TDAT_END, tdat_merge_stats()
+ * gives each file's statistics without reading the file again.
+ *
+ * Return: 0, or TDAT_EINVAL if @m has started.
+ */
+int tdat_merge_count(struct tdat_merge *m);
+
+/**
+ * tdat_merge_stats - the statistics of input @f, from what @m counted
+ * @m: a merge set with tdat_merge_count(), run to its end, never sought
+ * @f: a file added to @m
+ * @out: set to the result (tdat_stats_free()): what tdat_stats_collect()
+ *	gives, but for the damaged regions (tdat_merge_damage() has them)
+ *
+ * Return: 0, TDAT_EINVAL if @m did not count all of @f's events, or
+ * TDAT_ENOMEM.
+ */
+int tdat_merge_stats(struct tdat_merge *m, struct tdat_file *f, struct tdat_stats **out);
+
 /** tdat_stats_free - free @s; NULL is fine. */
 void tdat_stats_free(struct tdat_stats *s);
 

@@ -334,8 +334,12 @@ static void warn_latency(const struct opts *o, struct tdat_file **in, int n)
 	}
 }
 
-/* parquet: DIR/trace.json, tdat-info --json of each input (one object a line). */
-static int write_trace_json(const char *dir, struct tdat_file **in, int n)
+/*
+ * parquet: DIR/trace.json, tdat-info --json of each input (one object a
+ * line), from what the merge counted while the events were written, or
+ * (a selection: the merge did not see them all) read again.
+ */
+static int write_trace_json(const char *dir, struct tdat_merge *m, struct tdat_file **in, int n)
 {
 	char path[4096];
 	FILE *fp;
@@ -349,7 +353,10 @@ static int write_trace_json(const char *dir, struct tdat_file **in, int n)
 	for (int i = 0; i < n && !ret; i++) {
 		struct tdat_stats *s = NULL;
 
-		if ((ret = tdat_stats_collect(in[i], &s))) {
+		ret = tdat_merge_stats(m, in[i], &s);
+		if (ret == TDAT_EINVAL)
+			ret = tdat_stats_collect(in[i], &s);
+		if (ret) {
 			warnx_("%s: %s", tdat_file_info(in[i])->path, *tdat_file_errmsg(in[i]) ?
 			       tdat_file_errmsg(in[i]) : tdat_strerror(ret));
 			break;
@@ -388,6 +395,8 @@ static int run(struct opts *o, int n, struct tdat_merge *m, struct tdat_file **i
 		out_abort(&out);
 		return EXIT_USAGE;
 	}
+	if (!ret && !o->sel && !strcmp(o->format, "parquet"))
+		ret = tdat_merge_count(m);	/* trace.json without a second pass */
 	progress_start(o->progress);
 	if (!ret && !o->sel) {	/* whole pages where the format can: then done */
 		ret = tdat_writer_copy(w);
@@ -420,7 +429,7 @@ static int run(struct opts *o, int n, struct tdat_merge *m, struct tdat_file **i
 	for (int i = 0; i < tdat_writer_nnotices(w); i++)
 		warnx_("%s", tdat_writer_notice(w, i));	/* not damage: the exit status stays */
 	tdat_writer_free(w);
-	if (ret >= 0 && !strcmp(o->format, "parquet") && write_trace_json(out.tmp, in, n))
+	if (ret >= 0 && !strcmp(o->format, "parquet") && write_trace_json(out.tmp, m, in, n))
 		ret = TDAT_EIO;
 	if (ret < 0) {
 		out_abort(&out);

@@ -34,6 +34,13 @@ struct tdat_merge {
 	int nheap;
 	int last;		/* cursor of the event handed out, -1 if none */
 	bool started;
+	bool counting;		/* tdat_merge_count(): count what is handed out */
+	bool seeked, ended;	/* moved by tdat_merge_seek(); TDAT_END returned */
+	struct tally {		/* with counting, per cursor */
+		struct tdat_cpu_stats cs;
+		uint64_t *counts;	/* per common_type */
+		unsigned ncounts;
+	} *tally;
 	struct tdat_damage *damage;
 	int ndamage;
 	char errmsg[TDAT_MSG_LEN];
@@ -85,6 +92,8 @@ static void on_damage(void *owner, const struct cursor *c, uint64_t off, uint64_
 {
 	struct tdat_merge *m = owner;
 
+	if (m->tally)
+		m->tally[c - m->cursors].cs.damaged += bytes;
 	damage_push(&m->damage, &m->ndamage, c, off, bytes, reason);
 }
 
@@ -264,6 +273,9 @@ static int start(struct tdat_merge *m)
 	m->heap = malloc(sizeof(*m->heap) * (size_t)(m->ncursors ? m->ncursors : 1));
 	if (!m->heap)
 		return merge_fail(m, NULL, TDAT_ENOMEM);
+	if (m->counting &&
+	    !(m->tally = calloc(m->ncursors ? (size_t)m->ncursors : 1, sizeof(*m->tally))))
+		return merge_fail(m, NULL, TDAT_ENOMEM);
 	rank_cursors(m, m->heap);
 	for (int i = 0; i < m->ncursors; i++) {
 		ret = cursor_peek(&m->cursors[i]);
@@ -274,6 +286,27 @@ static int start(struct tdat_merge *m)
 	}
 	for (int i = m->nheap / 2 - 1; i >= 0; i--)
 		sift_down(m, i);
+	return 0;
+}
+
+/* Count the event cursor @i hands out, as tdat_stats_collect() counts it. */
+static int tally_event(struct tdat_merge *m, int i)
+{
+	const struct tdat_event *ev = &m->cursors[i].ev;
+	struct tally *t = &m->tally[i];
+
+	if (!t->cs.events)
+		t->cs.first_ts = ev->ts;
+	t->cs.last_ts = ev->ts;
+	t->cs.events++;
+	if (ev->missed > 0)
+		t->cs.lost += (uint64_t)ev->missed;
+	else if (ev->missed < 0)
+		t->cs.lost_pages++;
+	if (ev->size < 2)
+		return 0;
+	if (count_bump(&t->counts, &t->ncounts, (unsigned)file_num(m->cursors[i].f, ev->data, 2)))
+		return merge_fail(m, NULL, TDAT_ENOMEM);
 	return 0;
 }
 
@@ -296,11 +329,13 @@ int tdat_merge_next(struct tdat_merge *m, const struct tdat_event **ev)
 			sift_down(m, 0);
 		m->last = -1;
 	}
-	if (!m->nheap)
+	if (!m->nheap) {
+		m->ended = true;
 		return TDAT_END;
+	}
 	m->last = m->heap[0];
 	*ev = &m->cursors[m->last].ev;
-	return 0;
+	return m->tally ? tally_event(m, m->last) : 0;
 }
 
 int tdat_merge_seek(struct tdat_merge *m, uint64_t ts)
@@ -309,6 +344,7 @@ int tdat_merge_seek(struct tdat_merge *m, uint64_t ts)
 
 	if (m->started)
 		return TDAT_EINVAL;
+	m->seeked = true;
 	for (int i = 0; i < m->ncursors; i++)
 		if ((ret = cursor_seek(&m->cursors[i], ts)))
 			return ret;
@@ -437,6 +473,64 @@ int merge_copy_pages(struct tdat_merge *m,
 	return ret;
 }
 
+int tdat_merge_count(struct tdat_merge *m)
+{
+	if (m->started)
+		return TDAT_EINVAL;
+	m->counting = true;
+	return 0;
+}
+
+/* Add cursor tally @t into @s (its next CPU) and @counts. */
+static int tally_add(struct tdat_stats *s, const struct cursor *c, const struct tally *t,
+		     uint64_t **counts, unsigned *ncounts)
+{
+	struct tdat_cpu_stats *cs = &s->cpus[s->ncpus++];
+
+	*cs = t->cs;
+	cs->buffer = c->buffer;
+	cs->cpu = c->ci->cpu;
+	cs->stored = c->ci->size;
+	cs->usize = c->ubytes;
+	for (unsigned id = t->ncounts; id-- > 0;) {
+		if (!t->counts[id])
+			continue;
+		if (count_bump(counts, ncounts, id))
+			return TDAT_ENOMEM;
+		(*counts)[id] += t->counts[id] - 1;
+	}
+	return 0;
+}
+
+int tdat_merge_stats(struct tdat_merge *m, struct tdat_file *f, struct tdat_stats **out)
+{
+	struct tdat_stats *s;
+	uint64_t *counts = NULL;
+	unsigned ncounts = 0;
+	int ret = TDAT_ENOMEM;
+
+	*out = NULL;
+	if (!m->tally || !m->ended || m->seeked)
+		return TDAT_EINVAL;
+	if (!(s = calloc(1, sizeof(*s))) ||
+	    !(s->cpus = calloc(m->ncursors ? (size_t)m->ncursors : 1, sizeof(*s->cpus))))
+		goto fail;
+	for (int i = 0; i < m->ncursors; i++)	/* added buffer by buffer, CPU by CPU */
+		if (m->cursors[i].f == f &&
+		    (ret = tally_add(s, &m->cursors[i], &m->tally[i], &counts, &ncounts)))
+			goto fail;
+	if ((ret = stats_event_counts(f, s, counts, ncounts)))
+		goto fail;
+	stats_totals(s);
+	free(counts);
+	*out = s;
+	return 0;
+fail:
+	free(counts);
+	tdat_stats_free(s);
+	return ret;
+}
+
 const struct tdat_damage *tdat_merge_damage(const struct tdat_merge *m, int *n)
 {
 	*n = m->ndamage;
@@ -460,5 +554,8 @@ void tdat_merge_free(struct tdat_merge *m)
 	free(m->pieces);
 	free(m->all);
 	free(m->damage);
+	for (int i = 0; m->tally && i < m->ncursors; i++)
+		free(m->tally[i].counts);
+	free(m->tally);
 	free(m);
 }

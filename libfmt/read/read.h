@@ -241,6 +241,10 @@ struct ttype {
  * grown (zeroed) to the highest id seen; 0 or TDAT_ENOMEM.
  */
 int count_bump(uint64_t **counts, unsigned *n, unsigned id);
+/* stats.c: @s's event counts from @counts (per common_type), sorted; its totals. */
+int stats_event_counts(struct tdat_file *f, struct tdat_stats *s, const uint64_t *counts,
+		       unsigned ncounts);
+void stats_totals(struct tdat_stats *s);
 
 /* ---- select.c: what outputs that draw the timeline ask of a selection (svg.c) ---- */
 

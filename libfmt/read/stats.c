@@ -89,33 +89,33 @@ static int cmp_count(const void *a, const void *b)
 	return r ? r : strcmp(x->name, y->name);
 }
 
-static int event_counts(struct tdat_file *f, struct collect *k)
+int stats_event_counts(struct tdat_file *f, struct tdat_stats *s, const uint64_t *counts,
+		       unsigned ncounts)
 {
-	struct tdat_stats *s = k->s;
 	int n = 0;
 
-	for (unsigned id = 0; id < k->ncounts; id++)
-		n += k->counts[id] != 0;
+	for (unsigned id = 0; id < ncounts; id++)
+		n += counts[id] != 0;
 	s->events = calloc(n ? (size_t)n : 1, sizeof(*s->events));
 	if (!s->events)
 		return TDAT_ENOMEM;
-	for (unsigned id = 0; id < k->ncounts; id++) {
+	for (unsigned id = 0; id < ncounts; id++) {
 		struct tdat_event_count *ec;
 		struct tep_event *e;
 
-		if (!k->counts[id])
+		if (!counts[id])
 			continue;
 		e = tep_find_event(f->tep, (int)id);
 		ec = &s->events[s->nevents++];
 		ec->system = e ? e->system : "?";
 		ec->name = e ? e->name : "(unknown type)";
-		ec->count = k->counts[id];
+		ec->count = counts[id];
 	}
 	qsort(s->events, (size_t)s->nevents, sizeof(*s->events), cmp_count);
 	return 0;
 }
 
-static void totals(struct tdat_stats *s)
+void stats_totals(struct tdat_stats *s)
 {
 	bool any = false;
 
@@ -160,9 +160,9 @@ int tdat_stats_collect(struct tdat_file *f, struct tdat_stats **out)
 				goto fail;
 		}
 	}
-	if ((ret = event_counts(f, &k)))
+	if ((ret = stats_event_counts(f, k.s, k.counts, k.ncounts)))
 		goto fail;
-	totals(k.s);
+	stats_totals(k.s);
 	free(k.counts);
 	*out = k.s;
 	return 0;

@@ -173,13 +173,21 @@ static uint32_t str_len(const unsigned char *p)
 	return n;
 }
 
+/* A string's hash, 8 bytes at a time (only its slot depends on it, not the output). */
 static uint32_t hash(const unsigned char *p, uint32_t n)
 {
-	uint32_t h = 2166136261u;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, x;
+	uint32_t i = 0;
 
-	for (uint32_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h;
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&x, p + i, 8);
+		h = (h ^ x) * 0xff51afd7ed558ccdull;
+		h ^= h >> 29;
+	}
+	for (x = 0; i < n; i++)
+		x = x << 8 | p[i];
+	h = (h ^ x) * 0xc4ceb9fe1a85ec53ull;
+	return (uint32_t)(h ^ h >> 32);
 }
 
 /*
@@ -247,10 +255,21 @@ static int str_cmp(const unsigned char *base, size_t a, size_t b)
 	return r ? r : (na > nb) - (na < nb);
 }
 
-static bool int_less(const struct pq_col *col, uint64_t a, uint64_t b)
-{
-	return col->sign ? (int64_t)a < (int64_t)b : a < b;
-}
+/* Bounds of @nv integers of type T at @p, as uint64_t (sign-extended if signed). */
+#define INT_BOUNDS(T, p, nv, st)					\
+	do {								\
+		T lo_, hi_, v_;						\
+									\
+		memcpy(&lo_, (p), sizeof(T));				\
+		hi_ = lo_;						\
+		for (size_t k_ = 1; k_ < (nv); k_++) {			\
+			memcpy(&v_, (p) + k_ * sizeof(T), sizeof(T));	\
+			lo_ = v_ < lo_ ? v_ : lo_;			\
+			hi_ = v_ > hi_ ? v_ : hi_;			\
+		}							\
+		(st)->min = (uint64_t)lo_;				\
+		(st)->max = (uint64_t)hi_;				\
+	} while (0)
 
 static void col_stats(const struct pq_col *col, size_t nv, struct stats *st)
 {
@@ -258,29 +277,22 @@ static void col_stats(const struct pq_col *col, size_t nv, struct stats *st)
 	size_t off = 0;
 
 	st->any = nv > 0;
-	for (size_t k = 0; k < nv; k++) {
-		if (col->ptype == PQ_BYTE_ARRAY) {
-			if (!k || str_cmp(base, off, st->smin) < 0)
-				st->smin = off;
-			if (!k || str_cmp(base, off, st->smax) > 0)
-				st->smax = off;
-			off += 4 + str_len(base + off);
-			continue;
-		}
-		uint64_t v;
-
-		if (col->ptype == PQ_INT64) {
-			memcpy(&v, base + 8 * k, 8);
-		} else {
-			uint32_t w;
-
-			memcpy(&w, base + 4 * k, 4);
-			v = col->sign ? (uint64_t)(int64_t)(int32_t)w : w;
-		}
-		if (!k || int_less(col, v, st->min))
-			st->min = v;
-		if (!k || int_less(col, st->max, v))
-			st->max = v;
+	if (!nv)
+		return;
+	if (col->ptype == PQ_INT64 && col->sign)
+		INT_BOUNDS(int64_t, base, nv, st);
+	else if (col->ptype == PQ_INT64)
+		INT_BOUNDS(uint64_t, base, nv, st);
+	else if (col->ptype == PQ_INT32 && col->sign)
+		INT_BOUNDS(int32_t, base, nv, st);
+	else if (col->ptype == PQ_INT32)
+		INT_BOUNDS(uint32_t, base, nv, st);
+	for (size_t k = 0; col->ptype == PQ_BYTE_ARRAY && k < nv; k++) {
+		if (!k || str_cmp(base, off, st->smin) < 0)
+			st->smin = off;
+		if (!k || str_cmp(base, off, st->smax) > 0)
+			st->smax = off;
+		off += 4 + str_len(base + off);
 	}
 }
 
@@ -439,6 +451,12 @@ static int data_pages(struct chunk *ch, size_t rows)
 	while (a < rows) {
 		size_t b = a, nv = 0, bytes = 0;
 
+		if (!col->nnull && col->ptype != PQ_BYTE_ARRAY) {	/* fixed width, no nulls */
+			b = a + (PAGE_ROWS < PAGE_BYTES / w ? PAGE_ROWS : PAGE_BYTES / w);
+			b = b < rows ? b : rows;
+			nv = b - a;
+			bytes = nv * w;
+		}
 		while (b < rows && b - a < PAGE_ROWS && bytes < PAGE_BYTES) {
 			if (!col->nnull || defs[b]) {
 				bytes += col->ptype == PQ_BYTE_ARRAY ?

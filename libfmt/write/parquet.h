@@ -80,7 +80,12 @@ int pq_table_kv(struct pq_table *t, const char *key, const char *value);
 /* Values of the row being built, one per column, then pq_row_end(). */
 static inline void pq_put_int(struct pq_col *c, uint64_t v)
 {
-	sink_write(&c->vals, &v, c->ptype == PQ_INT64 ? 8 : 4);	/* little-endian host */
+	uint32_t w = (uint32_t)v;
+
+	if (c->ptype == PQ_INT64)	/* little-endian host; constant sizes: plain stores */
+		sink_write(&c->vals, &v, 8);
+	else
+		sink_write(&c->vals, &w, 4);
 	c->nrows++;
 	if (c->nnull)
 		sink_putc(&c->defs, 1);

@@ -144,6 +144,15 @@ t_same "events.parquet holds both inputs' events" \
 	"$(q "select input, count(*) from '$T_TMP/two/events.parquet' group by 1 order by 1")" \
 	"$(printf '0|%s\n1|%s' "$(tdat-info --json $TD/v7-zstd.dat | grep -o '"events":[0-9]*' | tail -n 1 | cut -d: -f2)" \
 		"$(tdat-info --json $TD/v6.dat | grep -o '"events":[0-9]*' | tail -n 1 | cut -d: -f2)")"
+t_exit "lost events and damage into one dataset" 1 -- \
+	tdat-convert -f parquet -o "$T_TMP/lostdmg" $TD/lost-events.dat $TD/bad/truncated-v6-data.dat
+t_same "its trace.json is tdat-info --json of the inputs (counted in one pass)" \
+	"$(cat "$T_TMP/lostdmg/trace.json")" \
+	"$(tdat-info --json $TD/lost-events.dat $TD/bad/truncated-v6-data.dat 2>/dev/null)"
+t_exit "a selection into a dataset" 0 -- \
+	tdat-convert -f parquet -e sched:sched_switch -o "$T_TMP/sel" $TD/lost-events.dat
+t_same "its trace.json is still the whole input's" "$(cat "$T_TMP/sel/trace.json")" \
+	"$(tdat-info --json $TD/lost-events.dat)"
 t_exit "tdat-merge -f parquet" 0 -- tdat-merge -f parquet -o "$T_TMP/merged" $TD/v7-zstd.dat $TD/v6.dat
 t_assert "writes the same dataset" cmp "$T_TMP/two/sched.sched_switch.parquet" "$T_TMP/merged/sched.sched_switch.parquet"
 t_exit "tdat-filter -f parquet with a selection" 0 -- \

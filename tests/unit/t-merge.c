@@ -1,7 +1,8 @@
 /*
  * t-merge.c - unit tests of the merge through tdat.h: events come out in
  * timestamp order, each exactly once, ties broken by input; counts agree
- * with the per-CPU statistics; lost events are part of the stream.
+ * with the per-CPU statistics; lost events are part of the stream; the
+ * statistics a counting merge gathers equal tdat_stats_collect()'s.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +124,72 @@ static void check_offset(void)
 	tdat_file_free(b);
 }
 
+/* A counting merge of @a (and @b, if not NULL): its stats of @a equal tdat_stats_collect()'s. */
+static void check_counted(const char *a, const char *b)
+{
+	struct tdat_file *f = open_td(a), *g = b ? open_td(b) : NULL;
+	struct tdat_merge *m = tdat_merge_new();
+	struct tdat_stats *want = NULL, *got = NULL;
+	const struct tdat_event *ev;
+	int ret, same = 1;
+
+	tdat_merge_add(m, f);
+	if (g)
+		tdat_merge_add(m, g);
+	is_int(tdat_merge_count(m), 0, "%s: counting", a);
+	is_int(tdat_merge_stats(m, f, &got), TDAT_EINVAL, "%s: no stats before the end", a);
+	while ((ret = tdat_merge_next(m, &ev)) == 0)
+		;
+	is_int(tdat_merge_count(m), TDAT_EINVAL, "%s: too late to count once started", a);
+	is_int(tdat_merge_stats(m, f, &got), 0, "%s: counted stats", a);
+	is_int(tdat_stats_collect(f, &want), 0, "%s: collected stats", a);
+	if (!got || !want)
+		bail_out("%s: no stats", a);
+	is_int(got->ncpus, want->ncpus, "%s: as many CPUs", a);
+	for (int i = 0; i < got->ncpus && i < want->ncpus; i++)
+		same &= !memcmp(&got->cpus[i], &want->cpus[i], sizeof(got->cpus[i]));
+	ok(same, "%s: every CPU's figures equal (events, lost, times, bytes, damage)", a);
+	is_int(got->nevents, want->nevents, "%s: as many event types", a);
+	for (int i = 0; i < got->nevents && i < want->nevents; i++)
+		same &= got->events[i].count == want->events[i].count &&
+			!strcmp(got->events[i].name, want->events[i].name) &&
+			!strcmp(got->events[i].system, want->events[i].system);
+	ok(same, "%s: the same counts per type, in the same order", a);
+	ok(got->total == want->total && got->lost == want->lost && got->first_ts == want->first_ts &&
+	   got->last_ts == want->last_ts && got->common_start == want->common_start &&
+	   got->common_end == want->common_end, "%s: the same totals and spans", a);
+	tdat_stats_free(got);
+	tdat_stats_free(want);
+	tdat_merge_free(m);
+	tdat_file_free(f);
+	tdat_file_free(g);
+}
+
+/* A merge that did not count, or was sought, has no stats. */
+static void check_uncounted(void)
+{
+	struct tdat_file *f = open_td("v7-zstd.dat");
+	struct tdat_merge *m = tdat_merge_new();
+	struct tdat_stats *s = NULL;
+	const struct tdat_event *ev;
+
+	tdat_merge_add(m, f);
+	while (tdat_merge_next(m, &ev) == 0)
+		;
+	is_int(tdat_merge_stats(m, f, &s), TDAT_EINVAL, "not counting: no stats");
+	tdat_merge_free(m);
+	m = tdat_merge_new();
+	tdat_merge_add(m, f);
+	tdat_merge_count(m);
+	tdat_merge_seek(m, 1);
+	while (tdat_merge_next(m, &ev) == 0)
+		;
+	is_int(tdat_merge_stats(m, f, &s), TDAT_EINVAL, "sought: no stats");
+	ok(!s, "and none set");
+	tdat_merge_free(m);
+	tdat_file_free(f);
+}
+
 int main(void)
 {
 	static const char *files[] = { "v6.dat", "v7-none.dat", "v7-zstd.dat", "two-buffers.dat",
@@ -134,5 +201,13 @@ int main(void)
 	check_ties();
 	check_lost();
 	check_offset();
+	check_counted("lost-events.dat", NULL);
+	check_counted("lost-events-nocount.dat", NULL);
+	check_counted("two-buffers.dat", "v6.dat");
+	check_counted("v6.dat", "two-buffers.dat");
+	check_counted("chunks.dat", NULL);
+	check_counted("bad/truncated-v6-data.dat", NULL);
+	check_counted("bad/format-crash.dat", NULL);
+	check_uncounted();
 	return done_testing();
 }
