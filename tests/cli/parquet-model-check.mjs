@@ -7,7 +7,8 @@
 //   cols TABLE A,B,...   the Parquet file's column names, in order
 //   rows TABLE N         its rows
 //   except TABLE P C     rows of the Parquet file not in the CSV (EXCEPT ALL)
-//                        and the other way round
+//                        and the other way round; a byte that is not UTF-8,
+//                        \xNN in the Parquet file, is U+FFFD in SQLite
 import { createRequire } from 'module';
 
 const req = createRequire(process.env.NPMDIR + '/');
@@ -23,7 +24,10 @@ for (const t of tables) {
 	const cols = await q(`select column_name, column_type from (describe select * from ${lit(path)})`);
 	console.log(`cols ${t} ${cols.map((c) => c[0]).join(',')}`);
 	console.log(`rows ${t} ${(await q(`select count(*) from ${lit(path)}`))[0][0]}`);
-	const P = `select * from ${lit(path)}`;
+	// a byte that is not UTF-8: \\xNN in the Parquet file, U+FFFD in SQLite
+	const P = `select ${cols.map(([n, ty]) => ty !== 'VARCHAR' ? id(n) :
+		`regexp_replace(${id(n)}, '\\\\x[89a-f][0-9a-f]', '\uFFFD', 'g')`).join(', ')}
+		from ${lit(path)}`;
 	const C = `select ${cols.map(([n, ty]) => `cast(${id(n)} as ${ty})`).join(', ')}
 		from read_csv(${lit(csv)}, header = true, all_varchar = true, nullstr = '\\N',
 			      quote = '"', escape = '"', delim = ',')`;

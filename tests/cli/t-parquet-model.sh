@@ -6,21 +6,49 @@
 # export read as text and cast to the Parquet column's type, NULL kept
 # apart from an empty string).  Then that the comparison sees one changed
 # value.  DuckDB (@duckdb/node-api) comes from the npm cache t-parquet.sh
-# fills; sqlite3 is the oracle's reader.
+# fills; python3's sqlite3 module reads the sqlite tables.
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
 TD=testdata
 NPMDIR=${TDAT_TEST_NPM:-${XDG_CACHE_HOME:-$HOME/.cache}/tdat-test-npm}
-TABLES=(thread process sched_slice thread_state)
+TABLES=(thread process sched_slice thread_state slice track)
 
 command -v node >/dev/null || skip_all "node is not installed (apt-get install nodejs npm)"
-command -v sqlite3 >/dev/null || skip_all "sqlite3 is not installed (apt-get install sqlite3)"
+command -v python3 >/dev/null || skip_all "python3 is not installed (it reads the sqlite tables)"
 node -e "require('$NPMDIR/node_modules/@duckdb/node-api')" 2>/dev/null ||
 	skip_all "@duckdb/node-api is not in $NPMDIR (tests/cli/t-parquet.sh installs it)"
 
-# table $2 of database $1 as CSV: the column names, then the rows, NULL as \N
+# table $2 of database $1 as CSV: the column names, then the rows, NULL as \N,
+# text escaped as the dataset escapes every string (doc/tdat-parquet.7: UTF-8
+# kept, a backslash doubled, other bytes \xNN, up to a NUL)
 export_table() {
-	sqlite3 "$1" "select group_concat(name, ',') from pragma_table_info('$2')"
-	sqlite3 -csv -nullvalue '\N' "$1" "select * from $2"
+	python3 - "$1" "$2" <<'PY'
+import csv, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.text_factory = bytes
+def one_char(s):
+	try:
+		return len(s.decode('utf-8')) == 1
+	except UnicodeDecodeError:
+		return False
+def esc(b):
+	b, out, i = b.split(b'\0')[0], [], 0
+	while i < len(b):
+		c = b[i]
+		n = next((n for n in (2, 3, 4) if c >= 0x80 and one_char(b[i:i + n])), 1)
+		if c == 0x5c:
+			out.append('\\\\')
+		elif 0x20 <= c < 0x7f or n > 1:
+			out.append(b[i:i + n].decode('utf-8'))
+		else:
+			out.append('\\x%02x' % c)
+		i += n
+	return ''.join(out)
+cur = db.execute('select * from "%s"' % sys.argv[2])
+w = csv.writer(sys.stdout, lineterminator='\n')
+w.writerow([d[0] for d in cur.description])
+for row in cur:
+	w.writerow(['\\N' if v is None else esc(v) if isinstance(v, bytes) else v for v in row])
+PY
 }
 
 check() {
