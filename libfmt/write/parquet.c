@@ -29,7 +29,7 @@
 #include <unistd.h>
 #include <traceevent/event-parse.h>
 
-#include "write/parquet.h"
+#include "write/parquet-model.h"
 
 #define PQ_GROUP_ROWS (1 << 20)
 #define PQ_BUDGET ((size_t)40 << 20)
@@ -64,6 +64,7 @@ struct pqw {
 	int nfiles, files_cap;
 	size_t buffered;	/* bytes all tables hold */
 	struct tdat_sink tmp;	/* a cell being escaped */
+	struct pqm *model;	/* thread, process, sched_slice, ... (parquet-model.c) */
 };
 
 static int nomem(struct tdat_writer *w)
@@ -390,7 +391,9 @@ static int parquet_put(struct tdat_writer *w, const struct tdat_event *ev)
 	row_end(d, all);
 	if ((ret = maybe_flush(w, d, f)) || (ret = maybe_flush(w, d, all)))
 		return ret;
-	return 0;
+	if ((ret = pqm_put(d->model, ev, tt)) && !*w->errmsg)
+		tdat_msg(w->errmsg, "%s", tdat_strerror(ret));
+	return ret;
 }
 
 /* ---- open, close, free ---- */
@@ -402,6 +405,8 @@ static int parquet_close(struct tdat_writer *w)
 
 	for (int i = 0; i < d->nfiles && !ret; i++)
 		ret = pfile_flush(w, d, d->files[i], true);
+	if (!ret && (ret = pqm_close(d->model)) && !*w->errmsg)
+		tdat_msg(w->errmsg, "%s", tdat_strerror(ret));
 	return ret;
 }
 
@@ -418,6 +423,7 @@ static void parquet_free(struct tdat_writer *w)
 		for (int c = 0; c < NCOMMS; c++)
 			free(d->in[i].comms[c].comm);
 	}
+	pqm_free(d->model);
 	if (d->dirfd >= 0)
 		close(d->dirfd);
 	pq_ctx_release(&d->ctx);
@@ -470,7 +476,7 @@ static int parquet_open(struct tdat_writer *w)
 	}
 	d->ninputs = tdat_merge_nfiles(w->merge);
 	d->in = calloc((size_t)(d->ninputs ? d->ninputs : 1), sizeof(*d->in));
-	if (!d->in || events_file(w, d))
+	if (!d->in || events_file(w, d) || !(d->model = pqm_new(w, &d->ctx, d->dirfd)))
 		return nomem(w);
 	return 0;
 }

@@ -50,7 +50,9 @@ const ev = await q(`select system, event, count(*) from ${lit(dir + '/events.par
 for (const [s, e, n] of ev)
 	console.log(`events ${s}.${e} ${n}`);
 
-for (const f of readdirSync(dir).filter((n) => n.endsWith('.parquet')).sort()) {
+// the analysis tables (thread, process, ...) are t-parquet-model.sh's
+const model = new Set(['thread', 'process', 'sched_slice', 'thread_state', 'slice', 'track'].map((n) => n + '.parquet'));
+for (const f of readdirSync(dir).filter((n) => n.endsWith('.parquet') && !model.has(n)).sort()) {
 	if (f === 'events.parquet')
 		continue;
 	const base = f.slice(0, -8), path = dir + '/' + f, csv = csvdir + '/' + base + '.csv';

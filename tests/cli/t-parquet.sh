@@ -157,8 +157,8 @@ t_exit "tdat-merge -f parquet" 0 -- tdat-merge -f parquet -o "$T_TMP/merged" $TD
 t_assert "writes the same dataset" cmp "$T_TMP/two/sched.sched_switch.parquet" "$T_TMP/merged/sched.sched_switch.parquet"
 t_exit "tdat-filter -f parquet with a selection" 0 -- \
 	tdat-filter -f parquet -e sched:sched_switch -o "$T_TMP/filtered" $TD/v7-zstd.dat
-t_same "keeps only the selected type" "$(cd "$T_TMP/filtered" && ls)" \
-	"$(printf 'events.parquet\nsched.sched_switch.parquet\ntrace.json')"
+t_same "keeps only the selected type (and the analysis tables)" "$(cd "$T_TMP/filtered" && ls)" \
+	"$(printf 'events.parquet\nprocess.parquet\nsched.sched_switch.parquet\nsched_slice.parquet\nslice.parquet\nthread.parquet\nthread_state.parquet\ntrace.json\ntrack.parquet')"
 
 # --- the output directory: whole or not at all ---
 mkdir -p "$T_TMP/fail"

@@ -1,0 +1,37 @@
+// parquet-model-check.mjs DIR CSVDIR TABLE...: each DIR/TABLE.parquet against
+// CSVDIR/TABLE.csv, the sqlite writer's table of that name exported by
+// sqlite3 (a header line, NULL as \N), both read by DuckDB: the CSV as text
+// cast to the Parquet column's type, so values compare exactly
+// (t-parquet-model.sh).  NPMDIR names the folder where npm installed
+// @duckdb/node-api.  For each TABLE it prints
+//   cols TABLE A,B,...   the Parquet file's column names, in order
+//   rows TABLE N         its rows
+//   except TABLE P C     rows of the Parquet file not in the CSV (EXCEPT ALL)
+//                        and the other way round; a byte that is not UTF-8,
+//                        \xNN in the Parquet file, is U+FFFD in SQLite
+import { createRequire } from 'module';
+
+const req = createRequire(process.env.NPMDIR + '/');
+const { DuckDBInstance } = req('@duckdb/node-api');
+const [dir, csvdir, ...tables] = process.argv.slice(2);
+const con = await (await DuckDBInstance.create(':memory:')).connect();
+const q = async (sql) => (await con.runAndReadAll(sql)).getRowsJS();
+const lit = (s) => "'" + s.replaceAll("'", "''") + "'";
+const id = (s) => '"' + s.replaceAll('"', '""') + '"';
+
+for (const t of tables) {
+	const path = `${dir}/${t}.parquet`, csv = `${csvdir}/${t}.csv`;
+	const cols = await q(`select column_name, column_type from (describe select * from ${lit(path)})`);
+	console.log(`cols ${t} ${cols.map((c) => c[0]).join(',')}`);
+	console.log(`rows ${t} ${(await q(`select count(*) from ${lit(path)}`))[0][0]}`);
+	// a byte that is not UTF-8: \\xNN in the Parquet file, U+FFFD in SQLite
+	const P = `select ${cols.map(([n, ty]) => ty !== 'VARCHAR' ? id(n) :
+		`regexp_replace(${id(n)}, '\\\\x[89a-f][0-9a-f]', '\uFFFD', 'g')`).join(', ')}
+		from ${lit(path)}`;
+	const C = `select ${cols.map(([n, ty]) => `cast(${id(n)} as ${ty})`).join(', ')}
+		from read_csv(${lit(csv)}, header = true, all_varchar = true, nullstr = '\\N',
+			      quote = '"', escape = '"', delim = ',')`;
+	const a = (await q(`select count(*) from (${P} except all ${C})`))[0][0];
+	const b = (await q(`select count(*) from (${C} except all ${P})`))[0][0];
+	console.log(`except ${t} ${a} ${b}`);
+}

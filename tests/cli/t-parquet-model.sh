@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# t-parquet-model.sh: the analysis tables of -f parquet (thread, process,
+# sched_slice, thread_state) equal the tables of the same names that -f sqlite
+# writes, for every capture in testdata/: the same column names in the same
+# order, and the same rows (EXCEPT ALL both ways through DuckDB, the sqlite3
+# export read as text and cast to the Parquet column's type, NULL kept
+# apart from an empty string).  Then that the comparison sees one changed
+# value.  DuckDB (@duckdb/node-api) comes from the npm cache t-parquet.sh
+# fills; python3's sqlite3 module reads the sqlite tables.
+. "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
+TD=testdata
+NPMDIR=${TDAT_TEST_NPM:-${XDG_CACHE_HOME:-$HOME/.cache}/tdat-test-npm}
+TABLES=(thread process sched_slice thread_state slice track)
+
+command -v node >/dev/null || skip_all "node is not installed (apt-get install nodejs npm)"
+command -v python3 >/dev/null || skip_all "python3 is not installed (it reads the sqlite tables)"
+node -e "require('$NPMDIR/node_modules/@duckdb/node-api')" 2>/dev/null ||
+	skip_all "@duckdb/node-api is not in $NPMDIR (tests/cli/t-parquet.sh installs it)"
+
+# table $2 of database $1 as CSV: the column names, then the rows, NULL as \N,
+# text escaped as the dataset escapes every string (doc/tdat-parquet.7: UTF-8
+# kept, a backslash doubled, other bytes \xNN, up to a NUL)
+export_table() {
+	python3 - "$1" "$2" <<'PY'
+import csv, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.text_factory = bytes
+def one_char(s):
+	try:
+		return len(s.decode('utf-8')) == 1
+	except UnicodeDecodeError:
+		return False
+def esc(b):
+	b, out, i = b.split(b'\0')[0], [], 0
+	while i < len(b):
+		c = b[i]
+		n = next((n for n in (2, 3, 4) if c >= 0x80 and one_char(b[i:i + n])), 1)
+		if c == 0x5c:
+			out.append('\\\\')
+		elif 0x20 <= c < 0x7f or n > 1:
+			out.append(b[i:i + n].decode('utf-8'))
+		else:
+			out.append('\\x%02x' % c)
+		i += n
+	return ''.join(out)
+cur = db.execute('select * from "%s"' % sys.argv[2])
+w = csv.writer(sys.stdout, lineterminator='\n')
+w.writerow([d[0] for d in cur.description])
+for row in cur:
+	w.writerow(['\\N' if v is None else esc(v) if isinstance(v, bytes) else v for v in row])
+PY
+}
+
+check() {
+	NPMDIR=$NPMDIR node tests/cli/parquet-model-check.mjs "$1" "$2" "${TABLES[@]}" 2>&1
+}
+
+for dat in $TD/*.dat; do
+	f=$(basename "$dat" .dat)
+	out=$T_TMP/$f
+	t_exit "$f.dat: -f parquet" 0 -- tdat-convert -f parquet -o "$out" "$dat"
+	t_exit "$f.dat: -f sqlite" 0 -- tdat-convert -f sqlite -o "$out.db" "$dat"
+	mkdir -p "$out.csv"
+	for t in "${TABLES[@]}"; do
+		export_table "$out.db" "$t" >"$out.csv/$t.csv"
+	done
+	check "$out" "$out.csv" >"$out.chk"
+	for t in "${TABLES[@]}"; do
+		cols=$(sed -n "s/^cols $t //p" "$out.chk")
+		if [[ -n $cols && $cols == "$(head -n 1 "$out.csv/$t.csv")" ]]; then
+			ok "$f.dat: $t.parquet has the sqlite table's columns"
+		else
+			not_ok "$f.dat: $t.parquet has the sqlite table's columns" "$(head -n 5 "$out.chk")"
+		fi
+		if grep -qx "except $t 0 0" "$out.chk"; then
+			ok "$f.dat: $t.parquet has the sqlite table's $(sed -n "s/^rows $t //p" "$out.chk") rows"
+		else
+			not_ok "$f.dat: $t.parquet has the sqlite table's rows" "$(grep -v '^cols' "$out.chk")"
+		fi
+	done
+done
+
+# the comparison can fail: one value changed in one row of the export
+out=$T_TMP/v7-zstd
+awk -F, 'NR == 3 { $3 = $3 + 1 } 1' OFS=, "$out.csv/sched_slice.csv" >"$out.csv/x" &&
+	mv "$out.csv/x" "$out.csv/sched_slice.csv"
+t_same_line=$(check "$out" "$out.csv" | grep '^except sched_slice')
+if [[ $t_same_line == "except sched_slice 1 1" ]]; then
+	ok "a changed dur is one row missing each way"
+else
+	not_ok "a changed dur is one row missing each way" "$t_same_line"
+fi
+done_testing
