@@ -431,7 +431,8 @@ static int data_page(struct chunk *ch, size_t a, size_t b, size_t k, size_t nv, 
 	} else if (ch->col->delta) {
 		pq_delta(&c->page, (const unsigned char *)ch->col->vals.buf + voff, nv);
 	} else {
-		sink_write(&c->page, ch->col->vals.buf + voff, bytes);
+		if (bytes)	/* a column of nulls only has no values (nor buffer) */
+			sink_write(&c->page, ch->col->vals.buf + voff, bytes);
 	}
 	if (!ch->data_off)
 		ch->data_off = ch->t->off;
