@@ -328,24 +328,6 @@ static int64_t new_track(struct pqm *m, const char *name, const char *type)
 	return row_end(m, T_TRACK) ? -1 : m->next_track++;
 }
 
-/* @*arr grown to hold index @i, new entries -1; NULL without memory. */
-static int64_t *slot(int64_t **arr, int *n, int i)
-{
-	if (i >= *n) {
-		int cap = *n ? *n : 16;
-		int64_t *a;
-
-		while (cap <= i)
-			cap *= 2;
-		if (!(a = realloc(*arr, sizeof(*a) * (size_t)cap)))
-			return NULL;
-		for (int k = *n; k < cap; k++)
-			a[k] = -1;
-		*arr = a;
-		*n = cap;
-	}
-	return &(*arr)[i];
-}
 
 /* The first cpu_frequency or cpu_idle event of a CPU makes its counter track. */
 static int on_cpu_counter(struct pqm *m, struct minput *in, const struct mtype *ty,
@@ -355,8 +337,8 @@ static int on_cpu_counter(struct pqm *m, struct minput *in, const struct mtype *
 
 	if (cpu < 0 || cpu >= in->ncpus)
 		return 0;
-	track = ty->role == M_FREQ ? slot(&m->freq_tracks, &m->nfreq_tracks, in->ucpu_base + (int)cpu) :
-		slot(&m->idle_tracks, &m->nidle_tracks, in->ucpu_base + (int)cpu);
+	track = ty->role == M_FREQ ? id_slot(&m->freq_tracks, &m->nfreq_tracks, in->ucpu_base + (int)cpu) :
+		id_slot(&m->idle_tracks, &m->nidle_tracks, in->ucpu_base + (int)cpu);
 	if (!track)
 		return TDAT_ENOMEM;
 	if (*track < 0 && (*track = ty->role == M_FREQ ? new_track(m, "cpufreq", "cpu_frequency") :
@@ -401,13 +383,13 @@ static int64_t track_of(struct pqm *m, const struct sl_track *t)
 	char name[64];
 
 	if (t->kind == SLK_THREAD) {
-		if (!(id = slot(&m->thread_tracks, &m->nthread_tracks, t->utid)))
+		if (!(id = id_slot(&m->thread_tracks, &m->nthread_tracks, t->utid)))
 			return -1;
 		if (*id < 0)
 			*id = new_track(m, NULL, "thread_execution");
 		return *id;
 	}
-	if (!(id = slot(&m->cpu_tracks[t->kind], &m->ncpu_tracks[t->kind], ucpu)))
+	if (!(id = id_slot(&m->cpu_tracks[t->kind], &m->ncpu_tracks[t->kind], ucpu)))
 		return -1;
 	if (*id >= 0)
 		return *id;
@@ -540,17 +522,6 @@ int pqm_close(struct pqm *m)
 
 /* ---- open, free ---- */
 
-/* The CPU numbers of input @f: up to the header's count or the highest listed (as sqlite.c). */
-static int input_cpus(struct tdat_file *f)
-{
-	int n = tdat_file_info(f)->cpus;
-
-	for (int b = 0; b < f->nbuffers; b++)
-		for (int c = 0; c < f->buffers[b].info.ncpus; c++)
-			if (f->buffers[b].info.cpus[c].cpu >= n && f->buffers[b].info.cpus[c].cpu < MAX_CPUS)
-				n = f->buffers[b].info.cpus[c].cpu + 1;
-	return n;
-}
 
 static int pqm_open(struct pqm *m)
 {
@@ -571,7 +542,7 @@ static int pqm_open(struct pqm *m)
 		for (int r = 0; r < NROLES; r++)
 			m->in[i].role_buffer[r] = -1;
 		m->in[i].ucpu_base = base;
-		m->in[i].ncpus = n = input_cpus(f);
+		m->in[i].ncpus = n = file_cpu_count(f);
 		base += n;
 		sched_states_init(&m->in[i].states, NULL);
 		/* trace-cmd saves the formats of the events it records */

@@ -33,29 +33,11 @@ struct sqs {
 	int err;
 };
 
-/* @*arr grown to hold index @i, new entries -1; NULL without memory. */
-static int64_t *slot(int64_t **arr, int *n, int i)
-{
-	if (i >= *n) {
-		int cap = *n ? *n : 16;
-		int64_t *a;
-
-		while (cap <= i)
-			cap *= 2;
-		if (!(a = realloc(*arr, sizeof(*a) * (size_t)cap)))
-			return NULL;
-		for (int k = *n; k < cap; k++)
-			a[k] = -1;
-		*arr = a;
-		*n = cap;
-	}
-	return &(*arr)[i];
-}
 
 static int64_t cpu_track(struct sqs *s, const struct sl_track *t)
 {
 	int ucpu = (t->input < s->ninputs ? s->ucpu_base[t->input] : 0) + t->cpu;
-	int64_t *id = slot(&s->cpu_tracks[t->kind], &s->ncpus[t->kind], ucpu);
+	int64_t *id = id_slot(&s->cpu_tracks[t->kind], &s->ncpus[t->kind], ucpu);
 	char **names;
 
 	if (!id)
@@ -80,7 +62,7 @@ static int64_t track_of(struct sqs *s, const struct sl_track *t)
 
 	if (t->kind != SLK_THREAD)
 		return cpu_track(s, t);
-	if (!(id = slot(&s->thread_tracks, &s->nthreads, t->utid)))
+	if (!(id = id_slot(&s->thread_tracks, &s->nthreads, t->utid)))
 		return -1;
 	if (*id < 0)
 		*id = s->track(s->ctx, SLK_THREAD, NULL, "thread_execution", t->utid, -1);

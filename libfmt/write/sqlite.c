@@ -387,17 +387,6 @@ static int metadata(struct sq *q)
 	return ret;
 }
 
-/* The CPU numbers of input @i: up to the header's count or the highest listed (< MAX_CPUS). */
-static int input_cpus(struct tdat_file *f)
-{
-	int n = tdat_file_info(f)->cpus;
-
-	for (int b = 0; b < f->nbuffers; b++)
-		for (int c = 0; c < f->buffers[b].info.ncpus; c++)
-			if (f->buffers[b].info.cpus[c].cpu >= n && f->buffers[b].info.cpus[c].cpu < MAX_CPUS)
-				n = f->buffers[b].info.cpus[c].cpu + 1;
-	return n;
-}
 
 /* Which of input @i's CPU numbers exist: the header's count, and those its buffers list. */
 static void mark_present(struct sq *q, int i)
@@ -422,7 +411,7 @@ static int cpus(struct sq *q)
 	int total = 0;
 
 	for (int i = 0; i < q->ninputs; i++) {
-		int n = input_cpus(tdat_merge_file(q->w->merge, i));
+		int n = file_cpu_count(tdat_merge_file(q->w->merge, i));
 
 		q->in[i].ucpu_base = total;
 		q->in[i].ncpus = n;

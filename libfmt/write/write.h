@@ -141,6 +141,11 @@ void dat_out_release(struct dat_out *o);
 
 /* ---- writer.c: buffered output with a sticky error, and the registry ---- */
 
+/* @*arr grown to hold index @i, new entries -1 (ids not given yet); NULL without memory. */
+int64_t *id_slot(int64_t **arr, int *n, int i);
+/* The CPU numbers of @f: up to its header's count or the highest a buffer lists (< MAX_CPUS). */
+int file_cpu_count(struct tdat_file *f);
+
 struct tdat_sink {
 	int fd;			/* -1: a memory sink that grows */
 	char *buf;
