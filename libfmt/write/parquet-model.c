@@ -328,7 +328,6 @@ static int64_t new_track(struct pqm *m, const char *name, const char *type)
 	return row_end(m, T_TRACK) ? -1 : m->next_track++;
 }
 
-
 /* The first cpu_frequency or cpu_idle event of a CPU makes its counter track. */
 static int on_cpu_counter(struct pqm *m, struct minput *in, const struct mtype *ty,
 			  const struct tdat_event *ev)
@@ -521,7 +520,6 @@ int pqm_close(struct pqm *m)
 }
 
 /* ---- open, free ---- */
-
 
 static int pqm_open(struct pqm *m)
 {

@@ -33,7 +33,6 @@ struct sqs {
 	int err;
 };
 
-
 static int64_t cpu_track(struct sqs *s, const struct sl_track *t)
 {
 	int ucpu = (t->input < s->ninputs ? s->ucpu_base[t->input] : 0) + t->cpu;

@@ -387,7 +387,6 @@ static int metadata(struct sq *q)
 	return ret;
 }
 
-
 /* Which of input @i's CPU numbers exist: the header's count, and those its buffers list. */
 static void mark_present(struct sq *q, int i)
 {
