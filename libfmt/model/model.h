@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * model.h - the analysis model every export shares: threads and processes
- * (procs.c), scheduling slices and thread states (sched.c), atrace markers.
- * Fed events in timeline order by a writer; knows nothing of output formats.
+ * (procs.c), scheduling slices and thread states (sched.c), atrace markers,
+ * slices (slices.c), and the tables derived from all of them with their
+ * ids (derive.c), which the sqlite and parquet writers store.  Fed events
+ * in timeline order by a writer; knows nothing of output formats.
  */
 #ifndef TDAT_MODEL_H
 #define TDAT_MODEL_H
@@ -97,7 +99,7 @@ void sched_free(struct sched_sm *s);
 /* A string kept as long as @s (for prev_state and blocked functions). */
 const char *sched_intern(struct sched_sm *s, const char *str);
 int sched_switch(struct sched_sm *s, const struct sched_switch_in *in);
-/* sched_waking (or a stand-in, see sqlite.c) of @utid by @waker_utid. */
+/* sched_waking (or a stand-in, see derive.c) of @utid by @waker_utid. */
 int sched_wake(struct sched_sm *s, uint64_t ts, int utid, int waker_utid);
 /* task_newtask: the new task @utid is runnable, made by @creator_utid. */
 int sched_new_task(struct sched_sm *s, uint64_t ts, int utid, int creator_utid);
@@ -234,5 +236,70 @@ void sl_keep(struct sl_buf *b, const void *p, size_t n);
 
 /* syscalls.c: the name of syscall @nr on @machine (uname -m), NULL if unknown. */
 const char *syscall_name(const char *machine, uint64_t nr);
+
+/* ---- derive.c: the model's tables (doc/tdat-sqlite.7), rows to a writer ---- */
+
+/* The kinds of track: a CPU's counters, a process's, a thread's slices, a CPU's slices. */
+enum dv_track_kind { DVT_CPU_COUNTER, DVT_PROCESS_COUNTER, DVT_THREAD, DVT_CPU };
+
+/* A track, as it is first used; -1: a column that does not apply (or unknown upid). */
+struct dv_track {
+	int64_t id;
+	enum dv_track_kind kind;
+	const char *name, *type;	/* name NULL: none; both live until derive_free() */
+	int64_t cpu, ucpu;		/* DVT_CPU_COUNTER, DVT_CPU */
+	int64_t upid;			/* DVT_PROCESS_COUNTER */
+	int64_t utid;			/* DVT_THREAD */
+};
+
+/* A value of a counter track at @ts. */
+struct dv_counter {
+	int64_t id;
+	uint64_t ts;
+	int64_t track_id;
+	double value;
+};
+
+/* A slice as it closes (dur -1: still open at the end). */
+struct dv_slice {
+	int64_t id;
+	uint64_t ts;
+	int64_t dur, track_id;
+	const char *category;	/* NULL: none */
+	const char *name;	/* @name_len bytes, not NUL-terminated, valid during the call */
+	size_t name_len;
+	int depth;
+	int64_t parent_id;	/* -1: none */
+};
+
+/*
+ * Where the rows go: each callback stores one row and returns 0, or
+ * non-zero to stop.  Strings live until derive_free() unless said otherwise.
+ * sched_slice, thread_state, slice: as rows close, in no id order; track
+ * before the first row on it; thread, process: in id order at the end
+ * (a process's name is NULL for the idle process, as trace processor has it).
+ */
+struct derive_ops {
+	void *ctx;
+	int (*sched_slice)(void *ctx, const struct sched_slice_row *r);
+	int (*thread_state)(void *ctx, const struct sched_state_row *r);
+	int (*slice)(void *ctx, const struct dv_slice *s);
+	int (*track)(void *ctx, const struct dv_track *t);
+	int (*counter)(void *ctx, const struct dv_counter *c);
+	int (*thread)(void *ctx, const struct pm_thread *t);
+	int (*process)(void *ctx, const struct pm_process *p);
+};
+
+struct derive;
+
+/* The model of @m's inputs, its rows to @ops; NULL if out of memory. */
+struct derive *derive_new(struct tdat_merge *m, const struct derive_ops *ops);
+void derive_free(struct derive *d);
+/* Each event in timeline order, with its type from file_type(); *@utid: its thread. */
+int derive_put(struct derive *d, const struct tdat_event *ev, const struct ttype *tt, int *utid);
+/* The CPU numbers of input @input: their count, and the ucpu of its CPU 0 in *@ucpu_base. */
+int derive_cpus(const struct derive *d, int input, int *ucpu_base);
+/* After the last event: the rows still open (dur -1), then thread and process. */
+int derive_finish(struct derive *d);
 
 #endif /* TDAT_MODEL_H */

@@ -3,9 +3,9 @@
  * sqlite-tables.c - the event tables of the sqlite writer: one typed table
  * per event (named after it, system_event where two systems share a name
  * or a fixed table has it), with the common columns and one column per
- * field, columns added when another input's format has more fields; the
- * role each event type plays for the model; and at close the views over
- * all of them (ftrace_event, raw, args) that Perfetto's queries expect.
+ * field, columns added when another input's format has more fields; and
+ * at close the views over all of them (ftrace_event, raw, args) that
+ * Perfetto's queries expect.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -227,37 +227,6 @@ map:
 	return 0;
 }
 
-static const struct {
-	const char *sys, *name;
-	enum role role;
-	const char *fields[4];
-} roles[] = {
-	{ "sched", "sched_switch", R_SWITCH, { "prev_pid", "prev_state", "next_pid", "next_prio" } },
-	{ "sched", "sched_waking", R_WAKE, { "pid" } },
-	{ "sched", "sched_wakeup", R_WAKEUP, { "pid" } },
-	{ "sched", "sched_wakeup_new", R_WAKEUP, { "pid" } },
-	{ "task", "task_newtask", R_NEWTASK, { "pid" } },
-	{ "sched", "sched_blocked_reason", R_BLOCKED, { "pid", "io_wait", "caller" } },
-	{ "power", "cpu_frequency", R_FREQ, { "state", "cpu_id" } },
-	{ "power", "cpu_idle", R_IDLE, { "state", "cpu_id" } },
-	{ "ftrace", "print", R_PRINT, { "buf" } },
-};
-
-static void set_role(struct sq_input *in, struct sq_type *ty, const struct ttype *tt)
-{
-	for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
-		if (strcmp(roles[i].sys, tt->system) || strcmp(roles[i].name, tt->name))
-			continue;
-		for (int k = 0; k < 4 && roles[i].fields[k]; k++)
-			if (!(ty->f[k] = ttype_field(tt, roles[i].fields[k])))
-				return;		/* a format we do not know: no role */
-		ty->role = roles[i].role;
-		if (ty->role == R_SWITCH)
-			sched_states_init(&in->states, tt->event);
-		return;
-	}
-}
-
 void sq_free_type(void *p)
 {
 	struct sq_type *ty = p;
@@ -266,7 +235,7 @@ void sq_free_type(void *p)
 	free(ty);
 }
 
-struct sq_type *sq_map_type(struct sq *q, struct sq_input *in, const struct ttype *tt, int *err)
+struct sq_type *sq_map_type(struct sq *q, const struct ttype *tt, int *err)
 {
 	struct sq_type *ty = calloc(1, sizeof(*ty));
 
@@ -278,7 +247,6 @@ struct sq_type *sq_map_type(struct sq *q, struct sq_input *in, const struct ttyp
 		free(ty);
 		return NULL;
 	}
-	set_role(in, ty, tt);
 	return ty;
 }
 

@@ -7,14 +7,13 @@
  * (sched_switch, sys_enter, ...) holding the common columns and one column
  * per field; ftrace_event (and raw) and args are views over those tables,
  * so the cost is about one row per event.  As events stream by, the
- * process model (procs.c) gives utids, the scheduling state machine
- * (sched.c) gives sched_slice and thread_state rows, cpu_frequency and
- * cpu_idle give counters, and atrace text in ftrace print events gives
- * slices and process counters.  close() writes sq_threads, processes, stats
- * and bounds, creates the views and indexes and commits.
+ * model (model/derive.c) gives each event its utid and derives the rows of
+ * sched_slice, thread_state, slice, counter and their tracks; close()
+ * writes thread, process, stats and bounds, creates the views and indexes
+ * and commits.
  *
- * The event tables and their views are sqlite-tables.c's, the model's
- * tables sqlite-model.c's (sqlite.h is what they share).  Rows go through
+ * The event tables and their views are sqlite-tables.c's; sqlite-model.c
+ * stores the model's rows (sqlite.h is what they share).  Rows go through
  * sqlite-rows.c (batched, inserted by a worker thread), all in one
  * transaction, with the journal and syncing off (the file is a temporary
  * one the tool renames on success).
@@ -81,134 +80,6 @@ static int put_field(struct sq_table *t, struct sq_val *v, const struct tdat_eve
 	return f->kind == TK_STR ? v_text(t, v, p, len) : put_array(t, v, ev, f, p, len);
 }
 
-/* Is @ev the buffer this input takes role @r from (the first that had it)? */
-static bool role_buffer(struct sq_input *in, const struct tdat_event *ev, enum role r)
-{
-	if (r == R_WAKE || r == R_WAKEUP || r == R_NEWTASK || r == R_BLOCKED)
-		r = R_SWITCH;
-	if (in->role_buffer[r] < 0)
-		in->role_buffer[r] = ev->buffer;
-	return in->role_buffer[r] == ev->buffer;
-}
-
-/* ---- tracks, counters ---- */
-
-static int64_t new_track(struct sq *q, struct sq_table *sub, const char *name, const char *type,
-			 int64_t a, int64_t b)
-{
-	int64_t id = q->next_track++;
-	struct sq_val *v = row_begin(q->fx[FX_TRACK]);
-
-	v_int(&v[0], id);
-	v_static(&v[1], name);
-	v_static(&v[2], type);
-	if (row_end(&q->d, q->fx[FX_TRACK]))
-		return -1;
-	v = row_begin(sub);
-	v_int(&v[0], id);
-	v_static(&v[1], name);
-	v_static(&v[2], type);
-	v_id(&v[3], a);
-	if (sub->ncols > 4)
-		v_id(&v[4], b);
-	return row_end(&q->d, sub) ? -1 : id;
-}
-
-static int counter(struct sq *q, uint64_t ts, int64_t track, double value)
-{
-	struct sq_val *v = row_begin(q->fx[FX_COUNTER]);
-
-	v_int(&v[0], q->next_counter++);
-	v_int(&v[1], (int64_t)ts);
-	v_int(&v[2], track);
-	v[3].type = V_REAL;
-	v[3].u.d = value;
-	return row_end(&q->d, q->fx[FX_COUNTER]);
-}
-
-static int on_cpu_counter(struct sq *q, struct sq_input *in, const struct sq_type *ty,
-			  const struct tdat_event *ev)
-{
-	int64_t cpu = num(ev, ty->f[1]), ucpu = in->ucpu_base + cpu, *track;
-
-	if (cpu < 0 || cpu >= in->ncpus)
-		return 0;
-	track = ty->role == R_FREQ ? &q->cpus[ucpu].freq_track : &q->cpus[ucpu].idle_track;
-	if (*track < 0) {
-		*track = ty->role == R_FREQ ?
-			 new_track(q, q->fx[FX_CPUTRACK], "cpufreq", "cpu_frequency", cpu, ucpu) :
-			 new_track(q, q->fx[FX_CPUTRACK], "cpuidle", "cpu_idle", cpu, ucpu);
-		if (*track < 0)
-			return TDAT_EIO;
-	}
-	return counter(q, ev->ts, *track, (double)(uint64_t)num(ev, ty->f[0]));
-}
-
-/* The rows of a track the slices lie on (sqlite-slices.c). */
-static int64_t slice_track(void *ctx, enum sl_kind kind, const char *name, const char *type,
-			   int64_t a, int64_t b)
-{
-	struct sq *q = ctx;
-
-	if (kind == SLK_THREAD)
-		return new_track(q, q->fx[FX_THTRACK], NULL, type, a, -1);
-	return new_track(q, q->fx[FX_CPUSLTRACK], name, type, a, b);
-}
-
-static int process_counter(struct sq *q, const struct tdat_event *ev, const struct atrace *a)
-{
-	struct sq_pcounter *pc = NULL;
-	int utid;
-
-	for (int i = 0; i < q->npc && !pc; i++)
-		if (q->pc[i].input == ev->input && q->pc[i].pid == a->pid &&
-		    strlen(q->pc[i].name) == a->name_len && !memcmp(q->pc[i].name, a->name, a->name_len))
-			pc = &q->pc[i];
-	if (!pc) {
-		if (!(pc = realloc(q->pc, sizeof(*pc) * (size_t)(q->npc + 1))))
-			return TDAT_ENOMEM;
-		q->pc = pc;
-		pc = &q->pc[q->npc];
-		if (!(pc->name = strndup(a->name, a->name_len)))
-			return TDAT_ENOMEM;
-		q->npc++;
-		pc->input = ev->input;
-		pc->pid = a->pid;
-		if ((utid = pm_utid(q->pm, ev->input, a->pid)) < 0)
-			return TDAT_ENOMEM;
-		pc->track = new_track(q, q->fx[FX_PCTRACK], pc->name, "process_counter",
-				      pm_thread(q->pm, utid)->upid, -1);
-		if (pc->track < 0)
-			return TDAT_EIO;
-	}
-	return counter(q, ev->ts, pc->track, (double)a->value);
-}
-
-static int on_print(struct sq *q, const struct sq_type *ty, const struct tdat_event *ev, int utid)
-{
-	const unsigned char *p;
-	struct atrace a;
-	unsigned len;
-
-	/* B, E and I are slices (sqlite-slices.c) */
-	if (!tfield_bytes(ev, ty->f[0], &p, &len) || !atrace_parse((const char *)p, len, &a) ||
-	    a.kind != 'C')
-		return 0;
-	return process_counter(q, ev, &a);
-}
-
-static int derive(struct sq *q, struct sq_input *in, const struct sq_type *ty,
-		  const struct tdat_event *ev, int utid)
-{
-	if (ty->role == R_PRINT)
-		return on_print(q, ty, ev, utid);
-	if (!role_buffer(in, ev, ty->role))
-		return 0;
-	if (ty->role == R_FREQ || ty->role == R_IDLE)
-		return on_cpu_counter(q, in, ty, ev);
-	return sq_on_sched(q, in, ty, ev, utid);
-}
-
 static void count(struct sq *q, struct sq_input *in, const struct tdat_event *ev)
 {
 	struct sq_cpu *c;
@@ -235,15 +106,17 @@ static int put(struct sq *q, const struct tdat_event *ev)
 	const struct sq_type *ty;
 	struct sq_table *t;
 	struct sq_val *v;
+	uint64_t flags;
 	void **slot;
 	int utid, ret;
 
-	if (!tt || (ret = pm_feed(q->pm, ev, tt)) < 0 ||
-	    (utid = pm_utid(q->pm, ev->input, (int64_t)num(ev, &tt->pid))) < 0)
+	if (!tt)
 		return TDAT_ENOMEM;
+	if ((ret = derive_put(q->dv, ev, tt, &utid)))
+		return ret;
 	if (!(slot = idtab_slot(&in->types, tt->id)))
 		return TDAT_ENOMEM;
-	if (!(ty = *slot) && !(ty = *slot = sq_map_type(q, in, tt, &ret)))
+	if (!(ty = *slot) && !(ty = *slot = sq_map_type(q, tt, &ret)))
 		return ret;
 	t = ty->t;
 	v = row_begin(t);
@@ -252,16 +125,17 @@ static int put(struct sq *q, const struct tdat_event *ev)
 	v_int(&v[1], (int64_t)ev->ts);
 	v_int(&v[2], ev->cpu);
 	v_int(&v[3], utid);
-	if (tt->cflags.size)
-		v_int(&v[4], num(ev, &tt->cflags));
+	if (tt->cflags.size) {
+		flags = 0;
+		tfield_num(ev, &tt->cflags, &flags);
+		v_int(&v[4], (int64_t)flags);
+	}
 	v_static(&v[5], tdat_file_buffer(ev->file, ev->buffer)->name);
 	v_int(&v[6], ev->input);
 	for (int i = 0; i < tt->nfields; i++)
 		if ((ret = put_field(t, &v[ty->colmap[i]], ev, &tt->fields[i])))
 			return ret;
-	if ((ret = row_end(&q->d, t)) || (ty->role && (ret = derive(q, in, ty, ev, utid))))
-		return ret;
-	return sqs_put(q->ss, ev, tt, utid, in->ucpu_base + ev->cpu);
+	return row_end(&q->d, t);
 }
 
 static int sqlite_put(struct tdat_writer *w, const struct tdat_event *ev)
@@ -409,13 +283,8 @@ static int cpus(struct sq *q)
 {
 	int total = 0;
 
-	for (int i = 0; i < q->ninputs; i++) {
-		int n = file_cpu_count(tdat_merge_file(q->w->merge, i));
-
-		q->in[i].ucpu_base = total;
-		q->in[i].ncpus = n;
-		total += n;
-	}
+	for (int i = 0; i < q->ninputs; i++)
+		total += q->in[i].ncpus = derive_cpus(q->dv, i, &q->in[i].ucpu_base);
 	if (!(q->cpus = calloc((size_t)total + 1, sizeof(*q->cpus))))
 		return TDAT_ENOMEM;
 	q->ncpus = total;
@@ -425,7 +294,6 @@ static int cpus(struct sq *q)
 			int u = q->in[i].ucpu_base + c;
 			struct sq_val *v;
 
-			q->cpus[u].freq_track = q->cpus[u].idle_track = -1;
 			if (!q->cpus[u].present)
 				continue;
 			v = row_begin(q->fx[FX_CPU]);
@@ -442,7 +310,7 @@ static int cpus(struct sq *q)
 
 static int open_db(struct sq *q, struct tdat_writer *w)
 {
-	struct sched_ops ops = { .slice = sq_on_slice, .state = sq_on_state };
+	struct derive_ops ops = sq_model_ops;
 	int ret;
 
 	if (w->flags & TDAT_W_GZIP) {
@@ -456,21 +324,12 @@ static int open_db(struct sq *q, struct tdat_writer *w)
 	ops.ctx = q;
 	q->ninputs = tdat_merge_nfiles(w->merge);
 	q->in = calloc((size_t)q->ninputs + 1, sizeof(*q->in));
-	q->pm = pm_new();
-	q->sm = sched_new(&ops);
-	if (!q->in || !q->pm || !q->sm)
+	q->dv = derive_new(w->merge, &ops);
+	if (!q->in || !q->dv)
 		return TDAT_ENOMEM;
-	for (int i = 0; i < q->ninputs; i++) {
-		struct tep_handle *tep = tdat_merge_file(w->merge, i)->tep;
-
+	for (int i = 0; i < q->ninputs; i++)
 		if (kseen_init(&q->in[i].seen, tdat_merge_file(w->merge, i)))
 			return TDAT_ENOMEM;
-		for (int r = 0; r < NROLES; r++)
-			q->in[i].role_buffer[r] = -1;
-		sched_states_init(&q->in[i].states, NULL);
-		/* trace-cmd saves the formats of the events it records */
-		q->in[i].waking = tep && tep_find_event_by_name(tep, "sched", "sched_waking");
-	}
 	/* big pages: a quarter of the writes of the default 4 KiB */
 	if ((ret = sqdb_exec(&q->d, "PRAGMA page_size=32768; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
 			" PRAGMA locking_mode=EXCLUSIVE; BEGIN;")) ||
@@ -481,8 +340,6 @@ static int open_db(struct sq *q, struct tdat_writer *w)
 			return sqdb_fail(&q->d, fixed[i].name);
 	if ((ret = metadata(q)) || (ret = cpus(q)))
 		return ret;
-	if (!(q->ss = sqs_new(&q->d, q->fx[FX_SLICE], slice_track, q)))
-		return TDAT_ENOMEM;
 	sqdb_start(&q->d);
 	return 0;
 }
@@ -589,10 +446,7 @@ static int sqlite_close(struct tdat_writer *w)
 
 	if (!q || q->err)
 		return q ? q->err : TDAT_EINVAL;
-	if ((ret = sched_finish(q->sm)) || (ret = sqs_finish(q->ss)))
-		return ret;
-	pm_finish(q->pm, w->merge);
-	if ((ret = sq_threads(q)) || (ret = stats(q)))
+	if ((ret = derive_finish(q->dv)) || (ret = stats(q)))
 		return ret;
 	v = row_begin(q->fx[FX_BOUNDS]);
 	if (q->next_id) {
@@ -630,15 +484,10 @@ static void sqlite_free(struct tdat_writer *w)
 	}
 	for (int i = 0; i < NFX; i++)
 		table_free(q->fx[i]);
-	for (int i = 0; i < q->npc; i++)
-		free(q->pc[i].name);
 	sqlite3_close(q->d.db);	/* after the statements; rolls back if not committed */
-	free(q->pc);
-	sqs_free(q->ss);
+	derive_free(q->dv);	/* after the rows: they point to its strings */
 	free(q->cpus);
 	free(q->in);
-	pm_free(q->pm);
-	sched_free(q->sm);
 	free(q);
 	w->priv = NULL;
 }
