@@ -98,6 +98,13 @@ int pq_col_str(struct pq_table *t, int i, const char *name)
 	return col_init(&t->cols[i], name);
 }
 
+int pq_col_double(struct pq_table *t, int i, const char *name)
+{
+	t->cols[i].ptype = PQ_DOUBLE;
+	t->cols[i].bits = 64;
+	return col_init(&t->cols[i], name);
+}
+
 int pq_table_kv(struct pq_table *t, const char *key, const char *value)
 {
 	struct pq_kv *kv = realloc(t->kv, (size_t)(t->nkv + 1) * sizeof(*kv));
@@ -244,6 +251,8 @@ static void logical_type(struct thrift *f, const struct pq_col *col)
 		th_end(f);
 		return;
 	}
+	if (col->ptype == PQ_DOUBLE)	/* the physical type says it all */
+		return;
 	/* INT_8, INT_16, ... and UINT_8, ... count up by width */
 	th_i32(f, 6, (col->sign ? CT_INT_8 : CT_UINT_8) + (int)__builtin_ctz(col->bits / 8));
 	th_struct(f, 10);

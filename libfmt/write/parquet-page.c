@@ -243,7 +243,7 @@ fail:
 
 struct stats {
 	bool any;
-	uint64_t min, max;	/* integers, in the column's order */
+	uint64_t min, max;	/* integers in the column's order; a double's bits */
 	size_t smin, smax;	/* strings: offsets of the bounds in vals */
 };
 
@@ -271,6 +271,29 @@ static int str_cmp(const unsigned char *base, size_t a, size_t b)
 		(st)->max = (uint64_t)hi_;				\
 	} while (0)
 
+/*
+ * Bounds of @nv doubles at @p: NaN left out (none if all are), a zero
+ * minimum as -0.0 and a zero maximum as +0.0 (parquet.thrift's rules).
+ */
+static void double_stats(const unsigned char *p, size_t nv, struct stats *st)
+{
+	double lo = 0, hi = 0, v;
+
+	st->any = false;
+	for (size_t k = 0; k < nv; k++) {
+		memcpy(&v, p + 8 * k, 8);
+		if (v != v)
+			continue;
+		lo = !st->any || v < lo ? v : lo;
+		hi = !st->any || v > hi ? v : hi;
+		st->any = true;
+	}
+	lo = lo == 0 ? -0.0 : lo;
+	hi = hi == 0 ? 0.0 : hi;
+	memcpy(&st->min, &lo, 8);
+	memcpy(&st->max, &hi, 8);
+}
+
 static void col_stats(const struct pq_col *col, size_t nv, struct stats *st)
 {
 	const unsigned char *base = (const unsigned char *)col->vals.buf;
@@ -287,6 +310,8 @@ static void col_stats(const struct pq_col *col, size_t nv, struct stats *st)
 		INT_BOUNDS(int32_t, base, nv, st);
 	else if (col->ptype == PQ_INT32)
 		INT_BOUNDS(uint32_t, base, nv, st);
+	else if (col->ptype == PQ_DOUBLE)
+		double_stats(base, nv, st);
 	for (size_t k = 0; col->ptype == PQ_BYTE_ARRAY && k < nv; k++) {
 		if (!k || str_cmp(base, off, st->smin) < 0)
 			st->smin = off;
@@ -313,7 +338,7 @@ static void dict_stats(const struct pq_col *col, const uint32_t *dict, size_t nd
 static void put_stats(struct thrift *m, const struct pq_col *col, const struct stats *st)
 {
 	const unsigned char *base = (const unsigned char *)col->vals.buf;
-	unsigned w = col->ptype == PQ_INT64 ? 8 : 4;
+	unsigned w = col->ptype == PQ_INT32 ? 4 : 8;
 
 	th_struct(m, 12);
 	th_i64(m, 3, (int64_t)col->nnull);
@@ -445,7 +470,7 @@ static int data_pages(struct chunk *ch, size_t rows)
 	const struct pq_col *col = ch->col;
 	const unsigned char *defs = (const unsigned char *)col->defs.buf;
 	const unsigned char *base = (const unsigned char *)col->vals.buf;
-	unsigned w = col->ptype == PQ_INT64 ? 8 : 4;
+	unsigned w = col->ptype == PQ_INT32 ? 4 : 8;
 	size_t a = 0, k = 0, voff = 0;
 	int ret;
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * parquet.h - the Parquet file builder (parquet-enc.c, parquet-page.c)
- * under the parquet writer (parquet.c): a flat table of OPTIONAL integer
- * and string columns, rows buffered in memory and written as row groups,
- * then the footer.
+ * under the parquet writer (parquet.c): a flat table of OPTIONAL integer,
+ * double and string columns, rows buffered in memory and written as row
+ * groups, then the footer.
  *
  * Each column chunk is one or more DataPage v1 pages (definition levels in
  * the RLE/bit-packed hybrid, PLAIN values, DELTA_BINARY_PACKED ones for a
@@ -18,7 +18,7 @@
 #include "write/write.h"
 
 /* Parquet's enum values (parquet.thrift). */
-enum pq_ptype { PQ_INT32 = 1, PQ_INT64 = 2, PQ_BYTE_ARRAY = 6 };
+enum pq_ptype { PQ_INT32 = 1, PQ_INT64 = 2, PQ_DOUBLE = 5, PQ_BYTE_ARRAY = 6 };
 enum pq_enc { PQ_PLAIN = 0, PQ_RLE = 3, PQ_DELTA = 5, PQ_RLE_DICT = 8 };
 enum pq_page { PQ_DATA_PAGE = 0, PQ_DICT_PAGE = 2 };
 #define PQ_ZSTD 6		/* CompressionCodec */
@@ -27,7 +27,7 @@ enum pq_page { PQ_DATA_PAGE = 0, PQ_DICT_PAGE = 2 };
 struct pq_col {
 	char *name;
 	enum pq_ptype ptype;
-	unsigned bits;		/* integer width 8, 16, 32, 64; 0 for a string */
+	unsigned bits;		/* integer width 8, 16, 32, 64; 64 a double; 0 a string */
 	bool sign;
 	bool delta;		/* INT64 as DELTA_BINARY_PACKED (timestamps) */
 	/* the row group being built */
@@ -74,6 +74,8 @@ int pq_table_init(struct pq_table *t, const char *name, int ncols);
 void pq_table_release(struct pq_table *t);
 int pq_col_int(struct pq_table *t, int i, const char *name, unsigned bits, bool sign);
 int pq_col_str(struct pq_table *t, int i, const char *name);
+/* A DOUBLE column (no logical type; statistics as doubles, NaN left out). */
+int pq_col_double(struct pq_table *t, int i, const char *name);
 /* Key-value metadata of the file (copied). */
 int pq_table_kv(struct pq_table *t, const char *key, const char *value);
 
@@ -92,6 +94,14 @@ static inline void pq_put_int(struct pq_col *c, uint64_t v)
 }
 
 void pq_put_str(struct pq_col *c, const void *p, size_t n);
+
+static inline void pq_put_double(struct pq_col *c, double v)
+{
+	sink_write(&c->vals, &v, 8);	/* PLAIN: IEEE 754, little-endian */
+	c->nrows++;
+	if (c->nnull)
+		sink_putc(&c->defs, 1);
+}
 
 void pq_put_null(struct pq_col *c);
 
