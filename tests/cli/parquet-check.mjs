@@ -51,7 +51,8 @@ for (const [s, e, n] of ev)
 	console.log(`events ${s}.${e} ${n}`);
 
 // the analysis tables (thread, process, ...) are t-parquet-model.sh's
-const model = new Set(['thread', 'process', 'sched_slice', 'thread_state', 'slice', 'track'].map((n) => n + '.parquet'));
+const model = new Set(['thread', 'process', 'sched_slice', 'thread_state', 'slice', 'track', 'counter',
+	'cpu_counter_track', 'process_counter_track', 'thread_track', 'cpu_track'].map((n) => n + '.parquet'));
 for (const f of readdirSync(dir).filter((n) => n.endsWith('.parquet') && !model.has(n)).sort()) {
 	if (f === 'events.parquet')
 		continue;

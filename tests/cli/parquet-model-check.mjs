@@ -5,6 +5,9 @@
 // (t-parquet-model.sh).  NPMDIR names the folder where npm installed
 // @duckdb/node-api.  For each TABLE it prints
 //   cols TABLE A,B,...   the Parquet file's column names, in order
+//   types TABLE T,U,...  their DuckDB types
+//   stats TABLE COL MIN MAX  for a DOUBLE column: the bounds its row groups'
+//                        statistics give (min of the minima, max of the maxima)
 //   rows TABLE N         its rows
 //   except TABLE P C     rows of the Parquet file not in the CSV (EXCEPT ALL)
 //                        and the other way round; a byte that is not UTF-8,
@@ -23,6 +26,13 @@ for (const t of tables) {
 	const path = `${dir}/${t}.parquet`, csv = `${csvdir}/${t}.csv`;
 	const cols = await q(`select column_name, column_type from (describe select * from ${lit(path)})`);
 	console.log(`cols ${t} ${cols.map((c) => c[0]).join(',')}`);
+	console.log(`types ${t} ${cols.map((c) => c[1]).join(',')}`);
+	for (const [n] of cols.filter((c) => c[1] === 'DOUBLE')) {
+		const [[lo, hi]] = await q(`select min(stats_min_value::double),
+			max(stats_max_value::double) from parquet_metadata(${lit(path)})
+			where path_in_schema = ${lit(n)}`);
+		console.log(`stats ${t} ${n} ${lo} ${hi}`);
+	}
 	console.log(`rows ${t} ${(await q(`select count(*) from ${lit(path)}`))[0][0]}`);
 	// a byte that is not UTF-8: \\xNN in the Parquet file, U+FFFD in SQLite
 	const P = `select ${cols.map(([n, ty]) => ty !== 'VARCHAR' ? id(n) :

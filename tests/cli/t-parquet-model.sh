@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # t-parquet-model.sh: the analysis tables of -f parquet (thread, process,
-# sched_slice, thread_state) equal the tables of the same names that -f sqlite
-# writes, for every capture in testdata/: the same column names in the same
+# sched_slice, thread_state, slice, counter and the tracks) equal the tables
+# of the same names that -f sqlite writes, for every capture in testdata/: the same column names in the same
 # order, and the same rows (EXCEPT ALL both ways through DuckDB, the sqlite3
 # export read as text and cast to the Parquet column's type, NULL kept
 # apart from an empty string).  Then that the comparison sees one changed
@@ -10,7 +10,8 @@
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
 TD=testdata
 NPMDIR=${TDAT_TEST_NPM:-${XDG_CACHE_HOME:-$HOME/.cache}/tdat-test-npm}
-TABLES=(thread process sched_slice thread_state slice track)
+TABLES=(thread process sched_slice thread_state slice track counter cpu_counter_track
+	process_counter_track thread_track cpu_track)
 
 command -v node >/dev/null || skip_all "node is not installed (apt-get install nodejs npm)"
 command -v python3 >/dev/null || skip_all "python3 is not installed (it reads the sqlite tables)"
@@ -80,6 +81,21 @@ for dat in $TD/*.dat; do
 	done
 done
 
+# counter.value is a DOUBLE whose statistics are the bounds of sqlite's values
+out=$T_TMP/atrace
+types=$(sed -n 's/^types counter //p' "$out.chk")
+is "counter.parquet: value is a DOUBLE" "$types" "BIGINT,BIGINT,BIGINT,DOUBLE"
+bounds=$(python3 -c 'import sqlite3, sys
+print(*sqlite3.connect(sys.argv[1]).execute("select min(value), max(value) from counter").fetchone())' \
+	"$out.db")
+stats=$(sed -n 's/^stats counter value //p' "$out.chk")
+if [[ -n $stats ]] && awk -v a="$bounds" -v b="$stats" 'BEGIN { split(a, x, " "); split(b, y, " ");
+	exit !(x[1] < x[2] && x[1] == y[1] && x[2] == y[2]) }'; then
+	ok "counter.parquet: the statistics of value are sqlite's min and max ($stats)"
+else
+	not_ok "counter.parquet: the statistics of value are sqlite's min and max" "sqlite $bounds, parquet $stats"
+fi
+
 # the comparison can fail: one value changed in one row of the export
 out=$T_TMP/v7-zstd
 awk -F, 'NR == 3 { $3 = $3 + 1 } 1' OFS=, "$out.csv/sched_slice.csv" >"$out.csv/x" &&
@@ -89,5 +105,14 @@ if [[ $t_same_line == "except sched_slice 1 1" ]]; then
 	ok "a changed dur is one row missing each way"
 else
 	not_ok "a changed dur is one row missing each way" "$t_same_line"
+fi
+out=$T_TMP/atrace
+awk -F, 'NR == 2 { $4 = $4 + 0.5 } 1' OFS=, "$out.csv/counter.csv" >"$out.csv/x" &&
+	mv "$out.csv/x" "$out.csv/counter.csv"
+t_same_line=$(check "$out" "$out.csv" | grep '^except counter')
+if [[ $t_same_line == "except counter 1 1" ]]; then
+	ok "a changed counter value is one row missing each way"
+else
+	not_ok "a changed counter value is one row missing each way" "$t_same_line"
 fi
 done_testing

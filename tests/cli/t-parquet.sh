@@ -158,7 +158,10 @@ t_assert "writes the same dataset" cmp "$T_TMP/two/sched.sched_switch.parquet" "
 t_exit "tdat-filter -f parquet with a selection" 0 -- \
 	tdat-filter -f parquet -e sched:sched_switch -o "$T_TMP/filtered" $TD/v7-zstd.dat
 t_same "keeps only the selected type (and the analysis tables)" "$(cd "$T_TMP/filtered" && ls)" \
-	"$(printf 'events.parquet\nprocess.parquet\nsched.sched_switch.parquet\nsched_slice.parquet\nslice.parquet\nthread.parquet\nthread_state.parquet\ntrace.json\ntrack.parquet')"
+	"$(printf '%s\n' counter.parquet cpu_counter_track.parquet cpu_track.parquet events.parquet \
+		process.parquet process_counter_track.parquet sched.sched_switch.parquet \
+		sched_slice.parquet slice.parquet thread.parquet thread_state.parquet thread_track.parquet \
+		trace.json track.parquet)"
 
 # --- the output directory: whole or not at all ---
 mkdir -p "$T_TMP/fail"
