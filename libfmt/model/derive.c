@@ -314,25 +314,28 @@ static int on_role(struct derive *d, struct dinput *in, const struct dtype *ty,
 
 /* ---- the interface ---- */
 
-int derive_put(struct derive *d, const struct tdat_event *ev, const struct ttype *tt, int *utid)
+int derive_thread(struct derive *d, const struct tdat_event *ev, const struct ttype *tt)
+{
+	if (pm_feed(d->pm, ev, tt) < 0)
+		return TDAT_ENOMEM;
+	return pm_utid(d->pm, ev->input, num(ev, &tt->pid));
+}
+
+int derive_put(struct derive *d, const struct tdat_event *ev, const struct ttype *tt, int utid)
 {
 	struct dinput *in = &d->in[ev->input];
+	void **slot = idtab_slot(&in->types, tt->id);
 	const struct sl_type *st;
 	struct dtype *ty;
-	void **slot;
 	int ret;
 
-	if (pm_feed(d->pm, ev, tt) < 0 ||
-	    (*utid = pm_utid(d->pm, ev->input, num(ev, &tt->pid))) < 0 ||
-	    !(slot = idtab_slot(&in->types, tt->id)))
+	if (!slot || (!(ty = *slot) && !(ty = *slot = map_type(in, tt))))
 		return TDAT_ENOMEM;
-	if (!(ty = *slot) && !(ty = *slot = map_type(in, tt)))
-		return TDAT_ENOMEM;
-	if (ty->role && (ret = on_role(d, in, ty, ev, *utid)))
+	if (ty->role && (ret = on_role(d, in, ty, ev, utid)))
 		return ret;
 	if (!(st = slices_type(d->sl, ev, tt)))
 		return 0;
-	return slices_put(d->sl, st, ev, *utid);
+	return slices_put(d->sl, st, ev, utid);
 }
 
 int derive_cpus(const struct derive *d, int input, int *ucpu_base)

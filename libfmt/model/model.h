@@ -295,8 +295,13 @@ struct derive;
 /* The model of @m's inputs, its rows to @ops; NULL if out of memory. */
 struct derive *derive_new(struct tdat_merge *m, const struct derive_ops *ops);
 void derive_free(struct derive *d);
-/* Each event in timeline order, with its type from file_type(); *@utid: its thread. */
-int derive_put(struct derive *d, const struct tdat_event *ev, const struct ttype *tt, int *utid);
+/*
+ * Each event in timeline order, with its type from file_type(): first to
+ * derive_thread(), which returns its utid (<0: out of memory), then with
+ * that to derive_put(), which makes the rows it brings (0 or an error).
+ */
+int derive_thread(struct derive *d, const struct tdat_event *ev, const struct ttype *tt);
+int derive_put(struct derive *d, const struct tdat_event *ev, const struct ttype *tt, int utid);
 /* The CPU numbers of input @input: their count, and the ucpu of its CPU 0 in *@ucpu_base. */
 int derive_cpus(const struct derive *d, int input, int *ucpu_base);
 /* After the last event: the rows still open (dur -1), then thread and process. */

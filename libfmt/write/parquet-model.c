@@ -288,8 +288,11 @@ static int on_process(void *ctx, const struct pm_process *p)
 
 int pqm_put(struct pqm *m, const struct tdat_event *ev, const struct ttype *tt)
 {
-	int utid, ret = derive_put(m->dv, ev, tt, &utid);
+	int utid = derive_thread(m->dv, ev, tt), ret;
 
+	if (utid < 0)
+		return TDAT_ENOMEM;
+	ret = derive_put(m->dv, ev, tt, utid);
 	return ret ? ret : m->tmp.err ? TDAT_ENOMEM : 0;
 }
 

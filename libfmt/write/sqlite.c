@@ -110,10 +110,8 @@ static int put(struct sq *q, const struct tdat_event *ev)
 	void **slot;
 	int utid, ret;
 
-	if (!tt)
+	if (!tt || (utid = derive_thread(q->dv, ev, tt)) < 0)
 		return TDAT_ENOMEM;
-	if ((ret = derive_put(q->dv, ev, tt, &utid)))
-		return ret;
 	if (!(slot = idtab_slot(&in->types, tt->id)))
 		return TDAT_ENOMEM;
 	if (!(ty = *slot) && !(ty = *slot = sq_map_type(q, tt, &ret)))
@@ -135,7 +133,9 @@ static int put(struct sq *q, const struct tdat_event *ev)
 	for (int i = 0; i < tt->nfields; i++)
 		if ((ret = put_field(t, &v[ty->colmap[i]], ev, &tt->fields[i])))
 			return ret;
-	return row_end(&q->d, t);
+	if ((ret = row_end(&q->d, t)))
+		return ret;
+	return derive_put(q->dv, ev, tt, utid);
 }
 
 static int sqlite_put(struct tdat_writer *w, const struct tdat_event *ev)
