@@ -127,7 +127,8 @@ static int64_t new_track(struct derive *d, struct dv_track *t)
 
 static int counter(struct derive *d, uint64_t ts, int64_t track, double value)
 {
-	struct dv_counter c = { .id = d->next_counter++, .ts = ts, .track_id = track, .value = value };
+	struct dv_counter c = { .id = d->next_counter++, .ts = ts, .track_id = track,
+				.value = value };
 
 	return d->ops.counter(d->ops.ctx, &c);
 }

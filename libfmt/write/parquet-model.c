@@ -72,7 +72,8 @@ static const struct {
 	  { "category", 0 }, { "name", 0 }, { "depth", 32 }, { "parent_id", 64 },
 	  { "arg_set_id", 64 } } },
 	{ "track.parquet", 3, { TRACK_COLS } },
-	{ "counter.parquet", 4, { { "id", 64 }, { "ts", 64 }, { "track_id", 64 }, { "value", -1 } } },
+	{ "counter.parquet", 4, { { "id", 64 }, { "ts", 64 }, { "track_id", 64 },
+	  { "value", -1 } } },
 	{ "cpu_counter_track.parquet", 5, { TRACK_COLS, { "cpu", 32 }, { "ucpu", 32 } } },
 	{ "process_counter_track.parquet", 4, { TRACK_COLS, { "upid", 32 } } },
 	{ "thread_track.parquet", 4, { TRACK_COLS, { "utid", 32 } } },
@@ -216,8 +217,10 @@ static int on_slice(void *ctx, const struct dv_slice *s)
 /* A row of track, and one of the table of its kind. */
 static int on_track(void *ctx, const struct dv_track *t)
 {
-	static const int sub[] = { [DVT_CPU_COUNTER] = T_CPUTRACK, [DVT_PROCESS_COUNTER] = T_PCTRACK,
-				   [DVT_THREAD] = T_THTRACK, [DVT_CPU] = T_CPUSLTRACK };
+	static const int sub[] = {
+		[DVT_CPU_COUNTER] = T_CPUTRACK, [DVT_PROCESS_COUNTER] = T_PCTRACK,
+		[DVT_THREAD] = T_THTRACK, [DVT_CPU] = T_CPUSLTRACK,
+	};
 	struct pqm *m = ctx;
 	int k = sub[t->kind], ret;
 
@@ -311,7 +314,8 @@ struct pqm *pqm_new(struct tdat_writer *w, struct pq_ctx *ctx, int dirfd)
 {
 	struct derive_ops ops = {
 		.sched_slice = on_sched_slice, .thread_state = on_thread_state, .slice = on_slice,
-		.track = on_track, .counter = on_counter, .thread = on_thread, .process = on_process,
+		.track = on_track, .counter = on_counter, .thread = on_thread,
+		.process = on_process,
 	};
 	struct pqm *m = calloc(1, sizeof(*m));
 

@@ -64,8 +64,10 @@ static int on_slice(void *ctx, const struct dv_slice *s)
 /* A row of track, and one of the table of its kind. */
 static int on_track(void *ctx, const struct dv_track *t)
 {
-	static const int sub[] = { [DVT_CPU_COUNTER] = FX_CPUTRACK, [DVT_PROCESS_COUNTER] = FX_PCTRACK,
-				   [DVT_THREAD] = FX_THTRACK, [DVT_CPU] = FX_CPUSLTRACK };
+	static const int sub[] = {
+		[DVT_CPU_COUNTER] = FX_CPUTRACK, [DVT_PROCESS_COUNTER] = FX_PCTRACK,
+		[DVT_THREAD] = FX_THTRACK, [DVT_CPU] = FX_CPUSLTRACK,
+	};
 	struct sq *q = ctx;
 	struct sq_table *st = q->fx[sub[t->kind]];
 	struct sq_val *v = row_begin(q->fx[FX_TRACK]);

@@ -24,7 +24,8 @@ const id = (s) => '"' + s.replaceAll('"', '""') + '"';
 
 for (const t of tables) {
 	const path = `${dir}/${t}.parquet`, csv = `${csvdir}/${t}.csv`;
-	const cols = await q(`select column_name, column_type from (describe select * from ${lit(path)})`);
+	const cols = await q(`select column_name, column_type
+		from (describe select * from ${lit(path)})`);
 	console.log(`cols ${t} ${cols.map((c) => c[0]).join(',')}`);
 	console.log(`types ${t} ${cols.map((c) => c[1]).join(',')}`);
 	for (const [n] of cols.filter((c) => c[1] === 'DOUBLE')) {

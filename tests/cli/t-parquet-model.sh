@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # t-parquet-model.sh: the analysis tables of -f parquet (thread, process,
 # sched_slice, thread_state, slice, counter and the tracks) equal the tables
-# of the same names that -f sqlite writes, for every capture in testdata/: the same column names in the same
-# order, and the same rows (EXCEPT ALL both ways through DuckDB, the sqlite3
-# export read as text and cast to the Parquet column's type, NULL kept
-# apart from an empty string).  Then that the comparison sees one changed
-# value.  DuckDB (@duckdb/node-api) comes from the npm cache t-parquet.sh
+# of the same names that -f sqlite writes, for every capture in testdata/:
+# the same column names in the same order, and the same rows (EXCEPT ALL
+# both ways through DuckDB, the sqlite3 export read as text and cast to the
+# Parquet column's type, NULL kept apart from an empty string); counter's
+# value is a DOUBLE with statistics.  Then that the comparison sees one
+# changed value.  DuckDB (@duckdb/node-api) comes from the npm cache t-parquet.sh
 # fills; python3's sqlite3 module reads the sqlite tables.
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
 TD=testdata
@@ -86,14 +87,15 @@ out=$T_TMP/atrace
 types=$(sed -n 's/^types counter //p' "$out.chk")
 is "counter.parquet: value is a DOUBLE" "$types" "BIGINT,BIGINT,BIGINT,DOUBLE"
 bounds=$(python3 -c 'import sqlite3, sys
-print(*sqlite3.connect(sys.argv[1]).execute("select min(value), max(value) from counter").fetchone())' \
-	"$out.db")
+db = sqlite3.connect(sys.argv[1])
+print(*db.execute("select min(value), max(value) from counter").fetchone())' "$out.db")
 stats=$(sed -n 's/^stats counter value //p' "$out.chk")
 if [[ -n $stats ]] && awk -v a="$bounds" -v b="$stats" 'BEGIN { split(a, x, " "); split(b, y, " ");
 	exit !(x[1] < x[2] && x[1] == y[1] && x[2] == y[2]) }'; then
 	ok "counter.parquet: the statistics of value are sqlite's min and max ($stats)"
 else
-	not_ok "counter.parquet: the statistics of value are sqlite's min and max" "sqlite $bounds, parquet $stats"
+	not_ok "counter.parquet: the statistics of value are sqlite's min and max" \
+		"sqlite $bounds, parquet $stats"
 fi
 
 # the comparison can fail: one value changed in one row of the export.
