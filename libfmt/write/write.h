@@ -269,6 +269,10 @@ void csv_put_number(struct tdat_sink *sk, enum tkind kind, uint64_t v);
 /* An array field's elements as [a,b,...] (valid CSV text and valid JSON). */
 void csv_put_array(struct tdat_sink *sk, const struct tdat_file *f, const unsigned char *p,
 		   unsigned len, const struct tfield *tf);
+/* The same, each element written by @put (JSON's exact numbers: json.c). */
+void csv_put_array_with(struct tdat_sink *sk, const struct tdat_file *f, const unsigned char *p,
+			unsigned len, const struct tfield *tf,
+			void (*put)(struct tdat_sink *, enum tkind, uint64_t));
 
 static inline void csv_put_u64(struct tdat_sink *sk, uint64_t v)
 {
