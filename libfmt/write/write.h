@@ -151,12 +151,22 @@ struct tdat_sink {
 	char *buf;
 	size_t len, cap;
 	int err;		/* errno of the first failure */
-	void *gz;		/* z_stream when gzipping */
+	struct gz *gz;		/* when gzipping (gzip.c) */
 };
 
 int sink_init(struct tdat_sink *s, int fd);
-/* Compress everything written from now on as one gzip stream. */
-int sink_gzip(struct tdat_sink *s);
+/*
+ * Compress everything written from now on as one gzip stream, deflated on
+ * @workers threads (1 or less: the caller's); the same bytes for any number.
+ */
+int sink_gzip(struct tdat_sink *s, int workers);
+/* Write @n bytes to the sink's descriptor now (a failure is sticky in s->err). */
+void sink_write_fd(struct tdat_sink *s, const void *p, size_t n);
+/* gzip.c: the stream of sink_gzip(): start (the header), a flushed buffer, the end. */
+struct gz *gz_new(struct tdat_sink *s, int workers);
+int gz_put(struct tdat_sink *s, const char *p, size_t n);
+int gz_finish(struct tdat_sink *s);
+void gz_free(struct gz *g);
 /* Flush, and end the gzip stream if there is one. */
 int sink_finish(struct tdat_sink *s);
 void sink_release(struct tdat_sink *s);
@@ -339,6 +349,7 @@ struct tdat_writer {
 	const char *path;		/* file or directory formats */
 	struct tdat_merge *merge;
 	unsigned flags;
+	int jobs;			/* threads for gzip (tdat_writer_set_jobs()) */
 	char errmsg[TDAT_MSG_LEN];
 	char warning[TDAT_MSG_LEN];	/* tdat_writer_warning() */
 	uint64_t ndamaged;		/* events written without part of them */

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "write/write.h"
 
@@ -45,18 +44,17 @@ int sink_init(struct tdat_sink *s, int fd)
 
 void sink_release(struct tdat_sink *s)
 {
-	if (s->gz) {
-		deflateEnd(s->gz);
-		free(s->gz);
-		s->gz = NULL;
-	}
+	gz_free(s->gz);
+	s->gz = NULL;
 	free(s->buf);
 	s->buf = NULL;
 	s->cap = s->len = 0;
 }
 
-static void write_all(struct tdat_sink *s, const char *p, size_t n)
+void sink_write_fd(struct tdat_sink *s, const void *buf, size_t n)
 {
+	const char *p = buf;
+
 	while (n && !s->err) {
 		ssize_t w = write(s->fd, p, n);
 
@@ -71,65 +69,36 @@ static void write_all(struct tdat_sink *s, const char *p, size_t n)
 	}
 }
 
-/* Run the buffer through deflate; @flush is Z_NO_FLUSH or Z_FINISH. */
-static void deflate_out(struct tdat_sink *s, int flush)
-{
-	z_stream *z = s->gz;
-	char out[64 * 1024];
-	int r;
-
-	z->next_in = (Bytef *)s->buf;
-	z->avail_in = (uInt)s->len;
-	do {
-		z->next_out = (Bytef *)out;
-		z->avail_out = sizeof(out);
-		r = deflate(z, flush);
-		if (r == Z_STREAM_ERROR) {
-			s->err = EIO;
-			return;
-		}
-		write_all(s, out, sizeof(out) - z->avail_out);
-	} while (z->avail_out == 0 || (flush == Z_FINISH && r != Z_STREAM_END));
-}
-
 int sink_flush(struct tdat_sink *s)
 {
 	if (s->fd < 0)
 		return 0;
 	if (s->gz)
-		deflate_out(s, Z_NO_FLUSH);
+		gz_put(s, s->buf, s->len);
 	else
-		write_all(s, s->buf, s->len);
+		sink_write_fd(s, s->buf, s->len);
 	s->len = 0;
 	return s->err ? TDAT_EIO : 0;
 }
 
-int sink_gzip(struct tdat_sink *s)
+int sink_gzip(struct tdat_sink *s, int workers)
 {
-	z_stream *z = calloc(1, sizeof(*z));
-
-	if (!z)
-		return TDAT_ENOMEM;
-	/* windowBits 15 + 16: a gzip header and trailer */
-	if (deflateInit2(z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-		free(z);
-		return TDAT_ENOMEM;
-	}
 	sink_flush(s);
-	s->gz = z;
-	return 0;
+	s->gz = gz_new(s, workers);
+	return s->gz ? 0 : TDAT_ENOMEM;
 }
 
 int sink_finish(struct tdat_sink *s)
 {
+	int ret;
+
 	if (!s->gz)
 		return sink_flush(s);
-	deflate_out(s, Z_FINISH);
-	s->len = 0;
-	deflateEnd(s->gz);
-	free(s->gz);
+	sink_flush(s);
+	ret = gz_finish(s);
+	gz_free(s->gz);
 	s->gz = NULL;
-	return s->err ? TDAT_EIO : 0;
+	return ret;
 }
 
 char *sink_reserve_slow(struct tdat_sink *s, size_t n)
@@ -356,11 +325,16 @@ int tdat_writer_open(struct tdat_writer *w, int fd, const char *path, struct tda
 	}
 	for (int i = 0; w->ops->symbols && merge_member(m, i); i++)
 		file_load_symbols(merge_member(m, i));
-	if ((ret = sink_init(&w->sink, fd)) || ((flags & TDAT_W_GZIP) && fd >= 0 && (ret = sink_gzip(&w->sink)))) {
+	if ((ret = sink_init(&w->sink, fd)) || ((flags & TDAT_W_GZIP) && fd >= 0 && (ret = sink_gzip(&w->sink, w->jobs)))) {
 		tdat_msg(w->errmsg, "out of memory");
 		return ret;
 	}
 	return w->ops->open ? w->ops->open(w) : 0;
+}
+
+void tdat_writer_set_jobs(struct tdat_writer *w, int jobs)
+{
+	w->jobs = jobs;
 }
 
 void writer_damaged(struct tdat_writer *w, const struct tdat_event *ev, const char *system,

@@ -35,6 +35,8 @@ TARGET_CSV=10		# tdat -f csv events/s over trace-cmd report -R's
 TARGET_RSS_MIB=64	# tdat-convert peak RSS, strictly below
 TARGET_SQLITE=3		# tdat -f sqlite events/s over trace-cmd report's
 TARGET_EXPORT=10	# json and typed (split) csv events/s over trace-cmd report's
+TARGET_JSONGZ=5		# tdat-convert -j 2 -o x.json.gz events/s over trace-cmd report's
+TARGET_JSONGZ_J2=1.3	# ... over -j 1's
 TARGET_SPLIT=2		# tdat-split --events events/s over trace-cmd split -e -r's
 TARGET_CONVERT=1	# tdat-convert -f dat over trace-cmd convert, each way
 TARGET_WINDOW=0.05	# tdat-filter 1% window time over a full tdat-filter pass
@@ -331,6 +333,16 @@ bench_exports() {
 		verdict "json: tdat / trace-cmd events/s" \
 			"$(ratio "${WALL[tc_text]}" "${WALL[td_json]}")" ">=" "$TARGET_EXPORT" x
 		verdict "json peak RSS" "${RSS[td_json]}" "<" "$TARGET_RSS_MIB" " MiB"
+		# .json.gz: deflate in blocks on -j threads (the same bytes for any -j)
+		for j in 1 2; do
+			measure td_jsongz$j "$BIN/tdat-convert" -j $j -o "$SCRATCH/x.json.gz" "$f"
+			row td_jsongz$j "tdat-convert -j $j -o x.json.gz" "$n"
+		done
+		verdict "json.gz -j 2: tdat / trace-cmd events/s" \
+			"$(ratio "${WALL[tc_text]}" "${WALL[td_jsongz2]}")" ">=" "$TARGET_JSONGZ" x
+		verdict "json.gz: -j 2 / -j 1 speed" \
+			"$(ratio "${WALL[td_jsongz1]}" "${WALL[td_jsongz2]}")" ">=" "$TARGET_JSONGZ_J2" x
+		rm -f "$SCRATCH/x.json.gz"
 	fi
 	if has_format perfetto && has_format json; then
 		bench_perfetto "$f" "$n"

@@ -93,6 +93,27 @@ t_exit "-o t.json picks json" 0 -- tdat-convert -o "$T_TMP/t.json" $TD/two-buffe
 t_assert "same bytes as -f json" cmp -s "$T_TMP/t.json" "$T_TMP/two-buffers.json"
 t_exit "-o t.json.gz" 0 -- tdat-convert -o "$T_TMP/t.json.gz" $TD/two-buffers.dat
 t_assert "gunzips to the same bytes" cmp -s <(gzip -dc "$T_TMP/t.json.gz") "$T_TMP/t.json"
+# gzip on several threads: one gzip stream whose bytes do not depend on -j
+tdat-convert -f json $TD/chunks.dat >"$T_TMP/c.json"
+for j in 1 2 3 8; do
+	t_exit "-j $j -o c.json.gz (several blocks)" 0 -- \
+		tdat-convert -j $j -o "$T_TMP/c$j.json.gz" $TD/chunks.dat
+	t_assert "-j $j: gzip -t finds one valid stream" gzip -t "$T_TMP/c$j.json.gz"
+	t_assert "-j $j: gunzips to the same bytes as plain json" \
+		cmp -s <(gzip -dc "$T_TMP/c$j.json.gz") "$T_TMP/c.json"
+	t_assert "-j $j: the same file as -j 1" cmp -s "$T_TMP/c$j.json.gz" "$T_TMP/c1.json.gz"
+done
+t_assert "chunks.json spans several 256 KiB blocks" test "$(stat -c %s "$T_TMP/c.json")" -gt 1000000
+if command -v python3 >/dev/null; then
+	t_assert "python's zlib reads it as one stream, to its end" python3 -c '
+import sys, zlib
+d = zlib.decompressobj(31)
+out = d.decompress(open(sys.argv[1], "rb").read())
+sys.exit(not (d.eof and not d.unused_data and out == open(sys.argv[2], "rb").read()))' \
+		"$T_TMP/c2.json.gz" "$T_TMP/c.json"
+fi
+t_exit "-j 0 is a usage error" 2 -- tdat-convert -j 0 -o "$T_TMP/bad.json.gz" $TD/v6.dat
+t_exit "-j x is a usage error" 2 -- tdat-convert -j x -o "$T_TMP/bad.json.gz" $TD/v6.dat
 t_run "pipe" -- sh -c "cat $TD/v6.dat | tdat-convert -f json -"
 t_assert "from a pipe equals from the file" cmp -s "$T_OUT" "$T_TMP/v6.json"
 t_exit "two inputs on one timeline" 0 -- tdat-convert -f json -o "$T_TMP/multi.json" $TD/v7-zstd.dat $TD/v6.dat
