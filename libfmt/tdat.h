@@ -702,8 +702,10 @@ int tdat_writer_open(struct tdat_writer *w, int fd, const char *path, struct tda
  * @w: a writer not yet open
  * @jobs: threads; 1 or less: the caller's only (the default)
  *
- * A gzipped stream (TDAT_W_GZIP) is deflated in blocks on @jobs threads;
- * its bytes are the same for any @jobs.
+ * The text and csv formats print batches of events on @jobs workers (each
+ * with its own handles on the inputs, opened again), written in order; a
+ * gzipped stream (TDAT_W_GZIP) is deflated in blocks on @jobs threads.
+ * The bytes written are the same for any @jobs.
  */
 void tdat_writer_set_jobs(struct tdat_writer *w, int jobs);
 

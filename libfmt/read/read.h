@@ -164,6 +164,7 @@ struct tdat_file {
 
 	/* timestamp corrections */
 	double ts2secs;		/* ns a tick (tdat_open_opts.ts2secs_hz), 0: none */
+	uint64_t ts2secs_hz;	/* tdat_open_opts.ts2secs_hz as given */
 	bool ts2secs_given;	/* a ts2secs_hz, even if TDAT_OPEN_RAW_TS drops it */
 	int report_usecs;	/* trace-cmd report prints sec.usec (its IN_USECS flag),
 				 * else the number: info.in_usecs, but for ts2secs */
@@ -513,6 +514,12 @@ int cursor_next_page(struct cursor *c, const unsigned char **page, size_t *len);
 
 /* File @i of every file added to @m, the pieces of a split too; NULL past the end. */
 struct tdat_file *merge_member(const struct tdat_merge *m, int i);
+/*
+ * file.c: a second handle on the file @f reads (the same open file, so a
+ * copy of standard input too), opened with @f's options, offset and name:
+ * its events are the same, for another thread to decode and print.
+ */
+int file_clone(struct tdat_file *f, struct tdat_file **out);
 
 /*
  * Hand every undamaged page of every CPU of @m to @fn, one CPU after the

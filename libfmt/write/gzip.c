@@ -3,7 +3,7 @@
  * gzip.c - a sink's gzip stream, compressed on several threads as pigz
  * does, yet one gzip member whose bytes do not depend on the thread count.
  *
- * Each buffer the sink flushes is a block, deflated on its own (raw
+ * The stream is cut into blocks of 256 KiB, each deflated on its own (raw
  * deflate, level 6) with the last 32 KiB of the block before it as the
  * dictionary, and ended with a sync flush, so the blocks' outputs joined in
  * order are one deflate stream; an empty final block ends it.  The CRC-32
@@ -24,6 +24,7 @@
 
 #include "write/write.h"
 
+#define GZ_BLOCK (256 * 1024)	/* input bytes a block (the last may be fewer) */
 #define GZ_DICT 32768
 #define GZ_LEVEL 6
 
@@ -31,8 +32,8 @@ enum { SLOT_FREE, SLOT_QUEUED, SLOT_BUSY, SLOT_DONE };
 
 struct gz_slot {
 	int state;
-	char *in, *out;
-	size_t inlen, incap, outlen, outcap;
+	char *in, *out;		/* in: GZ_BLOCK bytes */
+	size_t inlen, outlen, outcap;
 	char dict[GZ_DICT];
 	unsigned dictlen;
 	uint32_t crc;
@@ -151,65 +152,64 @@ static void write_oldest(struct tdat_sink *sk, struct gz *g)
 	g->isize += s->inlen;
 	pthread_mutex_lock(&g->mu);
 	s->state = SLOT_FREE;
+	s->inlen = 0;
 	g->tail++;
 	pthread_mutex_unlock(&g->mu);
 }
 
-/* Copy @n bytes into the next slot with the dictionary, and have it deflated. */
-static int submit(struct tdat_sink *sk, struct gz *g, const char *p, size_t n)
+/* Have the block being filled deflated, with the dictionary the blocks before it leave. */
+static void submit(struct gz *g)
 {
-	struct gz_slot *s;
+	struct gz_slot *s = &g->slot[g->head % g->nslot];
 
-	if (g->head - g->tail == g->nslot)
-		write_oldest(sk, g);
-	s = &g->slot[g->head % g->nslot];
-	if (n > s->incap) {
-		char *q = realloc(s->in, n);
-
-		if (!q)
-			return ENOMEM;
-		s->in = q;
-		s->incap = n;
-	}
-	memcpy(s->in, p, n);
-	s->inlen = n;
 	memcpy(s->dict, g->tail_dict, g->tail_len);
 	s->dictlen = g->tail_len;
-	/* the next block's dictionary: the last 32 KiB of what came so far */
-	if (n >= GZ_DICT) {
-		memcpy(g->tail_dict, p + n - GZ_DICT, GZ_DICT);
+	/* the next block's dictionary: the last 32 KiB so far (blocks but the last are larger) */
+	if (s->inlen >= GZ_DICT) {
+		memcpy(g->tail_dict, s->in + s->inlen - GZ_DICT, GZ_DICT);
 		g->tail_len = GZ_DICT;
-	} else {
-		size_t keep = g->tail_len + n > GZ_DICT ? GZ_DICT - n : g->tail_len;
-
-		memmove(g->tail_dict, g->tail_dict + g->tail_len - keep, keep);
-		memcpy(g->tail_dict + keep, p, n);
-		g->tail_len = (unsigned)(keep + n);
 	}
 	if (!g->nth) {
 		deflate_slot(&g->caller, s);
 		s->state = SLOT_DONE;
 		g->head++;
-		return 0;
+		return;
 	}
 	pthread_mutex_lock(&g->mu);
 	s->state = SLOT_QUEUED;
 	g->head++;
 	pthread_cond_signal(&g->work);
 	pthread_mutex_unlock(&g->mu);
-	return 0;
 }
 
+/*
+ * Append @n bytes to the blocks: each block is GZ_BLOCK bytes of the stream
+ * whatever the sink's flushes were, so the file depends on its text only.
+ */
 int gz_put(struct tdat_sink *sk, const char *p, size_t n)
 {
 	struct gz *g = sk->gz;
-	int r;
 
-	if (!n || sk->err)
-		return 0;
-	if ((r = submit(sk, g, p, n)))
-		sk->err = r;
-	return r;
+	while (n && !sk->err) {
+		struct gz_slot *s;
+		size_t take;
+
+		if (g->head - g->tail == g->nslot)
+			write_oldest(sk, g);
+		s = &g->slot[g->head % g->nslot];
+		if (!s->in && !(s->in = malloc(GZ_BLOCK))) {
+			sk->err = ENOMEM;
+			break;
+		}
+		take = GZ_BLOCK - s->inlen < n ? GZ_BLOCK - s->inlen : n;
+		memcpy(s->in + s->inlen, p, take);
+		s->inlen += take;
+		p += take;
+		n -= take;
+		if (s->inlen == GZ_BLOCK)
+			submit(g);
+	}
+	return sk->err ? TDAT_EIO : 0;
 }
 
 static void put_le32(unsigned char *b, uint32_t v)
@@ -224,6 +224,8 @@ int gz_finish(struct tdat_sink *sk)
 	static const unsigned char last[2] = { 0x03, 0x00 };	/* an empty final fixed block */
 	unsigned char trailer[8];
 
+	if (g->slot[g->head % g->nslot].inlen && !sk->err)
+		submit(g);
 	while (g->tail < g->head)
 		write_oldest(sk, g);
 	write_out(sk, last, sizeof(last));

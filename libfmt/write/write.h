@@ -335,6 +335,8 @@ struct tdat_writer_ops {
 	bool symbols;		/* prints function names: load kallsyms first */
 	bool fields;		/* writes every field: an event with fields outside
 				 * its record is counted (writer_damaged()) */
+	bool parallel;		/* an event's text depends on it and its file only:
+				 * workers may print batches of events (par.c) */
 	int (*open)(struct tdat_writer *w);
 	int (*put)(struct tdat_writer *w, const struct tdat_event *ev);
 	int (*close)(struct tdat_writer *w);
@@ -353,8 +355,12 @@ struct tdat_writer {
 	char errmsg[TDAT_MSG_LEN];
 	char warning[TDAT_MSG_LEN];	/* tdat_writer_warning() */
 	uint64_t ndamaged;		/* events written without part of them */
-	const char *damaged_path;	/* the first one's file */
-	char damaged_first[TDAT_MSG_LEN];	/* the first one: sys:name at time: why */
+	struct writer_damage {
+		const char *path;		/* the first one's file */
+		char first[TDAT_MSG_LEN];	/* the first one: sys:name at time: why */
+		const char *one, *many;		/* what the last one was, in the warning */
+	} damage;
+	struct par *par;		/* events printed on several threads (par.c) */
 	char *piece;			/* dat: the piece mark to write, NULL: none */
 	size_t piece_len;
 	struct writer_notice {		/* events of a type whose print format is not supported */
@@ -373,6 +379,18 @@ struct tdat_writer {
  */
 void writer_damaged(struct tdat_writer *w, const struct tdat_event *ev, const char *system,
 		    const char *name, const char *why, const char *one, const char *many);
+/* @n more damaged events, the first of them @d (a worker's, par.c), after those counted. */
+void writer_damage_add(struct tdat_writer *w, const struct writer_damage *d, uint64_t n);
+
+/*
+ * par.c: when @w's format allows it and w->jobs > 1, workers that print
+ * its events (*@out; NULL: print on the caller's thread); then par_put()
+ * each event, par_finish() before the format's close.
+ */
+int par_new(struct tdat_writer *w, struct par **out);
+int par_put(struct par *p, const struct tdat_event *ev);
+int par_finish(struct par *p);
+void par_free(struct par *p);
 
 /* An event of a type whose print format is not supported, printed with its fields only (unsupported.c). */
 void writer_unsupported(struct tdat_writer *w, const struct tdat_event *ev, const char *system,

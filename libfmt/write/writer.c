@@ -329,7 +329,11 @@ int tdat_writer_open(struct tdat_writer *w, int fd, const char *path, struct tda
 		tdat_msg(w->errmsg, "out of memory");
 		return ret;
 	}
-	return w->ops->open ? w->ops->open(w) : 0;
+	if (w->ops->open && (ret = w->ops->open(w)))
+		return ret;
+	if ((ret = par_new(w, &w->par)))
+		tdat_msg(w->errmsg, "out of memory");
+	return ret;
 }
 
 void tdat_writer_set_jobs(struct tdat_writer *w, int jobs)
@@ -337,17 +341,36 @@ void tdat_writer_set_jobs(struct tdat_writer *w, int jobs)
 	w->jobs = jobs;
 }
 
+static void damage_warning(struct tdat_writer *w)
+{
+	const struct writer_damage *d = &w->damage;
+
+	tdat_msg(w->warning, "%s: %llu %s (the first, %s)", d->path, (unsigned long long)w->ndamaged,
+		 w->ndamaged == 1 ? d->one : d->many, d->first);
+}
+
 void writer_damaged(struct tdat_writer *w, const struct tdat_event *ev, const char *system,
 		    const char *name, const char *why, const char *one, const char *many)
 {
 	if (!w->ndamaged++) {
-		w->damaged_path = ev->file->info.path;
-		snprintf(w->damaged_first, sizeof(w->damaged_first), "%.64s:%.64s at %llu.%09llu: %s",
+		w->damage.path = ev->file->info.path;
+		snprintf(w->damage.first, sizeof(w->damage.first), "%.64s:%.64s at %llu.%09llu: %s",
 			 system, name, (unsigned long long)(ev->ts / 1000000000),
 			 (unsigned long long)(ev->ts % 1000000000), why);
 	}
-	tdat_msg(w->warning, "%s: %llu %s (the first, %s)", w->damaged_path,
-		 (unsigned long long)w->ndamaged, w->ndamaged == 1 ? one : many, w->damaged_first);
+	w->damage.one = one;
+	w->damage.many = many;
+	damage_warning(w);
+}
+
+void writer_damage_add(struct tdat_writer *w, const struct writer_damage *d, uint64_t n)
+{
+	if (!w->ndamaged)
+		w->damage = *d;
+	w->damage.one = d->one;
+	w->damage.many = d->many;
+	w->ndamaged += n;
+	damage_warning(w);
 }
 
 /* An event whose format puts fields outside it: written without them, counted. */
@@ -366,6 +389,8 @@ int tdat_writer_put(struct tdat_writer *w, const struct tdat_event *ev)
 {
 	int ret;
 
+	if (w->par)
+		return par_put(w->par, ev);
 	if (w->ops->fields)
 		check_fields(w, ev);
 	ret = w->ops->put(w, ev);
@@ -379,7 +404,15 @@ int tdat_writer_put(struct tdat_writer *w, const struct tdat_event *ev)
 
 int tdat_writer_close(struct tdat_writer *w)
 {
-	int ret = w->ops->close ? w->ops->close(w) : 0;
+	int ret = w->par ? par_finish(w->par) : 0;
+
+	par_free(w->par);
+	w->par = NULL;
+	if (w->ops->close) {
+		int r = w->ops->close(w);
+
+		ret = ret ? ret : r;
+	}
 
 	if (sink_finish(&w->sink) && !ret) {
 		tdat_msg(w->errmsg, "write error: %s", strerror(w->sink.err));
@@ -440,6 +473,7 @@ void tdat_writer_free(struct tdat_writer *w)
 	if (!w)
 		return;
 	free(w->piece);
+	par_free(w->par);
 	if (w->ops->free)
 		w->ops->free(w);
 	sink_release(&w->sink);
