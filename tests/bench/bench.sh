@@ -35,6 +35,11 @@ TARGET_CSV=10		# tdat -f csv events/s over trace-cmd report -R's
 TARGET_RSS_MIB=64	# tdat-convert peak RSS, strictly below
 TARGET_SQLITE=3		# tdat -f sqlite events/s over trace-cmd report's
 TARGET_EXPORT=10	# json and typed (split) csv events/s over trace-cmd report's
+TARGET_J2_TEXT=1.7	# -j 2 over -j 1 (issue 26)
+TARGET_J2_CSV=1.5
+WORKER_MIB=32		# peak RSS allowed per -j worker over TARGET_RSS_MIB
+JOBS=$(nproc 2>/dev/null || echo 1)	# tdat's default -j (at most 8)
+((JOBS > 8)) && JOBS=8
 TARGET_JSONGZ=5		# tdat-convert -j 2 -o x.json.gz events/s over trace-cmd report's
 TARGET_JSONGZ_J2=1.3	# ... over -j 1's
 TARGET_SPLIT=2		# tdat-split --events events/s over trace-cmd split -e -r's
@@ -286,22 +291,35 @@ bench_file() {
 	say "timing ${f##*/} (best of $RUNS runs each)"
 	measure tc_text "$TRACE_CMD" report "$f"
 	measure td_text "$BIN/tdat-convert" -f text "$f"
+	measure td_text1 "$BIN/tdat-convert" -j 1 -f text "$f"
+	measure td_text2 "$BIN/tdat-convert" -j 2 -f text "$f"
 	measure tc_raw "$TRACE_CMD" report -R "$f"
 	measure td_csv "$BIN/tdat-convert" -f csv "$f"
+	measure td_csv1 "$BIN/tdat-convert" -j 1 -f csv "$f"
+	measure td_csv2 "$BIN/tdat-convert" -j 2 -f csv "$f"
 
 	echo
 	echo "$f ($(describe "$f"), $size MiB, $n events)"
 	printf '  %-34s %9s %12s %10s\n' command "wall s" "events/s" "peak RSS MiB"
 	row tc_text "trace-cmd report" "$n"
-	row td_text "tdat-convert -f text" "$n"
+	row td_text "tdat-convert -f text (-j $JOBS)" "$n"
+	row td_text1 "tdat-convert -j 1 -f text" "$n"
+	row td_text2 "tdat-convert -j 2 -f text" "$n"
 	row tc_raw "trace-cmd report -R" "$n"
-	row td_csv "tdat-convert -f csv" "$n"
+	row td_csv "tdat-convert -f csv (-j $JOBS)" "$n"
+	row td_csv1 "tdat-convert -j 1 -f csv" "$n"
+	row td_csv2 "tdat-convert -j 2 -f csv" "$n"
+	verdict "text: -j 2 / -j 1 speed" \
+		"$(ratio "${WALL[td_text1]}" "${WALL[td_text2]}")" ">=" "$TARGET_J2_TEXT" x
+	verdict "csv: -j 2 / -j 1 speed" \
+		"$(ratio "${WALL[td_csv1]}" "${WALL[td_csv2]}")" ">=" "$TARGET_J2_CSV" x
+	verdict "text -j 2 peak RSS" "${RSS[td_text2]}" "<" $((TARGET_RSS_MIB + 2 * WORKER_MIB)) " MiB"
 	verdict "text: tdat / trace-cmd events/s" \
 		"$(ratio "${WALL[tc_text]}" "${WALL[td_text]}")" ">=" "$TARGET_TEXT" x
 	verdict "csv: tdat / trace-cmd -R events/s" \
 		"$(ratio "${WALL[tc_raw]}" "${WALL[td_csv]}")" ">=" "$TARGET_CSV" x
-	verdict "tdat-convert peak RSS" \
-		"$(awk -v a="${RSS[td_text]}" -v b="${RSS[td_csv]}" 'BEGIN { print (a > b) ? a : b }')" \
+	verdict "tdat-convert -j 1 peak RSS" \
+		"$(awk -v a="${RSS[td_text1]}" -v b="${RSS[td_csv1]}" 'BEGIN { print (a > b) ? a : b }')" \
 		"<" "$TARGET_RSS_MIB" " MiB"
 	identity "$f"
 	bench_exports "$f" "$n"
