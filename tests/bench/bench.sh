@@ -37,6 +37,7 @@ TARGET_SQLITE=3		# tdat -f sqlite events/s over trace-cmd report's
 TARGET_EXPORT=10	# json and typed (split) csv events/s over trace-cmd report's
 TARGET_J2_TEXT=1.7	# -j 2 over -j 1 (issue 26)
 TARGET_J2_CSV=1.5
+TARGET_PIECES=1.7	# 10 pieces under parallel -j 2 over a serial loop
 WORKER_MIB=32		# peak RSS allowed per -j worker over TARGET_RSS_MIB
 JOBS=$(nproc 2>/dev/null || echo 1)	# tdat's default -j (at most 8)
 ((JOBS > 8)) && JOBS=8
@@ -323,6 +324,7 @@ bench_file() {
 		"<" "$TARGET_RSS_MIB" " MiB"
 	identity "$f"
 	bench_exports "$f" "$n"
+	bench_pieces "$f" "$n"
 	bench_dat "$f" "$n" "${2:-}"
 }
 
@@ -494,6 +496,30 @@ bench_perfetto() {
 		"$(awk -v b="$pz" -v n="$n" 'BEGIN { print (n > 0 ? b / n : 0) }')" \
 		"$(awk -v j="$js" -v p="$pz" 'BEGIN { printf "%.3f", (j > 0 ? p / j : 0) }')"
 	verdict "json / perfetto (zlib packets) size" "$(ratio "$js" "$pz")" ">=" "$TARGET_PERFETTO_SIZE" x
+}
+
+# One big capture as an archive of its pieces (issue 26): tdat-split into 10
+# pieces, then each to Parquet, in a serial loop and under GNU parallel -j 2.
+bench_pieces() {
+	local f=$1 n=$2 conv=$SCRATCH/conv-piece.sh
+	if ! command -v parallel >/dev/null; then
+		echo "  pieces under GNU parallel: not timed (apt-get install parallel)"
+		return 0
+	fi
+	rm -rf "$SCRATCH/pieces" && mkdir -p "$SCRATCH/pieces"
+	"$BIN/tdat-split" --events $(((n + 9) / 10)) -o "$SCRATCH/pieces/p" "$f" >/dev/null ||
+		die "tdat-split of $f failed"
+	printf '#!/bin/sh\nrm -rf "$1.pq" && exec %q -j 1 -f parquet -o "$1.pq" "$1"\n' \
+		"$BIN/tdat-convert" >"$conv"
+	chmod +x "$conv"
+	measure td_pieces1 sh -c 'for p in "$1"/*.dat; do "$2" "$p" || exit 1; done' \
+		sh "$SCRATCH/pieces" "$conv"
+	measure td_pieces2 parallel -j 2 --halt now,fail=1 "$conv" ::: "$SCRATCH"/pieces/*.dat
+	row td_pieces1 "10 pieces to parquet, a loop" "$n"
+	row td_pieces2 "10 pieces, parallel -j 2" "$n"
+	verdict "pieces: parallel -j 2 / loop speed" \
+		"$(ratio "${WALL[td_pieces1]}" "${WALL[td_pieces2]}")" ">=" "$TARGET_PIECES" x
+	rm -rf "$SCRATCH/pieces" "$conv"
 }
 
 main() {
