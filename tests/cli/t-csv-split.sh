@@ -62,6 +62,39 @@ query() {
 	sqlite3 :memory: <"$T_TMP/q.sql" 2>&1
 }
 
+# "EVENT:FIELD ..." of every FIELD_sym column of a split directory
+sym_columns() {
+	local c b col
+	for c in "$1"/*.csv; do
+		b=${c##*/}
+		b=${b%.csv}
+		for col in $(head -n 1 "$c" | tr , '\n' | grep '_sym$'); do
+			printf '%s:%s ' "${b#*.}" "${col%_sym}"
+		done
+	done
+}
+
+# "EVENT CPU SECS.USECS FIELD SYMBOL" of every FIELD_sym cell of a split
+# directory (read by sqlite3), sorted: as text-syms.awk prints the report's
+csv_syms() {
+	local c b col
+	for c in "$1"/*.csv; do
+		b=${c##*/}
+		b=${b%.csv}
+		for col in $(head -n 1 "$c" | tr , '\n' | grep '_sym$'); do
+			printf '.import --csv %s t\n.separator " "\nselect %s, cpu, printf(%s, (cast(ts as integer) + 500) / 1000000000, (cast(ts as integer) + 500) / 1000 %% 1000000), %s, "%s" from t;\n' \
+				"$c" "'${b#*.}'" "'%d.%06d'" "'${col%_sym}'" "$col" | sqlite3 :memory:
+		done
+	done | sort
+}
+
+# t_syms NAME DIR REPORT: every FIELD_sym cell of DIR is the symbol the
+# report prints for that event and field (event by event: cpu and time)
+t_syms() {
+	t_same "$1" "$(csv_syms "$2")" \
+		"$(awk -v want="$(sym_columns "$2")" -f tests/cli/text-syms.awk "$3" | sort)"
+}
+
 # --- real captures: one file per type, counts, headers, sqlite ---
 for f in v7-zstd v6 two-buffers markers lost-events stack extract; do
 	out=$T_TMP/$f
@@ -81,7 +114,12 @@ for f in v7-zstd v6 two-buffers markers lost-events stack extract; do
 	t_none "$f.dat: headers start with the fixed columns, no name twice" "$bad"
 	t_assert "$f.dat: every file is valid UTF-8" \
 		sh -c "cat '$out'/*.csv | iconv -f UTF-8 -t UTF-8 >/dev/null"
+	t_syms "$f.dat: FIELD_sym cells are the symbols trace-cmd report prints" \
+		"$out" tests/expected/$f.text.out
 done
+t_exit "old-kernel.dat: split" 0 -- tdat-convert -f csv --split-by-event -o "$T_TMP/old" $TD/old-kernel.dat
+t_syms "old-kernel.dat: ip_sym of print and bprint is the report's symbol" \
+	"$T_TMP/old" tests/expected/old-kernel.text.out
 
 # --- headers name the format's fields ---
 S=$T_TMP/v7-zstd
@@ -89,8 +127,16 @@ t_same "sched_switch columns are its fields" "$(head -n 1 $S/sched.sched_switch.
 	"ts,cpu,input,buffer,pid,comm,lost,prev_comm,prev_pid,prev_prio,prev_state,next_comm,next_pid,next_prio"
 t_same "a field named like a fixed column is field_NAME" "$(head -n 1 $S/sched.sched_wakeup.csv)" \
 	"ts,cpu,input,buffer,pid,comm,lost,field_comm,field_pid,prio,target_cpu"
-t_same "ftrace/print columns" "$(head -n 1 $T_TMP/markers/ftrace.print.csv)" \
-	"ts,cpu,input,buffer,pid,comm,lost,ip,buf"
+t_same "ftrace/print columns: ip_sym after ip (%ps)" "$(head -n 1 $T_TMP/markers/ftrace.print.csv)" \
+	"ts,cpu,input,buffer,pid,comm,lost,ip,ip_sym,buf"
+t_same "hrtimer_start: function_sym after function (%ps)" \
+	"$(head -n 1 $S/timer.hrtimer_start.csv)" \
+	"ts,cpu,input,buffer,pid,comm,lost,hrtimer,function,function_sym,expires,softexpires,mode,was_armed"
+t_same "kernel_stack: caller_sym after the callers" "$(head -n 1 $T_TMP/stack/ftrace.kernel_stack.csv)" \
+	"ts,cpu,input,buffer,pid,comm,lost,size,caller,caller_sym"
+t_same "no FIELD_sym where the format prints no symbol" \
+	"$(grep -l '_sym' $S/*.csv | sed 's|.*/||' | tr '\n' ' ')" \
+	"timer.hrtimer_expire_entry.csv timer.hrtimer_start.csv timer.timer_expire_entry.csv timer.timer_start.csv "
 
 # --- typed queries agree with the text report ---
 t_same "sum(runtime) of sched_stat_runtime equals the report's" \
