@@ -117,6 +117,12 @@ for f in v7-zstd v6 two-buffers markers lost-events stack extract; do
 	t_syms "$f.dat: FIELD_sym cells are the symbols trace-cmd report prints" \
 		"$out" tests/expected/$f.text.out
 done
+# sym/kmem.dat: kmalloc and kfree print call_site with %pS (name+0xOFF)
+t_exit "sym/kmem.dat: split" 0 -- tdat-convert -f csv --split-by-event -o "$T_TMP/kmem" $TD/sym/kmem.dat
+t_same "sym/kmem.dat: kfree columns: call_site_sym after call_site" "$(head -n 1 $T_TMP/kmem/kmem.kfree.csv)" \
+	"ts,cpu,input,buffer,pid,comm,lost,call_site,call_site_sym,ptr"
+t_syms "sym/kmem.dat: call_site_sym (%pS) cells are the report's name+0xOFF" \
+	"$T_TMP/kmem" tests/expected/kmem.text.out
 t_exit "old-kernel.dat: split" 0 -- tdat-convert -f csv --split-by-event -o "$T_TMP/old" $TD/old-kernel.dat
 t_syms "old-kernel.dat: ip_sym of print and bprint is the report's symbol" \
 	"$T_TMP/old" tests/expected/old-kernel.text.out

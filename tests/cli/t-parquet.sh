@@ -96,6 +96,17 @@ for dat in $TD/*.dat; do
 		nsyms=$((nsyms + $(grep -c . <<<"$syms")))
 	fi
 done
+# sym/kmem.dat: kmalloc and kfree print call_site with %pS (name+0xOFF)
+K=$T_TMP/kmem
+t_exit "sym/kmem.dat: -f parquet" 0 -- tdat-convert -f parquet -o "$K" $TD/sym/kmem.dat
+tdat-convert -f csv --split-by-event -o "$K.csv" $TD/sym/kmem.dat
+NPMDIR=$NPMDIR node tests/cli/parquet-check.mjs "$K" "$K.csv" >"$K.chk" 2>&1
+t_none "sym/kmem.dat: types as declared, call_site_sym expected; rows equal the typed CSV's" \
+	"$(grep -v '^rows\|^events\|^except [^ ]* 0 0$\|^hyparquet [^ ]* [0-9]* yes$\|^big\|^sym' "$K.chk")"
+syms=$(sed -n 's/^sym //p' "$K.chk" | sort)
+t_same "sym/kmem.dat: every call_site_sym is the report's name+0xOFF" "$syms" \
+	"$(awk -v want='kmalloc:call_site kfree:call_site' -f tests/cli/text-syms.awk tests/expected/kmem.text.out | sort)"
+nsyms=$((nsyms + $(grep -c . <<<"$syms")))
 t_assert "FIELD_sym values were among those compared ($nsyms)" test "$nsyms" -gt 1000
 t_assert "u64 values above 2^63 were among those compared ($big)" test "$big" -gt 0
 

@@ -74,6 +74,9 @@ for f in v7-zstd two-buffers markers lost-events stack extract; do
 	is "$f: there are FIELD_sym args to compare" "$(q "$db" "SELECT count(*) > 0 FROM args WHERE key LIKE '%_sym'")" 1
 	t_syms "$f: FIELD_sym args are the symbols trace-cmd report prints" "$db" tests/expected/$f.text.out
 done
+t_exit "sym/kmem.dat converts" 0 -- tdat-convert -o "$T_TMP/kmem.db" $TD/sym/kmem.dat &&
+	t_syms "sym/kmem: call_site_sym (%pS) args are the report's name+0xOFF" "$T_TMP/kmem.db" \
+		tests/expected/kmem.text.out
 convert old-kernel &&
 	t_syms "old-kernel: ip_sym of print and bprint is the report's symbol" "$T_TMP/old-kernel.db" \
 		tests/expected/old-kernel.text.out
