@@ -192,12 +192,14 @@ static enum tsym conv_sym(const char *c)
  * Mark the fields the print format prints with %ps, %pS, ... (the first
  * conversion of a field decides): each conversion takes the next argument,
  * after one for each '*' of its width and precision, as libtraceevent reads
- * them.  kernel_stack's callers are a stack (mark_stack()).
+ * them (none if libtraceevent could not parse the format).  kernel_stack's
+ * callers are a stack (mark_stack()).
  */
 static void mark_syms(struct ttype *t)
 {
-	const struct tep_print_arg *a = t->event ? t->event->print_fmt.args : NULL;
-	const char *p = t->event ? t->event->print_fmt.format : NULL;
+	bool parsed = t->event && !(t->event->flags & TEP_EVENT_FL_FAILED);
+	const struct tep_print_arg *a = parsed ? t->event->print_fmt.args : NULL;
+	const char *p = parsed ? t->event->print_fmt.format : NULL;
 	struct tfield *f;
 	int stars;
 

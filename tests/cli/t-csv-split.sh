@@ -62,37 +62,35 @@ query() {
 	sqlite3 :memory: <"$T_TMP/q.sql" 2>&1
 }
 
-# "EVENT:FIELD ..." of every FIELD_sym column of a split directory
-sym_columns() {
+# for_sym_cols DIR FN: FN FILE EVENT COLUMN for every FIELD_sym column of a split directory
+for_sym_cols() {
 	local c b col
 	for c in "$1"/*.csv; do
 		b=${c##*/}
 		b=${b%.csv}
 		for col in $(head -n 1 "$c" | tr , '\n' | grep '_sym$'); do
-			printf '%s:%s ' "${b#*.}" "${col%_sym}"
+			"$2" "$c" "${b#*.}" "$col"
 		done
 	done
 }
 
-# "EVENT CPU SECS.USECS FIELD SYMBOL" of every FIELD_sym cell of a split
-# directory (read by sqlite3), sorted: as text-syms.awk prints the report's
-csv_syms() {
-	local c b col
-	for c in "$1"/*.csv; do
-		b=${c##*/}
-		b=${b%.csv}
-		for col in $(head -n 1 "$c" | tr , '\n' | grep '_sym$'); do
-			printf '.import --csv %s t\n.separator " "\nselect %s, cpu, printf(%s, (cast(ts as integer) + 500) / 1000000000, (cast(ts as integer) + 500) / 1000 %% 1000000), %s, "%s" from t;\n' \
-				"$c" "'${b#*.}'" "'%d.%06d'" "'${col%_sym}'" "$col" | sqlite3 :memory:
-		done
-	done | sort
+# "EVENT:FIELD " of a column
+sym_column() {
+	printf '%s:%s ' "$2" "${3%_sym}"
+}
+
+# "EVENT CPU SECS.USECS FIELD SYMBOL" of each cell of a column (read by
+# sqlite3): as text-syms.awk prints the report's
+sym_cells() {
+	printf '.import --csv %s t\n.separator " "\nselect %s, cpu, printf(%s, (cast(ts as integer) + 500) / 1000000000, (cast(ts as integer) + 500) / 1000 %% 1000000), %s, "%s" from t;\n' \
+		"$1" "'$2'" "'%d.%06d'" "'${3%_sym}'" "$3" | sqlite3 :memory:
 }
 
 # t_syms NAME DIR REPORT: every FIELD_sym cell of DIR is the symbol the
 # report prints for that event and field (event by event: cpu and time)
 t_syms() {
-	t_same "$1" "$(csv_syms "$2")" \
-		"$(awk -v want="$(sym_columns "$2")" -f tests/cli/text-syms.awk "$3" | sort)"
+	t_same "$1" "$(for_sym_cols "$2" sym_cells | sort)" \
+		"$(awk -v want="$(for_sym_cols "$2" sym_column)" -f tests/cli/text-syms.awk "$3" | sort)"
 }
 
 # --- real captures: one file per type, counts, headers, sqlite ---

@@ -345,23 +345,27 @@ static void sym_as_printed(struct sample *s, uint64_t addr, const char *what)
  */
 static void check_syms(void)
 {
+	static const struct {
+		const char *sys, *name, *field;
+		enum tsym want;
+	} cases[] = {
+		{ "kmem", "kmalloc", "call_site", TSYM_OFFSET }, { "kmem", "kmalloc", "ptr", TSYM_NONE },
+		{ "kmem", "kfree", "call_site", TSYM_OFFSET },
+		{ "timer", "timer_start", "function", TSYM_NAME },
+		{ "timer", "timer_start", "timer", TSYM_NONE },
+		{ "notifier", "notifier_run", "cb", TSYM_NAME },
+		{ "initcall", "initcall_start", "func", TSYM_OFFSET },
+		{ "ftrace", "function", "ip", TSYM_NAME }, { "ftrace", "function", "parent_ip", TSYM_NAME },
+		{ "ftrace", "print", "ip", TSYM_NAME }, { "ftrace", "kernel_stack", "caller", TSYM_STACK },
+		{ "sched", "sched_switch", "prev_pid", TSYM_NONE },
+	};
 	static struct sample s;
 	uint64_t addr = 0;
 	const char *k;
 
 	sample_open(&s, "extract.dat", "sched_switch");
-	sym_is(&s, "kmem", "kmalloc", "call_site", TSYM_OFFSET);
-	sym_is(&s, "kmem", "kmalloc", "ptr", TSYM_NONE);
-	sym_is(&s, "kmem", "kfree", "call_site", TSYM_OFFSET);
-	sym_is(&s, "timer", "timer_start", "function", TSYM_NAME);
-	sym_is(&s, "timer", "timer_start", "timer", TSYM_NONE);
-	sym_is(&s, "notifier", "notifier_run", "cb", TSYM_NAME);
-	sym_is(&s, "initcall", "initcall_start", "func", TSYM_OFFSET);
-	sym_is(&s, "ftrace", "function", "ip", TSYM_NAME);
-	sym_is(&s, "ftrace", "function", "parent_ip", TSYM_NAME);
-	sym_is(&s, "ftrace", "print", "ip", TSYM_NAME);
-	sym_is(&s, "ftrace", "kernel_stack", "caller", TSYM_STACK);
-	sym_is(&s, "sched", "sched_switch", "prev_pid", TSYM_NONE);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		sym_is(&s, cases[i].sys, cases[i].name, cases[i].field, cases[i].want);
 	file_load_symbols(s.f);
 	k = s.f->meta.kallsyms.data;
 	for (; k && *k; k = strchr(k, '\n') ? strchr(k, '\n') + 1 : "") {
