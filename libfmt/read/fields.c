@@ -290,7 +290,9 @@ static struct ttype *build(struct tep_event *e, unsigned id)
 	mark_stack(t);
 	mark_syms(t);
 	learn_extent(t);
-	if ((bprint && !msg_new(t)) || (t->nsyms && !(t->symtext = calloc(1, sizeof(*t->symtext))))) {
+	if (t->nsyms)
+		t->symtext = calloc(1, sizeof(*t->symtext));
+	if ((bprint && !msg_new(t)) || (t->nsyms && !t->symtext)) {
 		type_free(t);
 		return NULL;
 	}
@@ -496,8 +498,10 @@ bool tfield_sym(const struct ttype *t, const struct tdat_event *ev, const struct
 		const char **p, unsigned *len)
 {
 	struct tsymtext *s = t->symtext;
+	struct tdat_file *file = ev->file;
 	const unsigned char *d;
 	unsigned n;
+	uint64_t v;
 
 	if (!f->sym || !s)
 		return false;
@@ -506,14 +510,15 @@ bool tfield_sym(const struct ttype *t, const struct tdat_event *ev, const struct
 		if (!tfield_bytes(ev, f, &d, &n))
 			return false;
 		for (unsigned i = 0; i + f->elem <= n; i += f->elem)
-			if (!sym_put(s, ev->file, field_raw(ev->file, d + i, f->elem), f->sym, i > 0))
+			if (!sym_put(s, file, field_raw(file, d + i, f->elem), f->sym, i > 0))
 				return false;
 	} else {
-		if (!f->size || f->offset + f->size > ev->size ||
-		    (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8))
+		/* the address as read, not sign-extended (libtraceevent's (void *) cast) */
+		if (!tfield_num(ev, f, &v))
 			return false;
-		if (!sym_put(s, ev->file, field_raw(ev->file, (const unsigned char *)ev->data + f->offset,
-						   f->size), f->sym, false))
+		if (f->size < 8)
+			v &= (UINT64_C(1) << (8 * f->size)) - 1;
+		if (!sym_put(s, file, v, f->sym, false))
 			return false;
 	}
 	*p = s->buf ? s->buf : "";

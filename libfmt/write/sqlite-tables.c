@@ -299,9 +299,10 @@ struct sq_type *sq_map_type(struct sq *q, struct sq_input *in, const struct ttyp
 {
 	struct sq_type *ty = calloc(1, sizeof(*ty));
 	char **keys = type_keys(tt);
+	size_t ncols = (size_t)(tt->nfields + tt->nsyms);
 
 	*err = TDAT_ENOMEM;
-	if (!ty || !keys || !(ty->colmap = calloc((size_t)(tt->nfields + tt->nsyms) + 1, sizeof(int))) ||
+	if (!ty || !keys || !(ty->colmap = calloc(ncols + 1, sizeof(int))) ||
 	    !(ty->t = event_table(q, tt)) || (*err = map_fields(q, ty->t, tt, keys, ty->colmap))) {
 		if (ty)
 			free(ty->colmap);

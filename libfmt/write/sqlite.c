@@ -266,10 +266,13 @@ static int put(struct sq *q, const struct tdat_event *ev)
 		v_int(&v[4], num(ev, &tt->cflags));
 	v_static(&v[5], tdat_file_buffer(ev->file, ev->buffer)->name);
 	v_int(&v[6], ev->input);
-	for (int i = 0, k = 0; i < tt->nfields; i++)
-		if ((ret = put_field(t, &v[ty->colmap[k++]], ev, &tt->fields[i])) ||
-		    (tt->fields[i].sym && (ret = put_sym(t, &v[ty->colmap[k++]], ev, tt, &tt->fields[i]))))
+	for (int i = 0, k = 0; i < tt->nfields; i++) {
+		const struct tfield *f = &tt->fields[i];
+
+		if ((ret = put_field(t, &v[ty->colmap[k++]], ev, f)) ||
+		    (f->sym && (ret = put_sym(t, &v[ty->colmap[k++]], ev, tt, f))))
 			return ret;
+	}
 	if ((ret = row_end(&q->d, t)) || (ty->role && (ret = derive(q, in, ty, ev, utid))))
 		return ret;
 	return sqs_put(q->ss, ev, tt, utid, in->ucpu_base + ev->cpu);

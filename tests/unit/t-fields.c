@@ -333,8 +333,8 @@ static void sym_as_printed(struct sample *s, uint64_t addr, const char *what)
 	tep_print_event(s->f->tep, &seq, &r, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(&seq);
 	at = strstr(seq.buffer, "call_site=");
-	if (!ok(at && !strncmp(at + 10, p, len) && at[10 + len] == ' ', "%s: %.*s, as libtraceevent "
-		"prints it", what, (int)len, p))
+	if (!ok(at && !strncmp(at + 10, p, len) && at[10 + len] == ' ',
+		"%s: %.*s, as libtraceevent prints it", what, (int)len, p))
 		diag("libtraceevent: %s", seq.buffer);
 	trace_seq_destroy(&seq);
 }
@@ -349,14 +349,17 @@ static void check_syms(void)
 		const char *sys, *name, *field;
 		enum tsym want;
 	} cases[] = {
-		{ "kmem", "kmalloc", "call_site", TSYM_OFFSET }, { "kmem", "kmalloc", "ptr", TSYM_NONE },
+		{ "kmem", "kmalloc", "call_site", TSYM_OFFSET },
+		{ "kmem", "kmalloc", "ptr", TSYM_NONE },
 		{ "kmem", "kfree", "call_site", TSYM_OFFSET },
 		{ "timer", "timer_start", "function", TSYM_NAME },
 		{ "timer", "timer_start", "timer", TSYM_NONE },
 		{ "notifier", "notifier_run", "cb", TSYM_NAME },
 		{ "initcall", "initcall_start", "func", TSYM_OFFSET },
-		{ "ftrace", "function", "ip", TSYM_NAME }, { "ftrace", "function", "parent_ip", TSYM_NAME },
-		{ "ftrace", "print", "ip", TSYM_NAME }, { "ftrace", "kernel_stack", "caller", TSYM_STACK },
+		{ "ftrace", "function", "ip", TSYM_NAME },
+		{ "ftrace", "function", "parent_ip", TSYM_NAME },
+		{ "ftrace", "print", "ip", TSYM_NAME },
+		{ "ftrace", "kernel_stack", "caller", TSYM_STACK },
 		{ "sched", "sched_switch", "prev_pid", TSYM_NONE },
 	};
 	static struct sample s;
@@ -371,8 +374,8 @@ static void check_syms(void)
 	for (; k && *k; k = strchr(k, '\n') ? strchr(k, '\n') + 1 : "") {
 		char type;
 
-		if (sscanf(k, "%" SCNx64 " %c", &addr, &type) == 2 && (type == 't' || type == 'T') &&
-		    addr)
+		if (sscanf(k, "%" SCNx64 " %c", &addr, &type) == 2 && addr &&
+		    (type == 't' || type == 'T'))
 			break;
 	}
 	if (ok(addr != 0, "the file's kallsyms has a function (%#" PRIx64 ")", addr)) {
