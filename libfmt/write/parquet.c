@@ -6,13 +6,16 @@
  *   SYSTEM.EVENT.parquet  one per event type present (named, split and
  *                         matched as the typed CSV's files, csvdir.c), with
  *                         the columns ts, cpu, input, buffer, pid, comm, lost
- *                         and then every field of the format;
+ *                         and then every field of the format, a field the
+ *                         format prints as a kernel symbol followed by
+ *                         FIELD_sym (a stack's not yet);
  *   events.parquet        every event: the common columns, system, event.
  *
  * Types: ts and lost INT64 (signed), cpu, input and pid INT32, buffer and
  * comm STRING; a number field an INTEGER of its width and signedness (a
  * pointer unsigned), a string or char array STRING, any other array a
- * STRING of its elements "[a,b,...]" as in the typed CSV.  Strings are the
+ * STRING of its elements "[a,b,...]" as in the typed CSV, FIELD_sym a
+ * STRING (tfield_sym(), as the typed CSV).  Strings are the
  * typed CSV's cells unquoted: UTF-8 kept, a backslash doubled, other bytes
  * \xNN, so every value is valid UTF-8 and nothing is lost.  A field outside
  * a damaged event is null.

@@ -3,7 +3,8 @@
  * sqlite-tables.c - the event tables of the sqlite writer: one typed table
  * per event (named after it, system_event where two systems share a name
  * or a fixed table has it), with the common columns and one column per
- * field, columns added when another input's format has more fields; the
+ * field (and FIELD_sym after a field printed as a kernel symbol), columns
+ * added when another input's format has more fields; the
  * role each event type plays for the model; and at close the views over
  * all of them (ftrace_event, raw, args) that Perfetto's queries expect.
  */
