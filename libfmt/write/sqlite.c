@@ -81,6 +81,16 @@ static int put_field(struct sq_table *t, struct sq_val *v, const struct tdat_eve
 	return f->kind == TK_STR ? v_text(t, v, p, len) : put_array(t, v, ev, f, p, len);
 }
 
+/* @f's symbol as the text output prints it (NULL if the field is outside the event). */
+static int put_sym(struct sq_table *t, struct sq_val *v, const struct tdat_event *ev,
+		   const struct ttype *tt, const struct tfield *f)
+{
+	const char *p;
+	unsigned len;
+
+	return tfield_sym(tt, ev, f, &p, &len) ? v_text(t, v, p, len) : 0;
+}
+
 /* Is @ev the buffer this input takes role @r from (the first that had it)? */
 static bool role_buffer(struct sq_input *in, const struct tdat_event *ev, enum role r)
 {
@@ -256,9 +266,13 @@ static int put(struct sq *q, const struct tdat_event *ev)
 		v_int(&v[4], num(ev, &tt->cflags));
 	v_static(&v[5], tdat_file_buffer(ev->file, ev->buffer)->name);
 	v_int(&v[6], ev->input);
-	for (int i = 0; i < tt->nfields; i++)
-		if ((ret = put_field(t, &v[ty->colmap[i]], ev, &tt->fields[i])))
+	for (int i = 0, k = 0; i < tt->nfields; i++) {
+		const struct tfield *f = &tt->fields[i];
+
+		if ((ret = put_field(t, &v[ty->colmap[k++]], ev, f)) ||
+		    (f->sym && (ret = put_sym(t, &v[ty->colmap[k++]], ev, tt, f))))
 			return ret;
+	}
 	if ((ret = row_end(&q->d, t)) || (ty->role && (ret = derive(q, in, ty, ev, utid))))
 		return ret;
 	return sqs_put(q->ss, ev, tt, utid, in->ucpu_base + ev->cpu);

@@ -20,7 +20,7 @@ enum role {
 /* An event type of one input, mapped to its table. */
 struct sq_type {
 	struct sq_table *t;
-	int *colmap;			/* field i -> column */
+	int *colmap;			/* field i (and its symbol after it) -> column */
 	enum role role;
 	const struct tfield *f[4];	/* fields the role reads */
 };

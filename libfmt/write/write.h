@@ -412,15 +412,17 @@ int csvdir_open(struct tdat_writer *w);
  * --split-by-event, parquet).  The file name "SYSTEM.EVENT" with anything
  * but [A-Za-z0-9_.-] turned into '_' (unknown.ID without a format); the
  * first of it, .2, .3 ... that @taken says no file has yet; the field list
- * ("name:kind,...": types whose lists agree share a file); the column name
- * of each field (its name, field_NAME if a fixed column has it; free each
- * and the array); the type's name as files are matched on it.
+ * ("name:kind,...": types whose lists agree share a file); the column
+ * names, NULL-terminated: each field's (its name, field_NAME if a fixed
+ * column has it) and after a field with a sym its COLUMN_sym (free with
+ * typed_columns_free()); the type's name as files are matched on it.
  */
 char *typed_file_base(const struct ttype *tt);
 char *typed_unique_base(const struct ttype *tt, bool (*taken)(const void *ctx, const char *base),
 			const void *ctx);
 char *typed_signature(const struct ttype *tt);
 char **typed_columns(const struct ttype *tt);
+void typed_columns_free(char **cols);
 char *typed_type_name(const struct ttype *tt);
 
 #endif /* TDAT_WRITE_H */
