@@ -697,6 +697,18 @@ const char *tdat_format_from_path(const char *path);
 int tdat_writer_open(struct tdat_writer *w, int fd, const char *path, struct tdat_merge *m,
 		     unsigned flags);
 
+/**
+ * tdat_writer_set_jobs - how many threads a writer may use
+ * @w: a writer not yet open
+ * @jobs: threads; 1 or less: the caller's only (the default)
+ *
+ * The text and csv formats print batches of events on @jobs workers (each
+ * with its own handles on the inputs, opened again), written in order; a
+ * gzipped stream (TDAT_W_GZIP) is deflated in blocks on @jobs threads.
+ * The bytes written are the same for any @jobs.
+ */
+void tdat_writer_set_jobs(struct tdat_writer *w, int jobs);
+
 /** tdat_writer_put - write one event; 0 or a negative enum tdat_err. */
 int tdat_writer_put(struct tdat_writer *w, const struct tdat_event *ev);
 

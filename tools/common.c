@@ -116,6 +116,25 @@ uint64_t parse_hz(const char *arg)
 	return v;
 }
 
+int default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > JOBS_DEFAULT_MAX ? JOBS_DEFAULT_MAX : (int)n;
+}
+
+int parse_jobs(const char *arg)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < 1 || v > JOBS_MAX)
+		usage_error("invalid -j '%s' (threads, 1 to %d)", arg, JOBS_MAX);
+	return (int)v;
+}
+
 /* The unit at @s ("ns", "us", "ms", "s" or none) in ns; 0 if it is none of them. */
 static int64_t unit_ns(const char *s)
 {

@@ -33,6 +33,14 @@ unsigned dat_layout_option(unsigned wflags, bool version, const char *arg);
 /* The warning that trace-cmd may not read a trace.dat of --compression zlib. */
 void dat_zlib_warning(unsigned wflags);
 
+#define JOBS_MAX 256		/* -j: threads at most */
+#define JOBS_DEFAULT_MAX 8	/* -j's default: the online CPUs, at most this */
+
+/* -j's default: the number of online CPUs, at most JOBS_DEFAULT_MAX. */
+int default_jobs(void);
+/* -j N: threads, 1 to JOBS_MAX; a bad one exits 2. */
+int parse_jobs(const char *arg);
+
 /* --ts2secs HZ: a whole number of ticks a second, above 0; a bad one exits 2. */
 uint64_t parse_hz(const char *arg);
 

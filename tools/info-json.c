@@ -12,9 +12,35 @@
 
 #include "common.h"
 
+#define JSON_EXACT ((uint64_t)1 << 53)	/* a double holds every integer up to this */
+
 static void jadd(json_object *o, const char *k, json_object *v)
 {
 	json_object_object_add(o, k, v);
+}
+
+/*
+ * A number as JSON readers keep it: a JSON number while a double holds it
+ * exactly, else its decimal digits as a string (wall-clock timestamps).
+ */
+static json_object *jnum(uint64_t v)
+{
+	char b[24];
+
+	if (v <= JSON_EXACT)
+		return json_object_new_uint64(v);
+	snprintf(b, sizeof(b), "%" PRIu64, v);
+	return json_object_new_string(b);
+}
+
+static json_object *jsnum(int64_t v)
+{
+	char b[24];
+
+	if (v >= -(int64_t)JSON_EXACT && v <= (int64_t)JSON_EXACT)
+		return json_object_new_int64(v);
+	snprintf(b, sizeof(b), "%" PRId64, v);
+	return json_object_new_string(b);
 }
 
 /* The kernel's figures of CPU @cpu of buffer @b, or NULL if the file has none. */
@@ -44,7 +70,7 @@ static json_object *json_kernel(struct tdat_file *f, int b, int cpu)
 		o = json_object_new_object();
 		for (size_t j = 0; j < sizeof(figs) / sizeof(figs[0]); j++)
 			if (k->have & figs[j].bit)
-				jadd(o, figs[j].key, json_object_new_uint64(
+				jadd(o, figs[j].key, jnum(
 					     *(const uint64_t *)((const char *)k + figs[j].off)));
 		return o;
 	}
@@ -66,15 +92,15 @@ static json_object *json_cpus(struct tdat_file *f, const struct tdat_stats *s, i
 		jadd(o, "cpu", json_object_new_int(c->cpu));
 		for (int k = 0; k < bi->ncpus; k++)
 			if (bi->cpus[k].cpu == c->cpu)
-				jadd(o, "offset", json_object_new_uint64(bi->cpus[k].offset));
-		jadd(o, "events", json_object_new_uint64(c->events));
-		jadd(o, "lost", json_object_new_uint64(c->lost));
-		jadd(o, "lost_unknown_pages", json_object_new_uint64(c->lost_pages));
-		jadd(o, "stored_bytes", json_object_new_uint64(c->stored));
-		jadd(o, "uncompressed_bytes", json_object_new_uint64(c->usize));
-		jadd(o, "damaged_bytes", json_object_new_uint64(c->damaged));
-		jadd(o, "first_ts", c->events ? json_object_new_uint64(c->first_ts) : NULL);
-		jadd(o, "last_ts", c->events ? json_object_new_uint64(c->last_ts) : NULL);
+				jadd(o, "offset", jnum(bi->cpus[k].offset));
+		jadd(o, "events", jnum(c->events));
+		jadd(o, "lost", jnum(c->lost));
+		jadd(o, "lost_unknown_pages", jnum(c->lost_pages));
+		jadd(o, "stored_bytes", jnum(c->stored));
+		jadd(o, "uncompressed_bytes", jnum(c->usize));
+		jadd(o, "damaged_bytes", jnum(c->damaged));
+		jadd(o, "first_ts", c->events ? jnum(c->first_ts) : NULL);
+		jadd(o, "last_ts", c->events ? jnum(c->last_ts) : NULL);
 		jadd(o, "kernel", json_kernel(f, b, c->cpu));
 		json_object_array_add(arr, o);
 	}
@@ -109,7 +135,7 @@ static json_object *json_counts(const struct tdat_stats *s)
 
 		jadd(o, "system", json_object_new_string(s->events[i].system));
 		jadd(o, "name", json_object_new_string(s->events[i].name));
-		jadd(o, "count", json_object_new_uint64(s->events[i].count));
+		jadd(o, "count", jnum(s->events[i].count));
 		json_object_array_add(arr, o);
 	}
 	return arr;
@@ -138,7 +164,7 @@ void info_json_print(struct tdat_file *f, const struct tdat_stats *s, FILE *fp)
 	json_object *o = json_object_new_object();
 
 	jadd(o, "file", json_object_new_string(fi->path));
-	jadd(o, "size", json_object_new_uint64(fi->file_size));
+	jadd(o, "size", jnum(fi->file_size));
 	jadd(o, "version", json_object_new_int(fi->version));
 	jadd(o, "endian", json_object_new_string(fi->big_endian ? "big" : "little"));
 	jadd(o, "long_size", json_object_new_int(fi->long_size));
@@ -149,15 +175,15 @@ void info_json_print(struct tdat_file *f, const struct tdat_stats *s, FILE *fp)
 	jadd(o, "tracecmd_version", json_object_new_string(fi->tracecmd_version));
 	jadd(o, "clock", json_object_new_string(fi->clock));
 	jadd(o, "ts_unit", json_object_new_string(fi->in_usecs ? "ns" : "clock"));
-	jadd(o, "ts_offset", json_object_new_int64(fi->ts_offset));
+	jadd(o, "ts_offset", jsnum(fi->ts_offset));
 	jadd(o, "cpus", json_object_new_int(fi->cpus));
 	jadd(o, "buffers", json_buffers(f, s));
-	jadd(o, "events", json_object_new_uint64(s->total));
-	jadd(o, "lost", json_object_new_uint64(s->lost));
-	jadd(o, "first_ts", s->total ? json_object_new_uint64(s->first_ts) : NULL);
-	jadd(o, "last_ts", s->total ? json_object_new_uint64(s->last_ts) : NULL);
-	jadd(o, "all_cpus_start", s->total ? json_object_new_uint64(s->common_start) : NULL);
-	jadd(o, "all_cpus_end", s->total ? json_object_new_uint64(s->common_end) : NULL);
+	jadd(o, "events", jnum(s->total));
+	jadd(o, "lost", jnum(s->lost));
+	jadd(o, "first_ts", s->total ? jnum(s->first_ts) : NULL);
+	jadd(o, "last_ts", s->total ? jnum(s->last_ts) : NULL);
+	jadd(o, "all_cpus_start", s->total ? jnum(s->common_start) : NULL);
+	jadd(o, "all_cpus_end", s->total ? jnum(s->common_end) : NULL);
 	jadd(o, "event_counts", json_counts(s));
 	jadd(o, "cpustat", json_object_new_string(fi->cpustat));
 	jadd(o, "piece", json_piece(tdat_file_piece(f)));

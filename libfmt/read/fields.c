@@ -7,7 +7,9 @@
  * or not as the format says, strings up to their NUL, dynamic (__data_loc,
  * __rel_loc) and flexible arrays resolved.  A last field of size 0 holds the
  * rest of the record, and ftrace:bprint gets its formatted message as one
- * more string field.
+ * more string field.  Fields the print format prints as kernel symbols
+ * (%ps, %pS, ...; a stack's callers) are marked, and their symbols made as
+ * the text output prints them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,12 @@
 #include <traceevent/trace-seq.h>
 
 #include "read/read.h"
+
+/* The symbol text of a type's fields (tfield_sym). */
+struct tsymtext {
+	char *buf;
+	size_t len, cap;
+};
 
 /* What formats ftrace:bprint's message, per type of a file. */
 struct tmsg {
@@ -145,6 +153,79 @@ static void mark_stack(struct ttype *t)
 			f->stack = true;
 }
 
+/* The field a print argument reads, through casts (REC->f, (void *)REC->f); else NULL. */
+static const char *arg_field(const struct tep_print_arg *a)
+{
+	while (a && a->type == TEP_PRINT_TYPE)
+		a = a->typecast.item;
+	return a && a->type == TEP_PRINT_FIELD ? a->field.name : NULL;
+}
+
+/* Past the flags, width, precision and length of the conversion at @p; *@stars '*' read. */
+static const char *conv_char(const char *p, int *stars)
+{
+	*stars = 0;
+	p += strspn(p, "-+ #0");
+	if (*p == '*' && ++*stars)
+		p++;
+	p += strspn(p, "0123456789");
+	if (*p == '.') {
+		p++;
+		if (*p == '*' && ++*stars)
+			p++;
+		p += strspn(p, "0123456789");
+	}
+	return p + strspn(p, "hlLqjzt");
+}
+
+/* How the conversion whose letter is at @c prints its argument as a symbol. */
+static enum tsym conv_sym(const char *c)
+{
+	if (c[0] != 'p' || !c[1])
+		return TSYM_NONE;
+	if (c[1] == 's' || c[1] == 'f')
+		return TSYM_NAME;
+	return strchr("SFB", c[1]) ? TSYM_OFFSET : TSYM_NONE;
+}
+
+/*
+ * Mark the fields the print format prints with %ps, %pS, ... (the first
+ * conversion of a field decides): each conversion takes the next argument,
+ * after one for each '*' of its width and precision, as libtraceevent reads
+ * them (none if libtraceevent could not parse the format).  kernel_stack's
+ * callers are a stack (mark_stack()).
+ */
+static void mark_syms(struct ttype *t)
+{
+	bool parsed = t->event && !(t->event->flags & TEP_EVENT_FL_FAILED);
+	const struct tep_print_arg *a = parsed ? t->event->print_fmt.args : NULL;
+	const char *p = parsed ? t->event->print_fmt.format : NULL;
+	struct tfield *f;
+	int stars;
+
+	while (p && (p = strchr(p, '%'))) {
+		if (*++p == '%') {
+			p++;
+			continue;
+		}
+		p = conv_char(p, &stars);
+		while (stars-- && a)
+			a = a->next;
+		if (!*p || !a)
+			break;
+		f = arg_field(a) ? (struct tfield *)ttype_field(t, arg_field(a)) : NULL;
+		if (f && !f->sym && f->kind != TK_STR && f->kind != TK_ARRAY)
+			f->sym = conv_sym(p);
+		a = a->next;
+		p++;
+	}
+	for (f = t->fields; f < t->fields + t->nfields; f++) {
+		if (f->stack)
+			f->sym = TSYM_STACK;
+		t->nsyms += f->sym != TSYM_NONE;
+	}
+}
+
 /*
  * ftrace:bprint's "msg": the text libtraceevent makes of the record through
  * the printk format its fmt field points to, which is a string field of no
@@ -170,6 +251,10 @@ static void type_free(void *p)
 	if (t && t->nfields && t->fields[t->nfields - 1].msg) {
 		trace_seq_destroy(&t->fields[t->nfields - 1].msg->seq);
 		free(t->fields[t->nfields - 1].msg);
+	}
+	if (t && t->symtext) {
+		free(t->symtext->buf);
+		free(t->symtext);
 	}
 	free(t);
 }
@@ -203,9 +288,12 @@ static struct ttype *build(struct tep_event *e, unsigned id)
 		if (strncmp(fl->name, "common_", 7))
 			set_field(&t->fields[t->nfields++], fl, fl == tail);
 	mark_stack(t);
+	mark_syms(t);
 	learn_extent(t);
-	if (bprint && !msg_new(t)) {
-		free(t);
+	if (t->nsyms)
+		t->symtext = calloc(1, sizeof(*t->symtext));
+	if ((bprint && !msg_new(t)) || (t->nsyms && !t->symtext)) {
+		type_free(t);
 		return NULL;
 	}
 	return t;
@@ -351,6 +439,90 @@ bool tfield_bytes(const struct tdat_event *ev, const struct tfield *f, const uns
 	}
 	*p = d + off;
 	*len = n;
+	return true;
+}
+
+int sym_format(struct tdat_file *f, uint64_t addr, enum tsym how, char *buf, size_t size)
+{
+	unsigned long long start = 0;
+	const char *name = NULL;
+
+	file_load_symbols(f);
+	if (!tep_find_function_info(f->tep, addr, &name, &start, NULL) || !name)
+		return snprintf(buf, size, how == TSYM_STACK ? "%llx" : "0x%llx",
+				(unsigned long long)addr);
+	if (how == TSYM_OFFSET)
+		return snprintf(buf, size, "%s+0x%llx", name, (unsigned long long)addr - start);
+	return snprintf(buf, size, "%s", name);
+}
+
+/* Room for @n more bytes in @s; false without memory. */
+static bool sym_room(struct tsymtext *s, size_t n)
+{
+	size_t cap = s->cap ? s->cap : 128;
+	char *b;
+
+	if (s->len + n <= s->cap)
+		return true;
+	while (cap < s->len + n)
+		cap *= 2;
+	if (!(b = realloc(s->buf, cap)))
+		return false;
+	s->buf = b;
+	s->cap = cap;
+	return true;
+}
+
+/* Append @addr's symbol to @s (';' first if @sep); false without memory. */
+static bool sym_put(struct tsymtext *s, struct tdat_file *f, uint64_t addr, enum tsym how, bool sep)
+{
+	int n = 0;
+
+	if (sep) {
+		if (!sym_room(s, 1))
+			return false;
+		s->buf[s->len++] = ';';
+	}
+	do {
+		if (!sym_room(s, (size_t)n + 1))
+			return false;
+		n = sym_format(f, addr, how, s->buf + s->len, s->cap - s->len);
+	} while (n >= 0 && (size_t)n >= s->cap - s->len);
+	if (n < 0)
+		return false;
+	s->len += (size_t)n;
+	return true;
+}
+
+bool tfield_sym(const struct ttype *t, const struct tdat_event *ev, const struct tfield *f,
+		const char **p, unsigned *len)
+{
+	struct tsymtext *s = t->symtext;
+	struct tdat_file *file = ev->file;
+	const unsigned char *d;
+	unsigned n;
+	uint64_t v;
+
+	if (!f->sym || !s)
+		return false;
+	s->len = 0;
+	if (f->stack) {
+		if (!tfield_bytes(ev, f, &d, &n))
+			return false;
+		for (unsigned i = 0; i + f->elem <= n; i += f->elem)
+			if (!sym_put(s, file, field_raw(file, d + i, f->elem), f->sym, i > 0))
+				return false;
+	} else {
+		/* the address as read, not sign-extended (libtraceevent's (void *) cast) */
+		if (!tfield_num(ev, f, &v))
+			return false;
+		if (f->size < 8)
+			v &= (UINT64_C(1) << (8 * f->size)) - 1;
+		if (!sym_put(s, file, v, f->sym, false))
+			return false;
+	}
+	*p = s->buf ? s->buf : "";
+	*len = (unsigned)s->len;
 	return true;
 }
 

@@ -5,6 +5,7 @@
  * kernel symbols and warnings, and freed.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
@@ -66,6 +67,7 @@ int tdat_file_open(struct tdat_file *f, const char *path, const struct tdat_open
 	f->user_offset = f->info.ts_offset;
 	f->info.in_usecs = 1;
 	f->ts2secs_given = opts && opts->ts2secs_hz;
+	f->ts2secs_hz = opts ? opts->ts2secs_hz : 0;
 	if (f->ts2secs_given && !(f->flags & TDAT_OPEN_RAW_TS))
 		f->ts2secs = 1e9 / (double)opts->ts2secs_hz;
 	f->path = strdup(path);
@@ -85,6 +87,31 @@ int tdat_file_open(struct tdat_file *f, const char *path, const struct tdat_open
 	if (ret == TDAT_ENOMEM && !f->errmsg[0])
 		tdat_msg(f->errmsg, "out of memory");
 	return ret;
+}
+
+int file_clone(struct tdat_file *f, struct tdat_file **out)
+{
+	struct tdat_open_opts o = { .flags = f->flags, .ts2secs_hz = f->ts2secs_hz };
+	struct tdat_file *c = tdat_file_new();
+	char fdpath[64];
+	char *path;
+	int ret;
+
+	*out = NULL;
+	if (!c)
+		return TDAT_ENOMEM;
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", f->src.fd);
+	if ((ret = tdat_file_open(c, fdpath, &o)) || (ret = tdat_file_set_name(c, f->name)) ||
+	    !(path = strdup(f->path))) {
+		tdat_file_free(c);
+		return ret ? ret : TDAT_ENOMEM;
+	}
+	free(c->path);
+	c->path = path;
+	c->info.path = path;
+	tdat_file_set_ts_offset(c, f->user_offset);
+	*out = c;
+	return 0;
 }
 
 const struct tdat_file_info *tdat_file_info(const struct tdat_file *f)

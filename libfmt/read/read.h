@@ -164,6 +164,7 @@ struct tdat_file {
 
 	/* timestamp corrections */
 	double ts2secs;		/* ns a tick (tdat_open_opts.ts2secs_hz), 0: none */
+	uint64_t ts2secs_hz;	/* tdat_open_opts.ts2secs_hz as given */
 	bool ts2secs_given;	/* a ts2secs_hz, even if TDAT_OPEN_RAW_TS drops it */
 	int report_usecs;	/* trace-cmd report prints sec.usec (its IN_USECS flag),
 				 * else the number: info.in_usecs, but for ts2secs */
@@ -204,6 +205,15 @@ struct tdat_file {
 
 enum tkind { TK_INT, TK_UINT, TK_PTR, TK_STR, TK_ARRAY };
 struct tmsg;
+struct tsymtext;
+
+/*
+ * How the text output prints a field as a kernel symbol: as its print
+ * format's %ps/%pf (the function's name) or %pS/%pF/%pB (name+0xOFF),
+ * either 0x and hex when no symbol holds the address; or, for a stack's
+ * entries (ftrace:kernel_stack's caller), the name, bare hex if none.
+ */
+enum tsym { TSYM_NONE, TSYM_NAME, TSYM_OFFSET, TSYM_STACK };
 
 struct tfield {
 	const char *name;	/* owned by libtraceevent */
@@ -214,6 +224,7 @@ struct tfield {
 				 * the record holds, up to a -1 (caller[8] or not) */
 	struct tmsg *msg;	/* not in the record: ftrace:bprint's message, as the
 				 * text output prints it after the ip (fields.c) */
+	enum tsym sym;		/* printed as a kernel symbol (a FIELD_sym column) */
 };
 
 /*
@@ -232,6 +243,8 @@ struct ttype {
 	bool dynamic;		/* some field is __data_loc or __rel_loc */
 	bool bounded;		/* the kernel sizes its records by the fields (not ftrace's
 				 * own events, flexible arrays or stacks) */
+	int nsyms;		/* fields with a sym */
+	struct tsymtext *symtext;	/* their text (tfield_sym) */
 	int nfields;
 	struct tfield fields[];
 };
@@ -268,6 +281,19 @@ bool tfield_num(const struct tdat_event *ev, const struct tfield *f, uint64_t *v
  */
 bool tfield_bytes(const struct tdat_event *ev, const struct tfield *f, const unsigned char **p,
 		  unsigned *len);
+/*
+ * Field @f of @t (one with a sym) in @ev as the text output prints its
+ * symbol: "name", "name+0x1f", "0xffffffff81000000"; a stack's entries
+ * joined by ';'.  False if outside the event or without memory.  The text
+ * is valid until the next call for that type.
+ */
+bool tfield_sym(const struct ttype *t, const struct tdat_event *ev, const struct tfield *f,
+		const char **p, unsigned *len);
+/*
+ * Address @addr of @f as @how prints it (file's kallsyms loaded on first use),
+ * into @buf of @size bytes; the length it needs, as snprintf.
+ */
+int sym_format(struct tdat_file *f, uint64_t addr, enum tsym how, char *buf, size_t size);
 /*
  * Whether every field of @t in @ev can be shown (a static array may hang
  * RECORD_SLACK bytes over the end, as print-guard.c allows); if not, why.
@@ -513,6 +539,12 @@ int cursor_next_page(struct cursor *c, const unsigned char **page, size_t *len);
 
 /* File @i of every file added to @m, the pieces of a split too; NULL past the end. */
 struct tdat_file *merge_member(const struct tdat_merge *m, int i);
+/*
+ * file.c: a second handle on the file @f reads (the same open file, so a
+ * copy of standard input too), opened with @f's options, offset and name:
+ * its events are the same, for another thread to decode and print.
+ */
+int file_clone(struct tdat_file *f, struct tdat_file **out);
 
 /*
  * Hand every undamaged page of every CPU of @m to @fn, one CPU after the

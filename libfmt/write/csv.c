@@ -232,6 +232,7 @@ static void csv_free(struct tdat_writer *w)
 
 const struct tdat_writer_ops tdat_writer_csv_ops = {
 	.name = "csv",
+	.parallel = true,
 	.exts = ".csv",
 	.fields = true,
 	.open = csv_open,

@@ -6,7 +6,11 @@
  *
  *   ts,cpu,input,buffer,pid,comm,lost,FIELD...
  *
- * one per field of the event's format (not the common_* ones).  Numbers are
+ * one per field of the event's format (not the common_* ones), and after
+ * a field the format prints as a kernel symbol (%ps, %pS, ...; a stack's
+ * callers) FIELD_sym, the symbol as the text output prints it
+ * ("alloc_bprm+0x45", "tick_nohz_handler", 0x and hex where none; a stack's
+ * names joined by ';', bare hex where none).  Numbers are
  * decimal (pointers 0x hex), arrays "[a,b,...]", strings escaped as in the
  * generic CSV (UTF-8 kept, \\, \xNN) except that a double quote is only
  * doubled inside its quoted cell; a field outside a damaged event is an
@@ -14,7 +18,7 @@
  *
  * File names keep [A-Za-z0-9_.-] and turn anything else into '_'.  The same
  * type (system and name) of several inputs goes to one file when the
- * field lists (names and kinds) agree; a differing one goes to
+ * field lists (names, kinds, symbols) agree; a differing one goes to
  * SYSTEM.EVENT.2.csv, then .3, ...  Events whose type has no format go to
  * unknown.ID.csv.
  *
@@ -179,7 +183,7 @@ char *typed_file_base(const struct ttype *tt)
 	return b;
 }
 
-/* The fields' names and kinds: types whose lists agree share a file. */
+/* The fields' names, kinds and syms: types whose lists agree share a file. */
 char *typed_signature(const struct ttype *tt)
 {
 	struct tdat_sink s;
@@ -188,7 +192,8 @@ char *typed_signature(const struct ttype *tt)
 	if (sink_init(&s, -1))
 		return NULL;
 	for (int i = 0; i < tt->nfields; i++)
-		sink_printf(&s, "%s:%d,", tt->fields[i].name, (int)tt->fields[i].kind);
+		sink_printf(&s, "%s:%d:%d,", tt->fields[i].name, (int)tt->fields[i].kind,
+			    (int)tt->fields[i].sym);
 	sig = s.err ? NULL : strndup(s.buf, s.len);
 	sink_release(&s);
 	return sig;
@@ -206,37 +211,53 @@ static bool col_taken(int upto, const char *col, const char *const *cols)
 	return false;
 }
 
-/* The column names: a field's name, field_NAME if a fixed column has it. */
+/* @want, or field_WANT (then field_WANT_, ...) if a fixed column or one of @cols has it. */
+static char *col_name(int upto, const char *want, char **cols)
+{
+	char *c, *more;
+
+	if (!col_taken(upto, want, (const char *const *)cols))
+		return strdup(want);
+	if (asprintf(&c, "field_%s", want) < 0)
+		return NULL;
+	while (c && col_taken(upto, c, (const char *const *)cols)) {
+		if (asprintf(&more, "%s_", c) < 0)
+			more = NULL;
+		free(c);
+		c = more;
+	}
+	return c;
+}
+
+void typed_columns_free(char **cols)
+{
+	for (int i = 0; cols && cols[i]; i++)
+		free(cols[i]);
+	free(cols);
+}
+
+/* The column names: each field's, and NAME_sym after one with a sym. */
 char **typed_columns(const struct ttype *tt)
 {
-	char **cols = calloc((size_t)tt->nfields + 1, sizeof(*cols));
+	char **cols = calloc((size_t)(tt->nfields + tt->nsyms) + 1, sizeof(*cols)), *want;
+	int k = 0;
 
 	for (int i = 0; cols && i < tt->nfields; i++) {
-		const char *name = tt->fields[i].name;
-		char *c = NULL;
-
-		if (col_taken(i, name, (const char *const *)cols)) {
-			if (asprintf(&c, "field_%s", name) < 0)
-				c = NULL;
-			while (c && col_taken(i, c, (const char *const *)cols)) {
-				char *more;
-
-				if (asprintf(&more, "%s_", c) < 0)
-					more = NULL;
-				free(c);
-				c = more;
-			}
-		} else {
-			c = strdup(name);
-		}
-		if (!(cols[i] = c))
+		if (!(cols[k] = col_name(k, tt->fields[i].name, cols)))
+			goto fail;
+		k++;
+		if (!tt->fields[i].sym)
+			continue;
+		if (asprintf(&want, "%s_sym", cols[k - 1]) < 0)
+			goto fail;
+		cols[k] = col_name(k, want, cols);
+		free(want);
+		if (!cols[k++])
 			goto fail;
 	}
 	return cols;
 fail:
-	for (int i = 0; i < tt->nfields; i++)
-		free(cols[i]);
-	free(cols);
+	typed_columns_free(cols);
 	return NULL;
 }
 
@@ -249,7 +270,7 @@ static char *header_line(const struct ttype *tt)
 	if (!cols || sink_init(&s, -1))
 		goto out;
 	sink_write(&s, fixed_cols, strlen(fixed_cols));
-	for (int i = 0; i < tt->nfields; i++) {
+	for (int i = 0; cols[i]; i++) {
 		sink_putc(&s, ',');
 		csv_text_cell(&s, cols[i], strlen(cols[i]));
 	}
@@ -258,9 +279,7 @@ static char *header_line(const struct ttype *tt)
 		line = strndup(s.buf, s.len);
 	sink_release(&s);
 out:
-	for (int i = 0; cols && i < tt->nfields; i++)
-		free(cols[i]);
-	free(cols);
+	typed_columns_free(cols);
 	return line;
 }
 
@@ -391,6 +410,17 @@ static void put_value(struct tdat_sink *sk, const struct tdat_event *ev, const s
 	}
 }
 
+/* The symbol cell of @f; empty if the field lies outside the event. */
+static void put_sym(struct tdat_sink *sk, const struct tdat_event *ev, const struct ttype *tt,
+		    const struct tfield *f)
+{
+	const char *p;
+	unsigned len;
+
+	if (tfield_sym(tt, ev, f, &p, &len))
+		csv_text_cell(sk, p, len);
+}
+
 static int put_row(struct tdat_sink *sk, struct dinput *in, const struct tdat_event *ev,
 		   const struct ttype *tt)
 {
@@ -420,6 +450,10 @@ static int put_row(struct tdat_sink *sk, struct dinput *in, const struct tdat_ev
 	for (int i = 0; i < tt->nfields; i++) {
 		sink_putc(sk, ',');
 		put_value(sk, ev, &tt->fields[i]);
+		if (tt->fields[i].sym) {
+			sink_putc(sk, ',');
+			put_sym(sk, ev, tt, &tt->fields[i]);
+		}
 	}
 	sink_putc(sk, '\n');
 	return 0;

@@ -148,8 +148,9 @@ void csv_put_number(struct tdat_sink *sk, enum tkind kind, uint64_t v)
 		csv_put_u64(sk, v);
 }
 
-void csv_put_array(struct tdat_sink *sk, const struct tdat_file *f, const unsigned char *p,
-		   unsigned len, const struct tfield *tf)
+void csv_put_array_with(struct tdat_sink *sk, const struct tdat_file *f, const unsigned char *p,
+			unsigned len, const struct tfield *tf,
+			void (*put)(struct tdat_sink *, enum tkind, uint64_t))
 {
 	unsigned elem = tf->elem;
 	enum tkind kind = (tf->flags & TEP_FIELD_IS_SIGNED) ? TK_INT : TK_UINT;
@@ -164,9 +165,15 @@ void csv_put_array(struct tdat_sink *sk, const struct tdat_file *f, const unsign
 			sink_putc(sk, ',');
 		if (kind == TK_INT && elem < 8)
 			v = (uint64_t)((int64_t)(v << (64 - 8 * elem)) >> (64 - 8 * elem));
-		csv_put_number(sk, kind, v);
+		put(sk, kind, v);
 	}
 	sink_putc(sk, ']');
+}
+
+void csv_put_array(struct tdat_sink *sk, const struct tdat_file *f, const unsigned char *p,
+		   unsigned len, const struct tfield *tf)
+{
+	csv_put_array_with(sk, f, p, len, tf, csv_put_number);
 }
 
 /* ---- comm cells, built once per pid ---- */

@@ -73,6 +73,27 @@ static void put_hex_str(struct tdat_sink *sk, uint64_t v)
 
 /* ---- typed args ---- */
 
+#define JSON_EXACT ((uint64_t)1 << 53)	/* a double holds every integer up to this */
+
+void json_put_number(struct tdat_sink *sk, enum tkind kind, uint64_t v)
+{
+	uint64_t mag = kind == TK_INT && (int64_t)v < 0 ? (uint64_t)0 - v : v;
+	bool str = mag > JSON_EXACT;
+
+	if (kind == TK_PTR) {
+		put_hex_str(sk, v);
+		return;
+	}
+	if (str)
+		sink_putc(sk, '"');
+	if (kind == TK_INT)
+		put_i64(sk, (int64_t)v);
+	else
+		put_u64(sk, v);
+	if (str)
+		sink_putc(sk, '"');
+}
+
 static void put_value(struct tdat_sink *sk, const struct tdat_event *ev, const struct tfield *f)
 {
 	const unsigned char *p;
@@ -87,22 +108,16 @@ static void put_value(struct tdat_sink *sk, const struct tdat_event *ev, const s
 			put_esc(sk, p, len, JE_U);
 			sink_putc(sk, '"');
 		} else {
-			csv_put_array(sk, ev->file, p, len, f);	/* [a,b,...] is JSON too */
+			csv_put_array_with(sk, ev->file, p, len, f, json_put_number);
 		}
 	} else if (f->offset + f->size > ev->size) {
 		put_lit(sk, "null");
 	} else {
 		/* the number kinds are only made for sizes 1, 2, 4 and 8 */
 		v = field_raw(ev->file, (const unsigned char *)ev->data + f->offset, f->size);
-		if (f->kind == TK_PTR) {
-			put_hex_str(sk, v);
-		} else if (f->kind == TK_INT) {
-			if (f->size < 8)
-				v = (uint64_t)((int64_t)(v << (64 - 8 * f->size)) >> (64 - 8 * f->size));
-			put_i64(sk, (int64_t)v);
-		} else {
-			put_u64(sk, v);
-		}
+		if (f->kind == TK_INT && f->size < 8)
+			v = (uint64_t)((int64_t)(v << (64 - 8 * f->size)) >> (64 - 8 * f->size));
+		json_put_number(sk, f->kind, v);
 	}
 }
 
@@ -614,8 +629,9 @@ static void put_metadata(struct json *j, struct tdat_writer *w)
 		put_str(sk, fi->compression);
 		sink_printf(sk, ",\"cpus\":%d", fi->cpus);
 	}
-	sink_printf(sk, ",\"inputs\":%d,\"ts_offset_ns\":%llu}", j->ninputs,
-		    (unsigned long long)j->base);
+	sink_printf(sk, ",\"inputs\":%d,\"ts_offset_ns\":", j->ninputs);
+	json_put_number(sk, TK_UINT, j->base);
+	sink_putc(sk, '}');
 }
 
 static int json_close(struct tdat_writer *w)

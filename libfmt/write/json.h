@@ -187,6 +187,13 @@ static inline void put_i64(struct tdat_sink *sk, int64_t v)
 	}
 }
 
+/*
+ * A field's integer as a JSON reader keeps it: a number while a double
+ * holds it exactly (|v| <= 2^53), else its decimal digits as a string; a
+ * pointer as a "0x..." string.
+ */
+void json_put_number(struct tdat_sink *sk, enum tkind kind, uint64_t v);
+
 /* @v as exactly @n decimal digits. */
 static inline void put_digits(struct tdat_sink *sk, unsigned v, int n)
 {

@@ -6,13 +6,16 @@
  *   SYSTEM.EVENT.parquet  one per event type present (named, split and
  *                         matched as the typed CSV's files, csvdir.c), with
  *                         the columns ts, cpu, input, buffer, pid, comm, lost
- *                         and then every field of the format;
+ *                         and then every field of the format, a field the
+ *                         format prints as a kernel symbol followed by
+ *                         FIELD_sym (a stack's not yet);
  *   events.parquet        every event: the common columns, system, event.
  *
  * Types: ts and lost INT64 (signed), cpu, input and pid INT32, buffer and
  * comm STRING; a number field an INTEGER of its width and signedness (a
  * pointer unsigned), a string or char array STRING, any other array a
- * STRING of its elements "[a,b,...]" as in the typed CSV.  Strings are the
+ * STRING of its elements "[a,b,...]" as in the typed CSV, FIELD_sym a
+ * STRING (tfield_sym(), as the typed CSV).  Strings are the
  * typed CSV's cells unquoted: UTF-8 kept, a backslash doubled, other bytes
  * \xNN, so every value is valid UTF-8 and nothing is lost.  A field outside
  * a damaged event is null.
@@ -136,6 +139,21 @@ static int field_col(struct pq_table *t, int i, const char *name, const struct t
 	return pq_col_int(t, i, name, f->size * 8, f->kind == TK_INT);
 }
 
+/* A FIELD_sym column after @f (a stack's symbols: not yet). */
+static bool has_sym_col(const struct tfield *f)
+{
+	return f->sym != TSYM_NONE && f->sym != TSYM_STACK;
+}
+
+static int sym_cols(const struct ttype *tt)
+{
+	int n = 0;
+
+	for (int i = 0; i < tt->nfields; i++)
+		n += has_sym_col(&tt->fields[i]);
+	return n;
+}
+
 /* The text of the format of @tt in @f ("" if not kept). */
 static const char *format_text(const struct tdat_file *f, const struct ttype *tt)
 {
@@ -214,20 +232,22 @@ static struct pfile *pfile_new(struct tdat_writer *w, struct pqw *d, const struc
 	f->ename = f->name ? escaped(f->name) : NULL;
 	cols = typed_columns(tt);
 	if (!f->fname || !f->system || !f->name || !f->esys || !f->ename || !cols ||
-	    pq_table_init(&f->t, f->fname, NFIXED + tt->nfields) || fixed_cols(&f->t) ||
-	    file_kv(w, &f->t, file, tt))
+	    pq_table_init(&f->t, f->fname, NFIXED + tt->nfields + sym_cols(tt)) ||
+	    fixed_cols(&f->t) || file_kv(w, &f->t, file, tt))
 		goto fail;
-	for (int i = 0; i < tt->nfields; i++)
-		if (field_col(&f->t, NFIXED + i, cols[i], &tt->fields[i]))
+	for (int i = 0, k = 0, c = NFIXED; i < tt->nfields; i++) {
+		if (field_col(&f->t, c++, cols[k++], &tt->fields[i]))
 			goto fail;
+		if (has_sym_col(&tt->fields[i]) && pq_col_str(&f->t, c++, cols[k]))
+			goto fail;
+		k += tt->fields[i].sym != TSYM_NONE;
+	}
 	goto out;
 fail:
 	pfile_free(f);
 	f = NULL;
 out:
-	for (int i = 0; cols && i < tt->nfields; i++)
-		free(cols[i]);
-	free(cols);
+	typed_columns_free(cols);
 	free(base);
 	free(sig);
 	return f;
@@ -343,6 +363,19 @@ static void put_field(struct pqw *d, struct pq_col *c, const struct tdat_event *
 	}
 }
 
+/* @f's symbol, escaped as the typed CSV's FIELD_sym. */
+static void put_sym(struct pqw *d, struct pq_col *c, const struct tdat_event *ev,
+		    const struct ttype *tt, const struct tfield *f)
+{
+	const char *p;
+	unsigned len;
+
+	if (tfield_sym(tt, ev, f, &p, &len))
+		put_text(d, c, p, len);
+	else
+		pq_put_null(c);
+}
+
 /* The row is complete in @f: count what it holds. */
 static void row_end(struct pqw *d, struct pfile *f)
 {
@@ -381,8 +414,11 @@ static int parquet_put(struct tdat_writer *w, const struct tdat_event *ev)
 		return nomem(w);
 	if (put_common(d, &f->t, ev, tt) || put_common(d, &all->t, ev, tt))
 		return nomem(w);
-	for (int i = 0; i < tt->nfields; i++)
-		put_field(d, &f->t.cols[NFIXED + i], ev, &tt->fields[i]);
+	for (int i = 0, c = NFIXED; i < tt->nfields; i++) {
+		put_field(d, &f->t.cols[c++], ev, &tt->fields[i]);
+		if (has_sym_col(&tt->fields[i]))
+			put_sym(d, &f->t.cols[c++], ev, tt, &tt->fields[i]);
+	}
 	pq_put_str(&all->t.cols[NFIXED], f->esys, strlen(f->esys));
 	pq_put_str(&all->t.cols[NFIXED + 1], f->ename, strlen(f->ename));
 	if (d->tmp.err)

@@ -3,9 +3,10 @@
  * sqlite-tables.c - the event tables of the sqlite writer: one typed table
  * per event (named after it, system_event where two systems share a name
  * or a fixed table has it), with the common columns and one column per
- * field, columns added when another input's format has more fields; and
- * at close the views over all of them (ftrace_event, raw, args) that
- * Perfetto's queries expect.
+ * field (and FIELD_sym after a field printed as a kernel symbol), columns
+ * added when another input's format has more fields; and at close the
+ * views over all of them (ftrace_event, raw, args) that Perfetto's queries
+ * expect.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -202,28 +203,57 @@ static int find_key(const struct sq_table *t, const char *key)
 	return -1;
 }
 
-/* Map @tt's fields to @t's columns, adding the columns it lacks. */
-static int map_fields(struct sq *q, struct sq_table *t, const struct ttype *tt, int *colmap)
+/*
+ * The args keys of @tt's columns: each field's name, and NAME_sym after a
+ * field with a sym (its symbol, as the text output prints it); NULL-terminated.
+ */
+static char **type_keys(const struct ttype *tt)
+{
+	char **keys = calloc((size_t)(tt->nfields + tt->nsyms) + 1, sizeof(*keys));
+	int k = 0;
+
+	for (int i = 0; keys && i < tt->nfields; i++) {
+		if (!(keys[k++] = strdup(tt->fields[i].name)) ||
+		    (tt->fields[i].sym && asprintf(&keys[k++], "%s_sym", tt->fields[i].name) < 0)) {
+			keys[k - 1] = NULL;
+			goto fail;
+		}
+	}
+	return keys;
+fail:
+	for (int i = 0; keys[i]; i++)
+		free(keys[i]);
+	free(keys);
+	return NULL;
+}
+
+/* Map @tt's fields (and symbols) to @t's columns, adding the columns it lacks. */
+static int map_fields(struct sq *q, struct sq_table *t, const struct ttype *tt, char **keys,
+		      int *colmap)
 {
 	bool exists = t->one != NULL, missing = false;
 	int from = t->ncols, ret;
 
-	for (int i = 0; i < tt->nfields; i++)
-		missing |= find_key(t, tt->fields[i].name) < 0;
+	for (int k = 0; keys[k]; k++)
+		missing |= find_key(t, keys[k]) < 0;
 	if (exists && !missing)
 		goto map;
 	/* the worker must be idle, and rows of the old shape in, before the schema changes */
 	if ((exists && (ret = sqdb_submit(&q->d, t))) || (ret = sqdb_drain(&q->d)))
 		return ret;
-	for (int i = 0; i < tt->nfields; i++)
-		if (find_key(t, tt->fields[i].name) < 0 &&
-		    (ret = add_col(t, tt->fields[i].name, tt->fields[i].name, value_type(&tt->fields[i]))))
+	for (int i = 0, k = 0; i < tt->nfields; i++, k++) {
+		if (find_key(t, keys[k]) < 0 &&
+		    (ret = add_col(t, keys[k], keys[k], value_type(&tt->fields[i]))))
 			return ret;
+		if (tt->fields[i].sym && find_key(t, keys[++k]) < 0 &&
+		    (ret = add_col(t, keys[k], keys[k], "string")))
+			return ret;
+	}
 	if ((ret = add_cols_sql(q, t, exists ? from : 0)))
 		return ret;
 map:
-	for (int i = 0; i < tt->nfields; i++)
-		colmap[i] = find_key(t, tt->fields[i].name);
+	for (int k = 0; keys[k]; k++)
+		colmap[k] = find_key(t, keys[k]);
 	return 0;
 }
 
@@ -238,15 +268,20 @@ void sq_free_type(void *p)
 struct sq_type *sq_map_type(struct sq *q, const struct ttype *tt, int *err)
 {
 	struct sq_type *ty = calloc(1, sizeof(*ty));
+	char **keys = type_keys(tt);
+	size_t ncols = (size_t)(tt->nfields + tt->nsyms);
 
 	*err = TDAT_ENOMEM;
-	if (!ty || !(ty->colmap = calloc((size_t)tt->nfields + 1, sizeof(int))) ||
-	    !(ty->t = event_table(q, tt)) || (*err = map_fields(q, ty->t, tt, ty->colmap))) {
+	if (!ty || !keys || !(ty->colmap = calloc(ncols + 1, sizeof(int))) ||
+	    !(ty->t = event_table(q, tt)) || (*err = map_fields(q, ty->t, tt, keys, ty->colmap))) {
 		if (ty)
 			free(ty->colmap);
 		free(ty);
-		return NULL;
+		ty = NULL;
 	}
+	for (int k = 0; keys && keys[k]; k++)
+		free(keys[k]);
+	free(keys);
 	return ty;
 }
 

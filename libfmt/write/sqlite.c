@@ -80,6 +80,16 @@ static int put_field(struct sq_table *t, struct sq_val *v, const struct tdat_eve
 	return f->kind == TK_STR ? v_text(t, v, p, len) : put_array(t, v, ev, f, p, len);
 }
 
+/* @f's symbol as the text output prints it (NULL if the field is outside the event). */
+static int put_sym(struct sq_table *t, struct sq_val *v, const struct tdat_event *ev,
+		   const struct ttype *tt, const struct tfield *f)
+{
+	const char *p;
+	unsigned len;
+
+	return tfield_sym(tt, ev, f, &p, &len) ? v_text(t, v, p, len) : 0;
+}
+
 static void count(struct sq *q, struct sq_input *in, const struct tdat_event *ev)
 {
 	struct sq_cpu *c;
@@ -130,9 +140,13 @@ static int put(struct sq *q, const struct tdat_event *ev)
 	}
 	v_static(&v[5], tdat_file_buffer(ev->file, ev->buffer)->name);
 	v_int(&v[6], ev->input);
-	for (int i = 0; i < tt->nfields; i++)
-		if ((ret = put_field(t, &v[ty->colmap[i]], ev, &tt->fields[i])))
+	for (int i = 0, k = 0; i < tt->nfields; i++) {
+		const struct tfield *f = &tt->fields[i];
+
+		if ((ret = put_field(t, &v[ty->colmap[k++]], ev, f)) ||
+		    (f->sym && (ret = put_sym(t, &v[ty->colmap[k++]], ev, tt, f))))
 			return ret;
+	}
 	if ((ret = row_end(&q->d, t)))
 		return ret;
 	return derive_put(q->dv, ev, tt, utid);

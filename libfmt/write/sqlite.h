@@ -16,7 +16,7 @@
 /* An event type of one input, mapped to its table. */
 struct sq_type {
 	struct sq_table *t;
-	int *colmap;			/* field i -> column */
+	int *colmap;			/* field i (and its symbol after it) -> column */
 };
 
 struct sq_input {

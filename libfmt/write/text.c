@@ -293,6 +293,7 @@ static void text_free(struct tdat_writer *w)
 
 const struct tdat_writer_ops tdat_writer_text_ops = {
 	.name = "text",
+	.parallel = true,
 	.symbols = true,
 	.exts = ".txt",
 	.open = text_open,

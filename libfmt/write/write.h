@@ -151,12 +151,22 @@ struct tdat_sink {
 	char *buf;
 	size_t len, cap;
 	int err;		/* errno of the first failure */
-	void *gz;		/* z_stream when gzipping */
+	struct gz *gz;		/* when gzipping (gzip.c) */
 };
 
 int sink_init(struct tdat_sink *s, int fd);
-/* Compress everything written from now on as one gzip stream. */
-int sink_gzip(struct tdat_sink *s);
+/*
+ * Compress everything written from now on as one gzip stream, deflated on
+ * @workers threads (1 or less: the caller's); the same bytes for any number.
+ */
+int sink_gzip(struct tdat_sink *s, int workers);
+/* Write @n bytes to the sink's descriptor now (a failure is sticky in s->err). */
+void sink_write_fd(struct tdat_sink *s, const void *p, size_t n);
+/* gzip.c: the stream of sink_gzip(): start (the header), a flushed buffer, the end. */
+struct gz *gz_new(struct tdat_sink *s, int workers);
+int gz_put(struct tdat_sink *s, const char *p, size_t n);
+int gz_finish(struct tdat_sink *s);
+void gz_free(struct gz *g);
 /* Flush, and end the gzip stream if there is one. */
 int sink_finish(struct tdat_sink *s);
 void sink_release(struct tdat_sink *s);
@@ -269,6 +279,10 @@ void csv_put_number(struct tdat_sink *sk, enum tkind kind, uint64_t v);
 /* An array field's elements as [a,b,...] (valid CSV text and valid JSON). */
 void csv_put_array(struct tdat_sink *sk, const struct tdat_file *f, const unsigned char *p,
 		   unsigned len, const struct tfield *tf);
+/* The same, each element written by @put (JSON's exact numbers: json.c). */
+void csv_put_array_with(struct tdat_sink *sk, const struct tdat_file *f, const unsigned char *p,
+			unsigned len, const struct tfield *tf,
+			void (*put)(struct tdat_sink *, enum tkind, uint64_t));
 
 static inline void csv_put_u64(struct tdat_sink *sk, uint64_t v)
 {
@@ -321,6 +335,8 @@ struct tdat_writer_ops {
 	bool symbols;		/* prints function names: load kallsyms first */
 	bool fields;		/* writes every field: an event with fields outside
 				 * its record is counted (writer_damaged()) */
+	bool parallel;		/* an event's text depends on it and its file only:
+				 * workers may print batches of events (par.c) */
 	int (*open)(struct tdat_writer *w);
 	int (*put)(struct tdat_writer *w, const struct tdat_event *ev);
 	int (*close)(struct tdat_writer *w);
@@ -335,11 +351,16 @@ struct tdat_writer {
 	const char *path;		/* file or directory formats */
 	struct tdat_merge *merge;
 	unsigned flags;
+	int jobs;			/* threads for gzip (tdat_writer_set_jobs()) */
 	char errmsg[TDAT_MSG_LEN];
 	char warning[TDAT_MSG_LEN];	/* tdat_writer_warning() */
 	uint64_t ndamaged;		/* events written without part of them */
-	const char *damaged_path;	/* the first one's file */
-	char damaged_first[TDAT_MSG_LEN];	/* the first one: sys:name at time: why */
+	struct writer_damage {
+		const char *path;		/* the first one's file */
+		char first[TDAT_MSG_LEN];	/* the first one: sys:name at time: why */
+		const char *one, *many;		/* what the last one was, in the warning */
+	} damage;
+	struct par *par;		/* events printed on several threads (par.c) */
 	char *piece;			/* dat: the piece mark to write, NULL: none */
 	size_t piece_len;
 	struct writer_notice {		/* events of a type whose print format is not supported */
@@ -358,6 +379,18 @@ struct tdat_writer {
  */
 void writer_damaged(struct tdat_writer *w, const struct tdat_event *ev, const char *system,
 		    const char *name, const char *why, const char *one, const char *many);
+/* @n more damaged events, the first of them @d (a worker's, par.c), after those counted. */
+void writer_damage_add(struct tdat_writer *w, const struct writer_damage *d, uint64_t n);
+
+/*
+ * par.c: when @w's format allows it and w->jobs > 1, workers that print
+ * its events (*@out; NULL: print on the caller's thread); then par_put()
+ * each event, par_finish() before the format's close.
+ */
+int par_new(struct tdat_writer *w, struct par **out);
+int par_put(struct par *p, const struct tdat_event *ev);
+int par_finish(struct par *p);
+void par_free(struct par *p);
 
 /* An event of a type whose print format is not supported, printed with its fields only (unsupported.c). */
 void writer_unsupported(struct tdat_writer *w, const struct tdat_event *ev, const char *system,
@@ -379,15 +412,17 @@ int csvdir_open(struct tdat_writer *w);
  * --split-by-event, parquet).  The file name "SYSTEM.EVENT" with anything
  * but [A-Za-z0-9_.-] turned into '_' (unknown.ID without a format); the
  * first of it, .2, .3 ... that @taken says no file has yet; the field list
- * ("name:kind,...": types whose lists agree share a file); the column name
- * of each field (its name, field_NAME if a fixed column has it; free each
- * and the array); the type's name as files are matched on it.
+ * ("name:kind,...": types whose lists agree share a file); the column
+ * names, NULL-terminated: each field's (its name, field_NAME if a fixed
+ * column has it) and after a field with a sym its COLUMN_sym (free with
+ * typed_columns_free()); the type's name as files are matched on it.
  */
 char *typed_file_base(const struct ttype *tt);
 char *typed_unique_base(const struct ttype *tt, bool (*taken)(const void *ctx, const char *base),
 			const void *ctx);
 char *typed_signature(const struct ttype *tt);
 char **typed_columns(const struct ttype *tt);
+void typed_columns_free(char **cols);
 char *typed_type_name(const struct ttype *tt);
 
 #endif /* TDAT_WRITE_H */

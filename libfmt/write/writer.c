@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "write/write.h"
 
@@ -45,18 +44,17 @@ int sink_init(struct tdat_sink *s, int fd)
 
 void sink_release(struct tdat_sink *s)
 {
-	if (s->gz) {
-		deflateEnd(s->gz);
-		free(s->gz);
-		s->gz = NULL;
-	}
+	gz_free(s->gz);
+	s->gz = NULL;
 	free(s->buf);
 	s->buf = NULL;
 	s->cap = s->len = 0;
 }
 
-static void write_all(struct tdat_sink *s, const char *p, size_t n)
+void sink_write_fd(struct tdat_sink *s, const void *buf, size_t n)
 {
+	const char *p = buf;
+
 	while (n && !s->err) {
 		ssize_t w = write(s->fd, p, n);
 
@@ -71,65 +69,36 @@ static void write_all(struct tdat_sink *s, const char *p, size_t n)
 	}
 }
 
-/* Run the buffer through deflate; @flush is Z_NO_FLUSH or Z_FINISH. */
-static void deflate_out(struct tdat_sink *s, int flush)
-{
-	z_stream *z = s->gz;
-	char out[64 * 1024];
-	int r;
-
-	z->next_in = (Bytef *)s->buf;
-	z->avail_in = (uInt)s->len;
-	do {
-		z->next_out = (Bytef *)out;
-		z->avail_out = sizeof(out);
-		r = deflate(z, flush);
-		if (r == Z_STREAM_ERROR) {
-			s->err = EIO;
-			return;
-		}
-		write_all(s, out, sizeof(out) - z->avail_out);
-	} while (z->avail_out == 0 || (flush == Z_FINISH && r != Z_STREAM_END));
-}
-
 int sink_flush(struct tdat_sink *s)
 {
 	if (s->fd < 0)
 		return 0;
 	if (s->gz)
-		deflate_out(s, Z_NO_FLUSH);
+		gz_put(s, s->buf, s->len);
 	else
-		write_all(s, s->buf, s->len);
+		sink_write_fd(s, s->buf, s->len);
 	s->len = 0;
 	return s->err ? TDAT_EIO : 0;
 }
 
-int sink_gzip(struct tdat_sink *s)
+int sink_gzip(struct tdat_sink *s, int workers)
 {
-	z_stream *z = calloc(1, sizeof(*z));
-
-	if (!z)
-		return TDAT_ENOMEM;
-	/* windowBits 15 + 16: a gzip header and trailer */
-	if (deflateInit2(z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-		free(z);
-		return TDAT_ENOMEM;
-	}
 	sink_flush(s);
-	s->gz = z;
-	return 0;
+	s->gz = gz_new(s, workers);
+	return s->gz ? 0 : TDAT_ENOMEM;
 }
 
 int sink_finish(struct tdat_sink *s)
 {
+	int ret;
+
 	if (!s->gz)
 		return sink_flush(s);
-	deflate_out(s, Z_FINISH);
-	s->len = 0;
-	deflateEnd(s->gz);
-	free(s->gz);
+	sink_flush(s);
+	ret = gz_finish(s);
+	gz_free(s->gz);
 	s->gz = NULL;
-	return s->err ? TDAT_EIO : 0;
+	return ret;
 }
 
 char *sink_reserve_slow(struct tdat_sink *s, size_t n)
@@ -356,24 +325,52 @@ int tdat_writer_open(struct tdat_writer *w, int fd, const char *path, struct tda
 	}
 	for (int i = 0; w->ops->symbols && merge_member(m, i); i++)
 		file_load_symbols(merge_member(m, i));
-	if ((ret = sink_init(&w->sink, fd)) || ((flags & TDAT_W_GZIP) && fd >= 0 && (ret = sink_gzip(&w->sink)))) {
+	if ((ret = sink_init(&w->sink, fd)) || ((flags & TDAT_W_GZIP) && fd >= 0 && (ret = sink_gzip(&w->sink, w->jobs)))) {
 		tdat_msg(w->errmsg, "out of memory");
 		return ret;
 	}
-	return w->ops->open ? w->ops->open(w) : 0;
+	if (w->ops->open && (ret = w->ops->open(w)))
+		return ret;
+	if ((ret = par_new(w, &w->par)))
+		tdat_msg(w->errmsg, "out of memory");
+	return ret;
+}
+
+void tdat_writer_set_jobs(struct tdat_writer *w, int jobs)
+{
+	w->jobs = jobs;
+}
+
+static void damage_warning(struct tdat_writer *w)
+{
+	const struct writer_damage *d = &w->damage;
+
+	tdat_msg(w->warning, "%s: %llu %s (the first, %s)", d->path, (unsigned long long)w->ndamaged,
+		 w->ndamaged == 1 ? d->one : d->many, d->first);
 }
 
 void writer_damaged(struct tdat_writer *w, const struct tdat_event *ev, const char *system,
 		    const char *name, const char *why, const char *one, const char *many)
 {
 	if (!w->ndamaged++) {
-		w->damaged_path = ev->file->info.path;
-		snprintf(w->damaged_first, sizeof(w->damaged_first), "%.64s:%.64s at %llu.%09llu: %s",
+		w->damage.path = ev->file->info.path;
+		snprintf(w->damage.first, sizeof(w->damage.first), "%.64s:%.64s at %llu.%09llu: %s",
 			 system, name, (unsigned long long)(ev->ts / 1000000000),
 			 (unsigned long long)(ev->ts % 1000000000), why);
 	}
-	tdat_msg(w->warning, "%s: %llu %s (the first, %s)", w->damaged_path,
-		 (unsigned long long)w->ndamaged, w->ndamaged == 1 ? one : many, w->damaged_first);
+	w->damage.one = one;
+	w->damage.many = many;
+	damage_warning(w);
+}
+
+void writer_damage_add(struct tdat_writer *w, const struct writer_damage *d, uint64_t n)
+{
+	if (!w->ndamaged)
+		w->damage = *d;
+	w->damage.one = d->one;
+	w->damage.many = d->many;
+	w->ndamaged += n;
+	damage_warning(w);
 }
 
 /* An event whose format puts fields outside it: written without them, counted. */
@@ -392,6 +389,8 @@ int tdat_writer_put(struct tdat_writer *w, const struct tdat_event *ev)
 {
 	int ret;
 
+	if (w->par)
+		return par_put(w->par, ev);
 	if (w->ops->fields)
 		check_fields(w, ev);
 	ret = w->ops->put(w, ev);
@@ -405,7 +404,15 @@ int tdat_writer_put(struct tdat_writer *w, const struct tdat_event *ev)
 
 int tdat_writer_close(struct tdat_writer *w)
 {
-	int ret = w->ops->close ? w->ops->close(w) : 0;
+	int ret = w->par ? par_finish(w->par) : 0;
+
+	par_free(w->par);
+	w->par = NULL;
+	if (w->ops->close) {
+		int r = w->ops->close(w);
+
+		ret = ret ? ret : r;
+	}
 
 	if (sink_finish(&w->sink) && !ret) {
 		tdat_msg(w->errmsg, "write error: %s", strerror(w->sink.err));
@@ -466,6 +473,7 @@ void tdat_writer_free(struct tdat_writer *w)
 	if (!w)
 		return;
 	free(w->piece);
+	par_free(w->par);
 	if (w->ops->free)
 		w->ops->free(w);
 	sink_release(&w->sink);

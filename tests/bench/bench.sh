@@ -35,6 +35,14 @@ TARGET_CSV=10		# tdat -f csv events/s over trace-cmd report -R's
 TARGET_RSS_MIB=64	# tdat-convert peak RSS, strictly below
 TARGET_SQLITE=3		# tdat -f sqlite events/s over trace-cmd report's
 TARGET_EXPORT=10	# json and typed (split) csv events/s over trace-cmd report's
+TARGET_J2_TEXT=1.7	# -j 2 over -j 1 (issue 26)
+TARGET_J2_CSV=1.5
+TARGET_PIECES=1.7	# 10 pieces under parallel -j 2 over a serial loop
+WORKER_MIB=32		# peak RSS allowed per -j worker over TARGET_RSS_MIB
+JOBS=$(nproc 2>/dev/null || echo 1)	# tdat's default -j (at most 8)
+((JOBS > 8)) && JOBS=8
+TARGET_JSONGZ=5		# tdat-convert -j 2 -o x.json.gz events/s over trace-cmd report's
+TARGET_JSONGZ_J2=1.3	# ... over -j 1's
 TARGET_SPLIT=2		# tdat-split --events events/s over trace-cmd split -e -r's
 TARGET_CONVERT=1	# tdat-convert -f dat over trace-cmd convert, each way
 TARGET_WINDOW=0.05	# tdat-filter 1% window time over a full tdat-filter pass
@@ -284,25 +292,39 @@ bench_file() {
 	say "timing ${f##*/} (best of $RUNS runs each)"
 	measure tc_text "$TRACE_CMD" report "$f"
 	measure td_text "$BIN/tdat-convert" -f text "$f"
+	measure td_text1 "$BIN/tdat-convert" -j 1 -f text "$f"
+	measure td_text2 "$BIN/tdat-convert" -j 2 -f text "$f"
 	measure tc_raw "$TRACE_CMD" report -R "$f"
 	measure td_csv "$BIN/tdat-convert" -f csv "$f"
+	measure td_csv1 "$BIN/tdat-convert" -j 1 -f csv "$f"
+	measure td_csv2 "$BIN/tdat-convert" -j 2 -f csv "$f"
 
 	echo
 	echo "$f ($(describe "$f"), $size MiB, $n events)"
 	printf '  %-34s %9s %12s %10s\n' command "wall s" "events/s" "peak RSS MiB"
 	row tc_text "trace-cmd report" "$n"
-	row td_text "tdat-convert -f text" "$n"
+	row td_text "tdat-convert -f text (-j $JOBS)" "$n"
+	row td_text1 "tdat-convert -j 1 -f text" "$n"
+	row td_text2 "tdat-convert -j 2 -f text" "$n"
 	row tc_raw "trace-cmd report -R" "$n"
-	row td_csv "tdat-convert -f csv" "$n"
+	row td_csv "tdat-convert -f csv (-j $JOBS)" "$n"
+	row td_csv1 "tdat-convert -j 1 -f csv" "$n"
+	row td_csv2 "tdat-convert -j 2 -f csv" "$n"
+	verdict "text: -j 2 / -j 1 speed" \
+		"$(ratio "${WALL[td_text1]}" "${WALL[td_text2]}")" ">=" "$TARGET_J2_TEXT" x
+	verdict "csv: -j 2 / -j 1 speed" \
+		"$(ratio "${WALL[td_csv1]}" "${WALL[td_csv2]}")" ">=" "$TARGET_J2_CSV" x
+	verdict "text -j 2 peak RSS" "${RSS[td_text2]}" "<" $((TARGET_RSS_MIB + 2 * WORKER_MIB)) " MiB"
 	verdict "text: tdat / trace-cmd events/s" \
 		"$(ratio "${WALL[tc_text]}" "${WALL[td_text]}")" ">=" "$TARGET_TEXT" x
 	verdict "csv: tdat / trace-cmd -R events/s" \
 		"$(ratio "${WALL[tc_raw]}" "${WALL[td_csv]}")" ">=" "$TARGET_CSV" x
-	verdict "tdat-convert peak RSS" \
-		"$(awk -v a="${RSS[td_text]}" -v b="${RSS[td_csv]}" 'BEGIN { print (a > b) ? a : b }')" \
+	verdict "tdat-convert -j 1 peak RSS" \
+		"$(awk -v a="${RSS[td_text1]}" -v b="${RSS[td_csv1]}" 'BEGIN { print (a > b) ? a : b }')" \
 		"<" "$TARGET_RSS_MIB" " MiB"
 	identity "$f"
 	bench_exports "$f" "$n"
+	bench_pieces "$f" "$n"
 	bench_dat "$f" "$n" "${2:-}"
 }
 
@@ -331,6 +353,16 @@ bench_exports() {
 		verdict "json: tdat / trace-cmd events/s" \
 			"$(ratio "${WALL[tc_text]}" "${WALL[td_json]}")" ">=" "$TARGET_EXPORT" x
 		verdict "json peak RSS" "${RSS[td_json]}" "<" "$TARGET_RSS_MIB" " MiB"
+		# .json.gz: deflate in blocks on -j threads (the same bytes for any -j)
+		for j in 1 2; do
+			measure td_jsongz$j "$BIN/tdat-convert" -j $j -o "$SCRATCH/x.json.gz" "$f"
+			row td_jsongz$j "tdat-convert -j $j -o x.json.gz" "$n"
+		done
+		verdict "json.gz -j 2: tdat / trace-cmd events/s" \
+			"$(ratio "${WALL[tc_text]}" "${WALL[td_jsongz2]}")" ">=" "$TARGET_JSONGZ" x
+		verdict "json.gz: -j 2 / -j 1 speed" \
+			"$(ratio "${WALL[td_jsongz1]}" "${WALL[td_jsongz2]}")" ">=" "$TARGET_JSONGZ_J2" x
+		rm -f "$SCRATCH/x.json.gz"
 	fi
 	if has_format perfetto && has_format json; then
 		bench_perfetto "$f" "$n"
@@ -464,6 +496,30 @@ bench_perfetto() {
 		"$(awk -v b="$pz" -v n="$n" 'BEGIN { print (n > 0 ? b / n : 0) }')" \
 		"$(awk -v j="$js" -v p="$pz" 'BEGIN { printf "%.3f", (j > 0 ? p / j : 0) }')"
 	verdict "json / perfetto (zlib packets) size" "$(ratio "$js" "$pz")" ">=" "$TARGET_PERFETTO_SIZE" x
+}
+
+# One big capture as an archive of its pieces (issue 26): tdat-split into 10
+# pieces, then each to Parquet, in a serial loop and under GNU parallel -j 2.
+bench_pieces() {
+	local f=$1 n=$2 conv=$SCRATCH/conv-piece.sh
+	if ! command -v parallel >/dev/null; then
+		echo "  pieces under GNU parallel: not timed (apt-get install parallel)"
+		return 0
+	fi
+	rm -rf "$SCRATCH/pieces" && mkdir -p "$SCRATCH/pieces"
+	"$BIN/tdat-split" --events $(((n + 9) / 10)) -o "$SCRATCH/pieces/p" "$f" >/dev/null ||
+		die "tdat-split of $f failed"
+	printf '#!/bin/sh\nrm -rf "$1.pq" && exec %q -j 1 -f parquet -o "$1.pq" "$1"\n' \
+		"$BIN/tdat-convert" >"$conv"
+	chmod +x "$conv"
+	measure td_pieces1 sh -c 'for p in "$1"/*.dat; do "$2" "$p" || exit 1; done' \
+		sh "$SCRATCH/pieces" "$conv"
+	measure td_pieces2 parallel -j 2 --halt now,fail=1 "$conv" ::: "$SCRATCH"/pieces/*.dat
+	row td_pieces1 "10 pieces to parquet, a loop" "$n"
+	row td_pieces2 "10 pieces, parallel -j 2" "$n"
+	verdict "pieces: parallel -j 2 / loop speed" \
+		"$(ratio "${WALL[td_pieces1]}" "${WALL[td_pieces2]}")" ">=" "$TARGET_PIECES" x
+	rm -rf "$SCRATCH/pieces" "$conv"
 }
 
 main() {

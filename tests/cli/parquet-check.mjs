@@ -12,6 +12,11 @@
 //                            by DuckDB, the CSV as text cast to the Parquet
 //                            column's type
 //   big BASE N               values >= 2^63 in its UBIGINT columns (if any)
+//   sym EVENT CPU SECS.USECS FIELD SYMBOL
+//                            every value of a FIELD_sym column (the columns
+//                            expected after each field the format's print
+//                            fmt prints with %ps, %pS, %pf, %pF or %pB), the
+//                            time rounded to us as trace-cmd report prints it
 //   hyparquet BASE N SAME    hyparquet's row count, and whether its ts and
 //                            last column equal DuckDB's (yes/no)
 import { createRequire } from 'module';
@@ -46,6 +51,57 @@ function formatTypes(text) {
 	return out;
 }
 
+// The arguments of a print fmt's argument list, split at its top-level commas.
+function splitArgs(text) {
+	const out = [];
+	let depth = 0, cur = '', quote = false;
+	for (let i = 0; i < text.length; i++) {
+		const c = text[i];
+		if (quote) {
+			if (c === '\\')
+				cur += text[i++];
+			else if (c === '"')
+				quote = false;
+		} else if (c === '"') {
+			quote = true;
+		} else if ('([{'.includes(c)) {
+			depth++;
+		} else if (')]}'.includes(c)) {
+			depth--;
+		} else if (c === ',' && depth === 0) {
+			out.push(cur.trim());
+			cur = '';
+			continue;
+		}
+		cur += c;
+	}
+	if (cur.trim())
+		out.push(cur.trim());
+	return out;
+}
+
+// The fields a format's print fmt prints as kernel symbols: REC->FIELD (casts
+// aside) given to %ps, %pS, %pf, %pF or %pB; each conversion takes the next
+// argument, after one for each '*' of its width or precision.
+function symFields(text) {
+	const m = text.match(/^print fmt: ((?:"(?:[^"\\]|\\.)*"\s*)+)(?:,(.*))?$/m);
+	if (!m)
+		return new Set();
+	const fmt = [...m[1].matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((x) => x[1]).join('');
+	const args = splitArgs(m[2] || ''), syms = new Set();
+	let a = 0;
+	for (const c of fmt.matchAll(/%([-+ #0]*)(\*|\d*)(?:\.(\*|\d*))?[hlLqjzt]*(.)(?=(.?))/g)) {
+		if (c[4] === '%')
+			continue;
+		a += (c[2] === '*') + (c[3] === '*');
+		const arg = (args[a++] || '').replace(/^(\([^()]*\)\s*)+/, '');
+		const f = arg.match(/^REC->(\w+)$/);
+		if (f && c[4] === 'p' && c[5] && 'sSfFB'.includes(c[5]))
+			syms.add(f[1]);
+	}
+	return syms;
+}
+
 const ev = await q(`select system, event, count(*) from ${lit(dir + '/events.parquet')} group by all`);
 for (const [s, e, n] of ev)
 	console.log(`events ${s}.${e} ${n}`);
@@ -62,7 +118,9 @@ for (const f of readdirSync(dir).filter((n) => n.endsWith('.parquet') && !model.
 
 	const kv = await q(`select decode(value) from parquet_kv_metadata(${lit(path)})
 			    where decode(key) = 'tdat.format'`);
-	const want = Object.entries(fixed).concat(formatTypes(kv.length ? kv[0][0] : ''));
+	const format = kv.length ? kv[0][0] : '', syms = symFields(format);
+	const want = Object.entries(fixed).concat(formatTypes(format).flatMap(([n, t]) =>
+		syms.has(n) && t !== 'VARCHAR' ? [[n, t], [n + '_sym', 'VARCHAR']] : [[n, t]]));
 	cols.forEach(([name, type], i) => {
 		const w = want[i] || [name, 'VARCHAR'];	/* a message field past the format */
 		if (type !== w[1] || (name !== w[0] && name !== 'field_' + w[0]))
@@ -82,6 +140,14 @@ for (const f of readdirSync(dir).filter((n) => n.endsWith('.parquet') && !model.
 		.map(([c]) => `(select count(*) from ${lit(path)} where ${id(c)} >= 9223372036854775808)`);
 	if (big.length)
 		console.log(`big ${base} ${(await q(`select ${big.join(' + ')}`))[0][0]}`);
+
+	const event = base.replace(/^[^.]*\./, '').replace(/\.\d+$/, '');
+	for (const [c] of cols.filter(([c]) => c.endsWith('_sym'))) {
+		const rows = await q(`select cpu, printf('%d.%06d', (ts + 500) // 1000000000,
+				      (ts + 500) // 1000 % 1000000), coalesce(${id(c)}, '') from ${lit(path)}`);
+		for (const [cpu, t, v] of rows)
+			console.log(`sym ${event} ${cpu} ${t} ${c.slice(0, -4)} ${v}`);
+	}
 
 	const last = cols[cols.length - 1][0];
 	const rows = await hyp.parquetReadObjects({ file: await hyp.asyncBufferFromFile(path),

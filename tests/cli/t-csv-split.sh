@@ -62,6 +62,37 @@ query() {
 	sqlite3 :memory: <"$T_TMP/q.sql" 2>&1
 }
 
+# for_sym_cols DIR FN: FN FILE EVENT COLUMN for every FIELD_sym column of a split directory
+for_sym_cols() {
+	local c b col
+	for c in "$1"/*.csv; do
+		b=${c##*/}
+		b=${b%.csv}
+		for col in $(head -n 1 "$c" | tr , '\n' | grep '_sym$'); do
+			"$2" "$c" "${b#*.}" "$col"
+		done
+	done
+}
+
+# "EVENT:FIELD " of a column
+sym_column() {
+	printf '%s:%s ' "$2" "${3%_sym}"
+}
+
+# "EVENT CPU SECS.USECS FIELD SYMBOL" of each cell of a column (read by
+# sqlite3): as text-syms.awk prints the report's
+sym_cells() {
+	printf '.import --csv %s t\n.separator " "\nselect %s, cpu, printf(%s, (cast(ts as integer) + 500) / 1000000000, (cast(ts as integer) + 500) / 1000 %% 1000000), %s, "%s" from t;\n' \
+		"$1" "'$2'" "'%d.%06d'" "'${3%_sym}'" "$3" | sqlite3 :memory:
+}
+
+# t_syms NAME DIR REPORT: every FIELD_sym cell of DIR is the symbol the
+# report prints for that event and field (event by event: cpu and time)
+t_syms() {
+	t_same "$1" "$(for_sym_cols "$2" sym_cells | sort)" \
+		"$(awk -v want="$(for_sym_cols "$2" sym_column)" -f tests/cli/text-syms.awk "$3" | sort)"
+}
+
 # --- real captures: one file per type, counts, headers, sqlite ---
 for f in v7-zstd v6 two-buffers markers lost-events stack extract; do
 	out=$T_TMP/$f
@@ -81,7 +112,18 @@ for f in v7-zstd v6 two-buffers markers lost-events stack extract; do
 	t_none "$f.dat: headers start with the fixed columns, no name twice" "$bad"
 	t_assert "$f.dat: every file is valid UTF-8" \
 		sh -c "cat '$out'/*.csv | iconv -f UTF-8 -t UTF-8 >/dev/null"
+	t_syms "$f.dat: FIELD_sym cells are the symbols trace-cmd report prints" \
+		"$out" tests/expected/$f.text.out
 done
+# sym/kmem.dat: kmalloc and kfree print call_site with %pS (name+0xOFF)
+t_exit "sym/kmem.dat: split" 0 -- tdat-convert -f csv --split-by-event -o "$T_TMP/kmem" $TD/sym/kmem.dat
+t_same "sym/kmem.dat: kfree columns: call_site_sym after call_site" "$(head -n 1 $T_TMP/kmem/kmem.kfree.csv)" \
+	"ts,cpu,input,buffer,pid,comm,lost,call_site,call_site_sym,ptr"
+t_syms "sym/kmem.dat: call_site_sym (%pS) cells are the report's name+0xOFF" \
+	"$T_TMP/kmem" tests/expected/kmem.text.out
+t_exit "old-kernel.dat: split" 0 -- tdat-convert -f csv --split-by-event -o "$T_TMP/old" $TD/old-kernel.dat
+t_syms "old-kernel.dat: ip_sym of print and bprint is the report's symbol" \
+	"$T_TMP/old" tests/expected/old-kernel.text.out
 
 # --- headers name the format's fields ---
 S=$T_TMP/v7-zstd
@@ -89,8 +131,16 @@ t_same "sched_switch columns are its fields" "$(head -n 1 $S/sched.sched_switch.
 	"ts,cpu,input,buffer,pid,comm,lost,prev_comm,prev_pid,prev_prio,prev_state,next_comm,next_pid,next_prio"
 t_same "a field named like a fixed column is field_NAME" "$(head -n 1 $S/sched.sched_wakeup.csv)" \
 	"ts,cpu,input,buffer,pid,comm,lost,field_comm,field_pid,prio,target_cpu"
-t_same "ftrace/print columns" "$(head -n 1 $T_TMP/markers/ftrace.print.csv)" \
-	"ts,cpu,input,buffer,pid,comm,lost,ip,buf"
+t_same "ftrace/print columns: ip_sym after ip (%ps)" "$(head -n 1 $T_TMP/markers/ftrace.print.csv)" \
+	"ts,cpu,input,buffer,pid,comm,lost,ip,ip_sym,buf"
+t_same "hrtimer_start: function_sym after function (%ps)" \
+	"$(head -n 1 $S/timer.hrtimer_start.csv)" \
+	"ts,cpu,input,buffer,pid,comm,lost,hrtimer,function,function_sym,expires,softexpires,mode,was_armed"
+t_same "kernel_stack: caller_sym after the callers" "$(head -n 1 $T_TMP/stack/ftrace.kernel_stack.csv)" \
+	"ts,cpu,input,buffer,pid,comm,lost,size,caller,caller_sym"
+t_same "no FIELD_sym where the format prints no symbol" \
+	"$(grep -l '_sym' $S/*.csv | sed 's|.*/||' | tr '\n' ' ')" \
+	"timer.hrtimer_expire_entry.csv timer.hrtimer_start.csv timer.timer_expire_entry.csv timer.timer_start.csv "
 
 # --- typed queries agree with the text report ---
 t_same "sum(runtime) of sched_stat_runtime equals the report's" \

@@ -16,7 +16,7 @@ info_count() {	# info_count INFO SYSTEM NAME: the count tdat-info --json gives
 
 # --- every capture: valid for both importers, every event accounted for ---
 for f in v7-zstd v6 v7-none two-buffers v6-two-buffers markers lost-events lost-events-nocount \
-	clock-mono clock-counter clock-x86-tsc date extract stack; do
+	clock-mono clock-counter clock-x86-tsc date extract stack chunks; do
 	t_exit "$f.dat converts" 0 -- tdat-convert -f json $TD/$f.dat
 	cp "$T_OUT" "$T_TMP/$f.json"
 	tdat-info --json $TD/$f.dat >"$T_TMP/$f.info"
@@ -53,14 +53,35 @@ t_assert "processes are named after exec" grep -q '"name":"process_name","pid":1
 t_assert "invalid UTF-8 becomes U+FFFD" grep -qF "$(printf 'invalid utf8: \357\277\275\357\277\275 and lone \357\277\275 end')" \
 	"$T_TMP/markers.json"
 
+# --- 64-bit values a double cannot hold are strings, exact ---
+if command -v node >/dev/null; then
+	node "$TOP_SRCDIR/tests/cli/json-exact.js" "$T_TMP/chunks.json" >"$T_TMP/exact" 2>&1
+	t_assert "JSON.parse reads every integer exactly" grep -qx 'unsafe 0' "$T_TMP/exact"
+	t_assert "the values above 2^53 are there, as strings" \
+		test "$(sed -n 's/^big //p' "$T_TMP/exact")" -gt 100
+	if [[ -n $TRACE_CMD ]]; then
+		"$TRACE_CMD" report $TD/chunks.dat 2>/dev/null |
+			sed -n 's/.* sys_enter: *NR \([0-9-]*\) (\(.*\))$/sys_enter \1 \2/p' |
+			sed 's/, /,/g' | sort >"$T_TMP/exact.want"
+		grep '^sys_enter' "$T_TMP/exact" | sort >"$T_TMP/exact.got"
+		t_assert "sys_enter args equal trace-cmd report's ($(wc -l <"$T_TMP/exact.want") events)" \
+			test -s "$T_TMP/exact.want" -a "$(wc -l <"$T_TMP/exact.want")" -gt 1000
+		t_assert "... value for value" cmp -s "$T_TMP/exact.want" "$T_TMP/exact.got"
+	else
+		skip "sys_enter args equal trace-cmd report's" "trace-cmd is not installed"
+	fi
+else
+	skip "JSON.parse reads every integer exactly" "node is not installed (apt-get install nodejs)"
+fi
+
 # --- exact bytes ---
 t_golden "markers.dat golden" json-markers.json -- tdat-convert -f json $TD/markers.dat
 t_golden "two-buffers.dat golden" json-two-buffers.json -- tdat-convert -f json $TD/two-buffers.dat
 t_golden "atrace golden" json-atrace.json -- tdat-convert -f json testdata/atrace.dat
 
 # --- timestamps ---
-first=$(sed -n 's/.*"first_ts":\([0-9]*\),"last_ts".*/\1/p' "$T_TMP/date.info")
-t_assert "wall-clock (DATE) times are rebased on the first event" \
+first=$(sed -n 's/.*"first_ts":\("[0-9]*"\),"last_ts".*/\1/p' "$T_TMP/date.info")
+t_assert "wall-clock (DATE) times are rebased on the first event (offset $first, a string)" \
 	grep -q "\"ts_offset_ns\":$first}" "$T_TMP/date.json"
 t_assert "and start at 0" grep -q '"ts":0.000,' "$T_TMP/date.json"
 t_assert "small clock values are not rebased" grep -q '"ts_offset_ns":0}' "$T_TMP/clock-x86-tsc.json"
@@ -72,6 +93,27 @@ t_exit "-o t.json picks json" 0 -- tdat-convert -o "$T_TMP/t.json" $TD/two-buffe
 t_assert "same bytes as -f json" cmp -s "$T_TMP/t.json" "$T_TMP/two-buffers.json"
 t_exit "-o t.json.gz" 0 -- tdat-convert -o "$T_TMP/t.json.gz" $TD/two-buffers.dat
 t_assert "gunzips to the same bytes" cmp -s <(gzip -dc "$T_TMP/t.json.gz") "$T_TMP/t.json"
+# gzip on several threads: one gzip stream whose bytes do not depend on -j
+tdat-convert -f json $TD/chunks.dat >"$T_TMP/c.json"
+for j in 1 2 3 8; do
+	t_exit "-j $j -o c.json.gz (several blocks)" 0 -- \
+		tdat-convert -j $j -o "$T_TMP/c$j.json.gz" $TD/chunks.dat
+	t_assert "-j $j: gzip -t finds one valid stream" gzip -t "$T_TMP/c$j.json.gz"
+	t_assert "-j $j: gunzips to the same bytes as plain json" \
+		cmp -s <(gzip -dc "$T_TMP/c$j.json.gz") "$T_TMP/c.json"
+	t_assert "-j $j: the same file as -j 1" cmp -s "$T_TMP/c$j.json.gz" "$T_TMP/c1.json.gz"
+done
+t_assert "chunks.json spans several 256 KiB blocks" test "$(stat -c %s "$T_TMP/c.json")" -gt 1000000
+if command -v python3 >/dev/null; then
+	t_assert "python's zlib reads it as one stream, to its end" python3 -c '
+import sys, zlib
+d = zlib.decompressobj(31)
+out = d.decompress(open(sys.argv[1], "rb").read())
+sys.exit(not (d.eof and not d.unused_data and out == open(sys.argv[2], "rb").read()))' \
+		"$T_TMP/c2.json.gz" "$T_TMP/c.json"
+fi
+t_exit "-j 0 is a usage error" 2 -- tdat-convert -j 0 -o "$T_TMP/bad.json.gz" $TD/v6.dat
+t_exit "-j x is a usage error" 2 -- tdat-convert -j x -o "$T_TMP/bad.json.gz" $TD/v6.dat
 t_run "pipe" -- sh -c "cat $TD/v6.dat | tdat-convert -f json -"
 t_assert "from a pipe equals from the file" cmp -s "$T_OUT" "$T_TMP/v6.json"
 t_exit "two inputs on one timeline" 0 -- tdat-convert -f json -o "$T_TMP/multi.json" $TD/v7-zstd.dat $TD/v6.dat

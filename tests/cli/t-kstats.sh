@@ -130,7 +130,7 @@ t_stdout_match "tdat-info shows the overrun the pages could not count" \
 	'^\(top\) +1 +93 +80497 +0 +4444 +0 +0 +554\.512925000 +554\.514285000$'
 t_run "date" -- tdat-info --json $TD/date.dat
 cp "$T_OUT" "$O/date.json"
-off=$(sed -n 's/.*"ts_offset":\([0-9-]*\),.*/\1/p' "$O/date.json")
+off=$(sed -n 's/.*"ts_offset":"\?\([0-9-]*\)"\?,.*/\1/p' "$O/date.json")	# a string above 2^53
 moved=$(paste -d' ' <(info_kernel "$O/date.json") <(info_kernel "$O/date.info.json") |
 	while read -r _ _ k v _ _ _ raw; do [[ $k == *_ts ]] && echo $((v - raw)); done | sort -u)
 is "date.dat: the kernel's times move with the events' (DATE offset)" "$moved" "$off"

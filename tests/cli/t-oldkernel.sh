@@ -95,7 +95,7 @@ same "typed csv: buf is the text trace-cmd prints" "$T_TMP/got" "$T_TMP/want-pri
 same "typed csv: ftrace.print.csv is the modern capture's" "$T_TMP/old.d/ftrace.print.csv" \
 	"$T_TMP/new.d/ftrace.print.csv"
 t_assert "typed csv: bprint has a msg column" \
-	grep -qx 'ts,cpu,input,buffer,pid,comm,lost,ip,fmt,buf,msg' "$T_TMP/old.d/ftrace.bprint.csv"
+	grep -qx 'ts,cpu,input,buffer,pid,comm,lost,ip,ip_sym,fmt,buf,msg' "$T_TMP/old.d/ftrace.bprint.csv"
 values typed "$T_TMP/old.d/ftrace.bprint.csv" msg >"$T_TMP/got"
 same "typed csv: msg is the message trace-cmd prints" "$T_TMP/got" "$T_TMP/want-bprint"
 

@@ -7,7 +7,9 @@
 # types as the event's format declares them (a u64 stays UBIGINT); every
 # type file's rows equal the typed CSV's (EXCEPT ALL both ways, the CSV read
 # as text and cast to the Parquet column's type, so u64 values above 2^63
-# compare exactly); hyparquet reads the same rows and values.  Then the
+# compare exactly); hyparquet reads the same rows and values; a FIELD_sym
+# column after each field the print fmt prints as a kernel symbol, its
+# values the symbols trace-cmd report prints (text-syms.awk).  Then the
 # folder written whole or not at all, and the usage errors.
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
 TD=testdata
@@ -58,7 +60,7 @@ t_none() {
 }
 
 have_readers
-big=0
+big=0 nsyms=0
 for dat in $TD/*.dat; do
 	f=$(basename "$dat" .dat)
 	out=$T_TMP/$f
@@ -77,13 +79,35 @@ for dat in $TD/*.dat; do
 	t_same "$f.dat: events.parquet has every event" \
 		"$(sed -n 's/^events //p' "$out.chk" | sort)" "$info"
 	t_none "$f.dat: DuckDB's column types are the format's (and no reader failed)" \
-		"$(grep -v '^rows\|^events\|^except\|^hyparquet\|^big' "$out.chk")"
+		"$(grep -v '^rows\|^events\|^except\|^hyparquet\|^big\|^sym' "$out.chk")"
 	t_none "$f.dat: DuckDB rows equal the typed CSV's (EXCEPT ALL both ways)" \
 		"$(grep '^except' "$out.chk" | grep -v ' 0 0$')"
 	t_same "$f.dat: hyparquet reads the same rows, ts and last column" \
 		"$(sed -n 's/^hyparquet \([^ ]*\) \([0-9]*\) yes$/\1 \2/p' "$out.chk" | sort)" "$rows"
 	big=$((big + $(sed -n 's/^big [^ ]* //p' "$out.chk" | awk '{ s += $1 } END { print s + 0 }')))
+	# FIELD_sym against trace-cmd report's text, event by event (cpu, time as
+	# printed: not for the captures whose clock prints counts); that the
+	# columns are there is the type check's
+	syms=$(sed -n 's/^sym //p' "$out.chk" | sort)
+	if [[ -n $syms && -f tests/expected/$f.text.out && $f != clock-counter && $f != clock-x86-tsc ]]; then
+		t_same "$f.dat: every FIELD_sym value is the symbol trace-cmd report prints" "$syms" \
+			"$(awk -v want="$(cut -d' ' -f1,4 <<<"$syms" | sort -u | tr ' ' : | paste -sd' ')" \
+				-f tests/cli/text-syms.awk tests/expected/$f.text.out | sort)"
+		nsyms=$((nsyms + $(grep -c . <<<"$syms")))
+	fi
 done
+# sym/kmem.dat: kmalloc and kfree print call_site with %pS (name+0xOFF)
+K=$T_TMP/kmem
+t_exit "sym/kmem.dat: -f parquet" 0 -- tdat-convert -f parquet -o "$K" $TD/sym/kmem.dat
+tdat-convert -f csv --split-by-event -o "$K.csv" $TD/sym/kmem.dat
+NPMDIR=$NPMDIR node tests/cli/parquet-check.mjs "$K" "$K.csv" >"$K.chk" 2>&1
+t_none "sym/kmem.dat: types as declared, call_site_sym expected; rows equal the typed CSV's" \
+	"$(grep -v '^rows\|^events\|^except [^ ]* 0 0$\|^hyparquet [^ ]* [0-9]* yes$\|^big\|^sym' "$K.chk")"
+syms=$(sed -n 's/^sym //p' "$K.chk" | sort)
+t_same "sym/kmem.dat: every call_site_sym is the report's name+0xOFF" "$syms" \
+	"$(awk -v want='kmalloc:call_site kfree:call_site' -f tests/cli/text-syms.awk tests/expected/kmem.text.out | sort)"
+nsyms=$((nsyms + $(grep -c . <<<"$syms")))
+t_assert "FIELD_sym values were among those compared ($nsyms)" test "$nsyms" -gt 1000
 t_assert "u64 values above 2^63 were among those compared ($big)" test "$big" -gt 0
 
 # --- types and values that matter ---
@@ -97,6 +121,12 @@ for (const row of (await c.runAndReadAll(process.argv[1])).getRowsJS()) console.
 t_same "sched_switch: typed columns" \
 	"$(q "select string_agg(column_name || ':' || column_type, ',') from (describe select * from '$S/sched.sched_switch.parquet')")" \
 	"ts:BIGINT,cpu:INTEGER,input:INTEGER,buffer:VARCHAR,pid:INTEGER,comm:VARCHAR,lost:BIGINT,prev_comm:VARCHAR,prev_pid:INTEGER,prev_prio:INTEGER,prev_state:BIGINT,next_comm:VARCHAR,next_pid:INTEGER,next_prio:INTEGER"
+t_same "hrtimer_start: function_sym, a string, after function (printed with %ps)" \
+	"$(q "select string_agg(column_name || ':' || column_type, ',') from (describe select * from '$S/timer.hrtimer_start.parquet')")" \
+	"ts:BIGINT,cpu:INTEGER,input:INTEGER,buffer:VARCHAR,pid:INTEGER,comm:VARCHAR,lost:BIGINT,hrtimer:UBIGINT,function:UBIGINT,function_sym:VARCHAR,expires:BIGINT,softexpires:BIGINT,mode:UINTEGER,was_armed:UTINYINT"
+t_same "function_sym is dictionary-encoded (few distinct symbols)" \
+	"$(q "select distinct encodings from parquet_metadata('$S/timer.hrtimer_start.parquet') where path_in_schema = 'function_sym'")" \
+	"PLAIN, RLE, RLE_DICTIONARY"
 t_same "sum(runtime) of sched_stat_runtime equals the report's" \
 	"$(q "select sum(runtime) from '$S/sched.sched_stat_runtime.parquet'")" \
 	"$(sed -n 's/.*sched_stat_runtime: .* runtime=\([0-9]*\) \[ns\]$/\1/p' tests/expected/v7-zstd.text.out |
@@ -128,7 +158,7 @@ t_stderr_match "one message counts the events written without the field" \
 tdat-convert --lenient -f csv --split-by-event -o "$T_TMP/dmg.csv" $B 2>/dev/null
 NPMDIR=$NPMDIR node tests/cli/parquet-check.mjs "$T_TMP/dmg" "$T_TMP/dmg.csv" >"$T_TMP/dmg.chk" 2>&1
 t_none "its rows equal the typed CSV's, types as declared" \
-	"$(grep -v '^rows\|^events\|^except [^ ]* 0 0$\|^hyparquet [^ ]* [0-9]* yes$\|^big' "$T_TMP/dmg.chk")"
+	"$(grep -v '^rows\|^events\|^except [^ ]* 0 0$\|^hyparquet [^ ]* [0-9]* yes$\|^big\|^sym' "$T_TMP/dmg.chk")"
 t_same "prev_comm is NULL where the text output says UNSAFE TO PRINT" \
 	"$(q "select count(*) from '$T_TMP/dmg/sched.sched_switch.parquet' where prev_comm is null")" \
 	"$(tdat-convert --lenient $B 2>/dev/null | grep -c 'UNSAFE TO PRINT')"

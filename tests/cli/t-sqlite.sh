@@ -38,6 +38,23 @@ report_counts() {
 		awk '{print $2" "$1}' | sort
 }
 
+# "EVENT CPU SECS.USECS FIELD SYMBOL" of every FIELD_sym arg of DB, sorted:
+# as text-syms.awk prints a report's symbols
+db_syms() {
+	sqlite3 -batch -separator ' ' "$1" "SELECT f.name, f.cpu, printf('%d.%06d', (f.ts + 500) / 1000000000,
+		(f.ts + 500) / 1000 % 1000000), substr(a.key, 1, length(a.key) - 4), coalesce(a.string_value, '')
+		FROM args a JOIN ftrace_event f ON f.id = a.arg_set_id WHERE a.key LIKE '%\_sym' ESCAPE '\'" | sort
+}
+
+# t_syms NAME DB REPORT: every FIELD_sym arg of DB is the symbol the report
+# prints for that event and field (event by event: cpu and time)
+t_syms() {
+	local want
+	want=$(q "$2" "SELECT DISTINCT f.name || ':' || substr(a.key, 1, length(a.key) - 4) FROM args a
+		JOIN ftrace_event f ON f.id = a.arg_set_id WHERE a.key LIKE '%\_sym' ESCAPE '\'" | paste -sd' ')
+	is "$1" "$(db_syms "$2")" "$(awk -v want="$want" -f tests/cli/text-syms.awk "$3" | sort)"
+}
+
 # --- every event is a row, counted as tdat-info and trace-cmd count them ---
 for f in v7-zstd two-buffers markers lost-events stack extract; do
 	convert $f || continue
@@ -54,7 +71,15 @@ for f in v7-zstd two-buffers markers lost-events stack extract; do
 	is "$f: raw is ftrace_event" "$(q "$db" "SELECT count(*) FROM raw EXCEPT SELECT count(*) FROM ftrace_event")" ""
 	is "$f: trace_bounds span the events" \
 		"$(q "$db" "SELECT start_ts = (SELECT min(ts) FROM ftrace_event) AND end_ts = (SELECT max(ts) FROM ftrace_event) FROM trace_bounds")" 1
+	is "$f: there are FIELD_sym args to compare" "$(q "$db" "SELECT count(*) > 0 FROM args WHERE key LIKE '%_sym'")" 1
+	t_syms "$f: FIELD_sym args are the symbols trace-cmd report prints" "$db" tests/expected/$f.text.out
 done
+t_exit "sym/kmem.dat converts" 0 -- tdat-convert -o "$T_TMP/kmem.db" $TD/sym/kmem.dat &&
+	t_syms "sym/kmem: call_site_sym (%pS) args are the report's name+0xOFF" "$T_TMP/kmem.db" \
+		tests/expected/kmem.text.out
+convert old-kernel &&
+	t_syms "old-kernel: ip_sym of print and bprint is the report's symbol" "$T_TMP/old-kernel.db" \
+		tests/expected/old-kernel.text.out
 
 # --- scheduling ---
 overlaps() {	# rows of TABLE overlapping another of the same KEY (an unknown end: to the next)

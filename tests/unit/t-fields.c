@@ -8,12 +8,16 @@
  * passes through: a record longer than its fields make it is too long, no
  * record of a real capture is.  The ftrace formats of 4.x kernels
  * (old-kernel.dat): a last field of size 0 is read as the flexible array
- * newer kernels declare, and bprint has its message as a field.
+ * newer kernels declare, and bprint has its message as a field.  Fields
+ * the print format prints with %ps, %pS, ... are marked so, and their
+ * symbol is what libtraceevent's printer makes.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
+#include <traceevent/trace-seq.h>
 
 #include "read/read.h"
 #include "../tap.h"
@@ -285,6 +289,103 @@ static void check_old_formats(void)
 	sample_close(&s);
 }
 
+/* The type of @sys:@name in @s's file (no record of it needed); NULL if it has no format. */
+static const struct ttype *type_named(struct sample *s, const char *sys, const char *name)
+{
+	struct tep_event *e = tep_find_event_by_name(s->f->tep, sys, name);
+
+	return e ? type_by_id(s, (unsigned)e->id) : NULL;
+}
+
+static void sym_is(struct sample *s, const char *sys, const char *name, const char *field,
+		   enum tsym want)
+{
+	const struct ttype *t = type_named(s, sys, name);
+	const struct tfield *f = t ? ttype_field(t, field) : NULL;
+
+	if (!ok(f && f->sym == want, "%s:%s prints %s as %s", sys, name, field,
+		want == TSYM_NONE ? "no symbol" : want == TSYM_NAME ? "a name (%ps)" :
+		want == TSYM_OFFSET ? "name+0xOFF (%pS)" : "a stack"))
+		diag("got %d", f ? (int)f->sym : -1);
+}
+
+/*
+ * A made-up kfree record whose call_site is @addr: tfield_sym() gives what
+ * libtraceevent's own printer (its %pS) prints after "call_site=".
+ */
+static void sym_as_printed(struct sample *s, uint64_t addr, const char *what)
+{
+	const struct ttype *t = type_named(s, "kmem", "kfree");
+	const struct tfield *f = ttype_field(t, "call_site");
+	static unsigned char rec[64];
+	struct tdat_event ev = { .file = s->f, .data = rec, .size = (unsigned)t->need };
+	struct tep_record r = { .data = rec, .size = (int)t->need };
+	struct trace_seq seq;
+	const char *p, *at;
+	unsigned len = 0;
+
+	memset(rec, 0, sizeof(rec));
+	rec[0] = (unsigned char)t->id;
+	rec[1] = (unsigned char)(t->id >> 8);
+	memcpy(rec + f->offset, &addr, 8);
+	ok(tfield_sym(t, &ev, f, &p, &len), "%s: call_site_sym is made", what);
+	trace_seq_init(&seq);
+	tep_print_event(s->f->tep, &seq, &r, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&seq);
+	at = strstr(seq.buffer, "call_site=");
+	if (!ok(at && !strncmp(at + 10, p, len) && at[10 + len] == ' ',
+		"%s: %.*s, as libtraceevent prints it", what, (int)len, p))
+		diag("libtraceevent: %s", seq.buffer);
+	trace_seq_destroy(&seq);
+}
+
+/*
+ * Fields printed as kernel symbols: the conversion each format gives them
+ * (extract.dat holds every format of its kernel), and the text made.
+ */
+static void check_syms(void)
+{
+	static const struct {
+		const char *sys, *name, *field;
+		enum tsym want;
+	} cases[] = {
+		{ "kmem", "kmalloc", "call_site", TSYM_OFFSET },
+		{ "kmem", "kmalloc", "ptr", TSYM_NONE },
+		{ "kmem", "kfree", "call_site", TSYM_OFFSET },
+		{ "timer", "timer_start", "function", TSYM_NAME },
+		{ "timer", "timer_start", "timer", TSYM_NONE },
+		{ "notifier", "notifier_run", "cb", TSYM_NAME },
+		{ "initcall", "initcall_start", "func", TSYM_OFFSET },
+		{ "ftrace", "function", "ip", TSYM_NAME },
+		{ "ftrace", "function", "parent_ip", TSYM_NAME },
+		{ "ftrace", "print", "ip", TSYM_NAME },
+		{ "ftrace", "kernel_stack", "caller", TSYM_STACK },
+		{ "sched", "sched_switch", "prev_pid", TSYM_NONE },
+	};
+	static struct sample s;
+	uint64_t addr = 0;
+	const char *k;
+
+	sample_open(&s, "extract.dat", "sched_switch");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		sym_is(&s, cases[i].sys, cases[i].name, cases[i].field, cases[i].want);
+	file_load_symbols(s.f);
+	k = s.f->meta.kallsyms.data;
+	for (; k && *k; k = strchr(k, '\n') ? strchr(k, '\n') + 1 : "") {
+		char type;
+
+		if (sscanf(k, "%" SCNx64 " %c", &addr, &type) == 2 && addr &&
+		    (type == 't' || type == 'T'))
+			break;
+	}
+	if (ok(addr != 0, "the file's kallsyms has a function (%#" PRIx64 ")", addr)) {
+		sym_as_printed(&s, addr, "a function's first byte");
+		sym_as_printed(&s, addr + 0x10, "16 bytes into it");
+		sym_as_printed(&s, 0x10, "an address below every symbol");
+	}
+	sample_close(&s);
+}
+
 /* No event of a real capture is too long. */
 static void check_captures_not_overlong(void)
 {
@@ -323,5 +424,6 @@ int main(void)
 	check_overlong();
 	check_captures_not_overlong();
 	check_old_formats();
+	check_syms();
 	return done_testing();
 }

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * par.c - a writer's events printed on several threads, written in order:
+ * the same bytes as one thread.
+ *
+ * For formats whose text for an event depends on that event and the file
+ * only (ops->parallel: text, csv), tdat_writer_put() copies each event into
+ * a batch; workers print whole batches with writers of their own, over
+ * handles of their own on the same files (file_clone(): libtraceevent's
+ * handles are not shared between threads), into memory; the caller writes
+ * the batches' text in the order they were filled.  Decoding and merging
+ * the inputs stays on the caller's thread; printing, most of the time of
+ * these formats, runs on the workers.
+ *
+ * A ring of 3 x workers batches bounds the memory; when it is full the
+ * caller waits for the oldest.  Damage a worker's writer counts
+ * (writer_damaged()) is summed in order into the caller's writer, so its
+ * warning names the same first event.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "guard/guard.h"
+#include "write/write.h"
+
+#define PAR_EVENTS 4096		/* events a batch */
+#define PAR_BYTES (1 << 20)	/* record bytes a batch, about */
+
+enum { B_FREE, B_QUEUED, B_BUSY, B_DONE };
+
+struct batch {
+	int state;
+	struct tdat_event *ev;	/* ->data is an offset into bytes until printed */
+	size_t nev;
+	char *bytes;
+	size_t blen, bcap;
+	struct tdat_sink out;	/* the printed text */
+	int ret;
+	char errmsg[TDAT_MSG_LEN];
+	uint64_t ndamaged;	/* of these events */
+	struct writer_damage first;
+};
+
+struct worker {
+	struct par *p;
+	pthread_t th;
+	struct tdat_file **files;	/* clones, by input */
+	int nfiles;
+	struct tdat_merge *m;		/* of the clones, for the writer's open */
+	struct tdat_writer *w;
+};
+
+struct par {
+	struct tdat_writer *w;		/* the caller's */
+	pthread_mutex_t mu;
+	pthread_cond_t work, done;
+	bool stop;
+	struct worker *wk;
+	int nwk;
+	struct batch *ring;
+	unsigned nring;
+	uint64_t head, tail;		/* the batch being filled, the next to write */
+	int ret;			/* the first failure */
+};
+
+/* Print batch @b with worker @k's writer into b->out. */
+static void print_batch(struct worker *k, struct batch *b)
+{
+	struct tdat_writer *w = k->w;
+	struct tdat_sink swap;
+
+	w->ndamaged = 0;
+	b->ret = 0;
+	for (size_t i = 0; i < b->nev && !b->ret; i++) {
+		struct tdat_event ev = b->ev[i];
+
+		ev.data = b->bytes + (uintptr_t)ev.data;
+		ev.file = k->files[ev.input];
+		if ((b->ret = tdat_writer_put(w, &ev)))
+			memcpy(b->errmsg, w->errmsg, sizeof(b->errmsg));
+	}
+	b->ndamaged = w->ndamaged;
+	if (w->ndamaged)
+		b->first = w->damage;
+	/* the batch takes the text; the writer keeps the batch's old buffer */
+	swap = b->out;
+	b->out = w->sink;
+	w->sink = swap;
+	w->sink.len = 0;
+	w->sink.err = 0;
+}
+
+static void *work(void *arg)
+{
+	struct worker *k = arg;
+	struct par *p = k->p;
+
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		struct batch *b = NULL;
+
+		for (uint64_t i = p->tail; i < p->head && !b; i++)
+			if (p->ring[i % p->nring].state == B_QUEUED)
+				b = &p->ring[i % p->nring];
+		if (!b) {
+			if (p->stop)
+				break;
+			pthread_cond_wait(&p->work, &p->mu);
+			continue;
+		}
+		b->state = B_BUSY;
+		pthread_mutex_unlock(&p->mu);
+		print_batch(k, b);
+		pthread_mutex_lock(&p->mu);
+		b->state = B_DONE;
+		pthread_cond_broadcast(&p->done);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* Write the oldest batch once printed, add its damage, free it. */
+static int write_oldest(struct par *p)
+{
+	struct batch *b = &p->ring[p->tail % p->nring];
+	struct tdat_writer *w = p->w;
+
+	pthread_mutex_lock(&p->mu);
+	while (b->state != B_DONE)
+		pthread_cond_wait(&p->done, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+	if (b->ret && !p->ret) {
+		p->ret = b->ret;
+		memcpy(w->errmsg, b->errmsg, sizeof(w->errmsg));
+	}
+	sink_write(&w->sink, b->out.buf, b->out.len);
+	if (b->ndamaged)
+		writer_damage_add(w, &b->first, b->ndamaged);
+	b->out.len = 0;
+	b->nev = b->blen = 0;
+	pthread_mutex_lock(&p->mu);
+	b->state = B_FREE;
+	p->tail++;
+	pthread_mutex_unlock(&p->mu);
+	return p->ret;
+}
+
+static void submit(struct par *p)
+{
+	pthread_mutex_lock(&p->mu);
+	p->ring[p->head % p->nring].state = B_QUEUED;
+	p->head++;
+	pthread_cond_signal(&p->work);
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* The batch being filled, with room for @size more record bytes; NULL without memory. */
+static struct batch *room(struct par *p, size_t size)
+{
+	struct batch *b = &p->ring[p->head % p->nring];
+
+	if (b->nev == PAR_EVENTS || (b->nev && b->blen + size > PAR_BYTES)) {
+		submit(p);
+		if (p->head - p->tail == p->nring && write_oldest(p))
+			return NULL;
+		b = &p->ring[p->head % p->nring];
+	}
+	if (!b->ev && !(b->ev = malloc(sizeof(*b->ev) * PAR_EVENTS)))
+		return NULL;
+	if (b->blen + size > b->bcap) {
+		size_t cap = b->blen + size > PAR_BYTES ? b->blen + size : PAR_BYTES;
+		char *q = realloc(b->bytes, cap);
+
+		if (!q)
+			return NULL;
+		b->bytes = q;
+		b->bcap = cap;
+	}
+	return b;
+}
+
+int par_put(struct par *p, const struct tdat_event *ev)
+{
+	struct batch *b;
+	struct tdat_event *e;
+
+	if (p->ret)
+		return p->ret;
+	/* a printer may read an array RECORD_SLACK bytes past the record, as
+	 * the decoder's page buffer allows: copy those bytes too */
+	if (!(b = room(p, (size_t)ev->size + RECORD_SLACK))) {
+		if (!p->ret) {
+			tdat_msg(p->w->errmsg, "out of memory");
+			p->ret = TDAT_ENOMEM;
+		}
+		return p->ret;
+	}
+	e = &b->ev[b->nev++];
+	*e = *ev;
+	memcpy(b->bytes + b->blen, ev->data, (size_t)ev->size + RECORD_SLACK);
+	e->data = (const void *)(uintptr_t)b->blen;
+	e->file = NULL;
+	b->blen += (size_t)ev->size + RECORD_SLACK;
+	return 0;
+}
+
+int par_finish(struct par *p)
+{
+	if (p->ring[p->head % p->nring].nev)
+		submit(p);
+	while (p->tail < p->head)
+		write_oldest(p);
+	return p->ret;
+}
+
+static void worker_release(struct worker *k)
+{
+	tdat_writer_free(k->w);
+	tdat_merge_free(k->m);
+	for (int i = 0; i < k->nfiles; i++)
+		tdat_file_free(k->files[i]);
+	free(k->files);
+}
+
+/* Worker @k's clones of the inputs, and its writer over them (its header dropped). */
+static int worker_init(struct par *p, struct worker *k)
+{
+	struct tdat_writer *w = p->w;
+	int n = tdat_merge_nfiles(w->merge), ret;
+
+	k->p = p;
+	if (!(k->files = calloc((size_t)n, sizeof(*k->files))) || !(k->m = tdat_merge_new()))
+		return TDAT_ENOMEM;
+	for (k->nfiles = 0; k->nfiles < n; k->nfiles++) {
+		if ((ret = file_clone(merge_member(w->merge, k->nfiles), &k->files[k->nfiles])))
+			return ret;
+		if ((ret = tdat_merge_add(k->m, k->files[k->nfiles])))
+			return ret;
+	}
+	if (!(k->w = tdat_writer_new(w->ops->name)))
+		return TDAT_ENOMEM;
+	if ((ret = tdat_writer_open(k->w, -1, NULL, k->m, w->flags & ~TDAT_W_GZIP)))
+		return ret;
+	k->w->sink.len = 0;
+	return 0;
+}
+
+void par_free(struct par *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->stop = true;
+	pthread_cond_broadcast(&p->work);
+	pthread_mutex_unlock(&p->mu);
+	for (int i = 0; i < p->nwk; i++)
+		pthread_join(p->wk[i].th, NULL);
+	for (int i = 0; p->wk && i < p->nwk; i++)
+		worker_release(&p->wk[i]);
+	for (unsigned i = 0; p->ring && i < p->nring; i++) {
+		free(p->ring[i].ev);
+		free(p->ring[i].bytes);
+		sink_release(&p->ring[i].out);
+	}
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->work);
+	pthread_cond_destroy(&p->done);
+	free(p->ring);
+	free(p->wk);
+	free(p);
+}
+
+/* Whether @w's events can be printed by workers: a format that allows it, clonable inputs. */
+static bool par_fits(struct tdat_writer *w)
+{
+	if (!w->ops->parallel || w->jobs < 2 || w->sink.fd < 0)
+		return false;
+	/* notices name libtraceevent's strings of one handle: keep those files on one thread */
+	for (int i = 0; i < tdat_merge_nfiles(w->merge); i++)
+		if (tdat_file_nnotes(merge_member(w->merge, i)))
+			return false;
+	return true;
+}
+
+int par_new(struct tdat_writer *w, struct par **out)
+{
+	struct par *p;
+	int ret = 0;
+
+	*out = NULL;
+	if (!par_fits(w))
+		return 0;
+	if (!(p = calloc(1, sizeof(*p))))
+		return TDAT_ENOMEM;
+	p->w = w;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->work, NULL);
+	pthread_cond_init(&p->done, NULL);
+	p->nring = 3 * (unsigned)w->jobs;
+	p->ring = calloc(p->nring, sizeof(*p->ring));
+	p->wk = calloc((size_t)w->jobs, sizeof(*p->wk));
+	for (unsigned i = 0; p->ring && i < p->nring && !ret; i++)
+		ret = sink_init(&p->ring[i].out, -1);
+	if (!p->ring || !p->wk || ret) {
+		par_free(p);
+		return TDAT_ENOMEM;
+	}
+	for (; p->nwk < w->jobs; p->nwk++) {
+		struct worker *k = &p->wk[p->nwk];
+
+		if ((ret = worker_init(p, k)) || pthread_create(&k->th, NULL, work, k)) {
+			worker_release(k);
+			break;
+		}
+	}
+	if (!p->nwk) {		/* no worker: print on the caller's thread */
+		par_free(p);
+		return 0;
+	}
+	*out = p;
+	return 0;
+}
