@@ -4,11 +4,13 @@
 # npm into a cache folder reused between runs (never part of the build).
 # For every capture in testdata/: rows per event type as trace-cmd report
 # and tdat-info count them, in the type files and in events.parquet; column
-# types as the event's format declares them (a u64 stays UBIGINT); every
-# type file's rows equal the typed CSV's (EXCEPT ALL both ways, the CSV read
-# as text and cast to the Parquet column's type, so u64 values above 2^63
-# compare exactly); hyparquet reads the same rows and values.  Then the
-# folder written whole or not at all, and the usage errors.
+# types as the event's format declares them (a u64 stays UBIGINT, an array
+# of u64 UBIGINT[]); every type file's rows equal the typed CSV's (EXCEPT
+# ALL both ways, the CSV read as text and cast to the Parquet column's type,
+# so u64 values above 2^63 compare exactly, an array's "[a,b]" to its LIST);
+# hyparquet reads the same rows and values, lists too.  A stack's lists are
+# the addresses trace-cmd report prints.  Then the folder written whole or
+# not at all, the zstd level, and the usage errors.
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
 TD=testdata
 NPMDIR=${TDAT_TEST_NPM:-${XDG_CACHE_HOME:-$HOME/.cache}/tdat-test-npm}
@@ -59,6 +61,7 @@ t_none() {
 
 have_readers
 big=0
+lists=0
 for dat in $TD/*.dat; do
 	f=$(basename "$dat" .dat)
 	out=$T_TMP/$f
@@ -77,14 +80,16 @@ for dat in $TD/*.dat; do
 	t_same "$f.dat: events.parquet has every event" \
 		"$(sed -n 's/^events //p' "$out.chk" | sort)" "$info"
 	t_none "$f.dat: DuckDB's column types are the format's (and no reader failed)" \
-		"$(grep -v '^rows\|^events\|^except\|^hyparquet\|^big' "$out.chk")"
+		"$(grep -v '^rows\|^events\|^except\|^hyparquet\|^big\|^lists' "$out.chk")"
 	t_none "$f.dat: DuckDB rows equal the typed CSV's (EXCEPT ALL both ways)" \
 		"$(grep '^except' "$out.chk" | grep -v ' 0 0$')"
-	t_same "$f.dat: hyparquet reads the same rows, ts and last column" \
+	t_same "$f.dat: hyparquet reads the same rows, ts, last and LIST columns" \
 		"$(sed -n 's/^hyparquet \([^ ]*\) \([0-9]*\) yes$/\1 \2/p' "$out.chk" | sort)" "$rows"
 	big=$((big + $(sed -n 's/^big [^ ]* //p' "$out.chk" | awk '{ s += $1 } END { print s + 0 }')))
+	lists=$((lists + $(sed -n 's/^lists [^ ]* //p' "$out.chk" | awk '{ s += $1 } END { print s + 0 }')))
 done
 t_assert "u64 values above 2^63 were among those compared ($big)" test "$big" -gt 0
+t_assert "hyparquet read LIST elements equal to DuckDB's ($lists)" test "$lists" -gt 0
 
 # --- types and values that matter ---
 S=$T_TMP/v7-zstd
@@ -116,6 +121,26 @@ const m = await h.parquetMetadataAsync(await h.asyncBufferFromFile('$S/timer.hrt
 console.log(JSON.stringify(m.row_groups.map((g) => g.sorting_columns)),
 	m.schema.find((e) => e.name === 'function').converted_type);")" \
 	'[[{"column_idx":0,"descending":false,"nulls_first":false}]] UINT_64'
+t_same "sys_enter's args[6] is a LIST of UBIGINT, one of 6 a row" \
+	"$(q "select any_value(typeof(args)), min(len(args)), max(len(args)), count(*) from '$T_TMP/chunks/raw_syscalls.sys_enter.parquet'")" \
+	"UBIGINT[]|6|6|$(sed -n 's/^rows raw_syscalls.sys_enter //p' "$T_TMP/chunks.chk")"
+t_same "its values' statistics: one leaf column, nulls counted, bounds of the elements" \
+	"$(q "select path_in_schema, sum(stats_null_count), min(stats_min_value::UBIGINT) = (select min(x) from (select unnest(args) x from '$T_TMP/chunks/raw_syscalls.sys_enter.parquet')),
+	      max(stats_max_value::UBIGINT) = (select max(x) from (select unnest(args) x from '$T_TMP/chunks/raw_syscalls.sys_enter.parquet'))
+	      from parquet_metadata('$T_TMP/chunks/raw_syscalls.sys_enter.parquet') where path_in_schema like 'args%' group by 1")" \
+	"args, list, element|0|true|true"
+if have_trace_cmd; then
+	# each kernel_stack event's "=> func (addr)" lines, one line of addresses an event
+	t_same "stack.dat: kernel_stack's caller lists are the addresses trace-cmd report prints" \
+		"$(q "select array_to_string(list_transform(caller, lambda x: printf('%x', x)), ',')
+		      from '$T_TMP/stack/ftrace.kernel_stack.parquet' order by ts")" \
+		"$("$TRACE_CMD" report testdata/stack.dat 2>/dev/null | awk '
+			/ kernel_stack: / { if (n++) print s; s = ""; next }
+			/^=> / && n { a = $NF; gsub(/[()]/, "", a); s = s (s == "" ? "" : ",") a }
+			END { if (n) print s }')"
+else
+	skip "kernel_stack's caller lists against trace-cmd report: trace-cmd is not installed"
+fi
 t_same "key-value metadata: clock, source, format" \
 	"$(q "select string_agg(decode(key), ',' order by key) from parquet_kv_metadata('$S/sched.sched_switch.parquet')")" \
 	"tdat.clock,tdat.format,tdat.source"
