@@ -36,7 +36,7 @@
 
 #define PQ_GROUP_ROWS (1 << 20)
 #define PQ_BUDGET ((size_t)40 << 20)
-#define PQ_LEVEL 3
+#define PQ_LEVEL 3		/* zstd's level unless the flags say (TDAT_W_LEVEL) */
 #define NFIXED 7		/* ts cpu input buffer pid comm lost */
 
 struct pfile {
@@ -526,7 +526,13 @@ static int parquet_open(struct tdat_writer *w)
 	w->priv = d;
 	d->dirfd = -1;
 	d->tmp.fd = -1;
-	if (pq_ctx_init(&d->ctx, PQ_LEVEL, w->errmsg) || sink_init(&d->tmp, -1))
+	if (TDAT_W_LEVEL_OF(w->flags) > TDAT_W_LEVEL_MAX) {
+		tdat_msg(w->errmsg, "zstd level %u: not 1 to %d", TDAT_W_LEVEL_OF(w->flags),
+			 TDAT_W_LEVEL_MAX);
+		return TDAT_EINVAL;
+	}
+	if (pq_ctx_init(&d->ctx, TDAT_W_LEVEL_OF(w->flags) ? (int)TDAT_W_LEVEL_OF(w->flags) : PQ_LEVEL,
+			w->errmsg) || sink_init(&d->tmp, -1))
 		return nomem(w);
 	if (w->flags & TDAT_W_GZIP) {
 		tdat_msg(w->errmsg, "gzip is not supported with parquet");

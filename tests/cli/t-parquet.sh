@@ -185,6 +185,30 @@ t_exit "tdat-filter -f parquet with a selection" 0 -- \
 t_same "keeps only the selected type (and the analysis tables)" "$(cd "$T_TMP/filtered" && ls)" \
 	"$(printf 'events.parquet\nprocess.parquet\nsched.sched_switch.parquet\nsched_slice.parquet\nslice.parquet\nthread.parquet\nthread_state.parquet\ntrace.json\ntrack.parquet')"
 
+# --- the zstd level ---
+pqbytes() { cat "$1"/*.parquet | wc -c; }
+t_exit "--compression-level 3 (the default)" 0 -- \
+	tdat-convert -f parquet --compression-level 3 -o "$T_TMP/l3" $TD/chunks.dat
+t_assert "is the default: the same files" diff -r "$T_TMP/chunks" "$T_TMP/l3"
+t_exit "--compression-level 1" 0 -- tdat-convert -f parquet --compression-level 1 -o "$T_TMP/l1" $TD/chunks.dat
+t_exit "tdat-filter --compression-level 19" 0 -- \
+	tdat-filter -f parquet --compression-level 19 -o "$T_TMP/l19" $TD/chunks.dat
+l1=$(pqbytes "$T_TMP/l1") l3=$(pqbytes "$T_TMP/l3") l19=$(pqbytes "$T_TMP/l19")
+t_assert "a higher level gives a smaller dataset (1: $l1, 3: $l3, 19: $l19 bytes)" \
+	test "$l19" -lt "$l3" -a "$l3" -le "$l1"
+NPMDIR=$NPMDIR node tests/cli/parquet-check.mjs "$T_TMP/l19" "$T_TMP/chunks.csv" >"$T_TMP/l19.chk" 2>&1
+t_none "level 19: the readers read the same rows (EXCEPT ALL, hyparquet)" \
+	"$(grep -v '^rows\|^events\|^except [^ ]* 0 0$\|^hyparquet [^ ]* [0-9]* yes$\|^big\|^lists' "$T_TMP/l19.chk")"
+for bad in 0 23 -1 3x ''; do
+	t_exit "--compression-level '$bad' is a usage error" 2 -- \
+		tdat-convert -f parquet --compression-level "$bad" -o "$T_TMP/lbad" $TD/markers.dat
+	t_stderr_match "that says the range" "invalid --compression-level '$bad' \(zstd: 1 to 22\)"
+done
+t_exit "tdat-merge --compression-level without -f parquet is a usage error" 2 -- \
+	tdat-merge --compression-level 5 -o "$T_TMP/lbad.dat" $TD/markers.dat
+t_stderr_match "that names -f parquet" "compression-level needs -f parquet"
+t_assert "and nothing was written" test ! -e "$T_TMP/lbad" -a ! -e "$T_TMP/lbad.dat"
+
 # --- the output directory: whole or not at all ---
 mkdir -p "$T_TMP/fail"
 t_exit "a write failure (file size limit) fails" 1 -- bash -c \
