@@ -38,13 +38,14 @@ const ints = { 1: 'TINYINT', 2: 'SMALLINT', 4: 'INTEGER', 8: 'BIGINT' };
 // libtraceevent's element sizes of a dynamic array "__data_loc T[]" (type_size())
 const dynSize = { u8: 1, u16: 2, u32: 4, u64: 8, s8: 1, s16: 2, s32: 4, s64: 8, char: 1 };
 
-// The bytes of an element of a non-string array field (as libtraceevent and
-// tdat's fields.c size them: 1 when they cannot tell)
+// The bytes of an element of a non-string array field (as libtraceevent 1.7
+// and tdat's fields.c size them: 1 when they cannot tell, as for a
+// "__data_loc cpumask_t" without brackets)
 function elemSize(decl, size, lsize) {
 	const n = decl.match(/\[([^\]]*)\]\s*\w*$/);
 	let e = 1;
 	if (/^__(data|rel)_loc/.test(decl))
-		e = n ? dynSize[(decl.match(/(\w+)\s*\[/) || [])[1]] || 1 : size;
+		e = n ? dynSize[(decl.match(/(\w+)\s*\[/) || [])[1]] || 1 : 1;
 	else if (n && /^\d+$/.test(n[1].trim()))
 		e = size / +n[1];
 	else if (size === 0 && /long/.test(decl))

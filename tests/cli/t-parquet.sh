@@ -141,6 +141,27 @@ if have_trace_cmd; then
 else
 	skip "kernel_stack's caller lists against trace-cmd report: trace-cmd is not installed"
 fi
+# cpumasks: no capture has one (make-cpumask.py says why); records made for the test
+CM=$T_TMP/cpumask
+if command -v python3 >/dev/null && python3 tests/cli/make-cpumask.py $TD/v6.dat "$CM.dat"; then
+	t_exit "cpumasks: -f parquet" 0 -- tdat-convert -f parquet -o "$CM" "$CM.dat"
+	tdat-convert -f csv --split-by-event -o "$CM.csv" "$CM.dat"
+	NPMDIR=$NPMDIR node tests/cli/parquet-check.mjs "$CM" "$CM.csv" >"$CM.chk" 2>&1
+	t_none "cpumasks: INTEGER[], the CSV's words' bits (EXCEPT ALL), hyparquet reads them" \
+		"$(grep -v '^rows\|^events\|^except [^ ]* 0 0$\|^hyparquet [^ ]* [0-9]* yes$\|^big\|^lists' "$CM.chk")"
+	t_same "cpumasks: hyparquet read their elements" "$(sed -n 's/^lists ipi.ipi_send_cpumask //p' "$CM.chk")" 9
+	if have_trace_cmd; then
+		t_same "cpumasks: the CPUs trace-cmd report lists (cpumask=0,63-64,127)" \
+			"$(q "select array_to_string(cpumask, ',') from '$CM/ipi.ipi_send_cpumask.parquet' order by ts")" \
+			"$("$TRACE_CMD" report "$CM.dat" 2>/dev/null | sed -n 's/.* ipi_send_cpumask: *cpumask=\([^ ]*\) .*/\1/p' |
+				awk -F, '{ s = ""; for (i = 1; i <= NF; i++) { n = split($i, r, "-");
+					for (c = r[1]; c <= r[n]; c++) s = s (s == "" ? "" : ",") c }; print s }')"
+	else
+		skip "cpumasks against trace-cmd report: trace-cmd is not installed"
+	fi
+else
+	skip "cpumasks: python3 could not make the capture (tests/cli/make-cpumask.py)"
+fi
 t_same "key-value metadata: clock, source, format" \
 	"$(q "select string_agg(decode(key), ',' order by key) from parquet_kv_metadata('$S/sched.sched_switch.parquet')")" \
 	"tdat.clock,tdat.format,tdat.source"
