@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """make-cpumask.py - a capture with cpumask fields, for t-parquet.sh.
 
-    make-cpumask.py V6.dat OUT.dat
+    make-cpumask.py [--past-end] V6.dat OUT.dat
 
 No capture of testdata/ has an event with a cpumask: the kernel traces
 ipi:ipi_send_cpumask only for an IPI to more than one other CPU, which the
@@ -13,7 +13,8 @@ shrunk, the first page of each CPU) with the ipi system of the same kernel
 a page of synthesised ipi_send_cpumask records in front of CPU 0's: masks of
 a 128-CPU kernel (two longs) with CPUs {0, 1}, {1}, none, {0, 63, 64, 127}
 and {5, 70} set.  No kernel wrote them; trace-cmd report prints each mask
-as libtraceevent's __get_cpumask() does, the oracle of the test.
+as libtraceevent's __get_cpumask() does, the oracle of the test.  With
+--past-end a sixth record's mask lies past its end (a damaged record).
 """
 import importlib.util
 import os
@@ -44,18 +45,23 @@ MASKS = ({0, 1}, {1}, set(), {0, 63, 64, 127}, {5, 70})
 
 
 def main():
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    past = args[:1] == ["--past-end"]
+    if past:
+        args = args[1:]
+    if len(args) != 2:
         sys.exit(__doc__)
-    src, out = sys.argv[1:]
+    src, out = args
     data = open(src, "rb").read()
     f = mk.seeds.parse(data, mk.Everything())
     pid = 452   # kworker/0:2 in v6.dat's saved command lines
+    ips = dict(callsite=0xffffffff81234560, callback=0xffffffff81234570)
     records = []
     for cpus in MASKS:
         bits = sum(1 << c for c in cpus).to_bytes(16, "little")
-        records.append(mk.record(FORMAT, pid, dict(callsite=0xffffffff81234560,
-                                                   callback=0xffffffff81234570),
-                                 {"cpumask": (bits, 16)}))
+        records.append(mk.record(FORMAT, pid, ips, {"cpumask": (bits, 16)}))
+    if past:    # 16 bytes at offset 200 of a 32-byte record
+        records.append(mk.record(FORMAT, pid, dict(ips, cpumask=200 | 16 << 16)))
     open(out, "wb").write(mk.build(f, data, [(b"ipi", [FORMAT])], 1, records))
 
 

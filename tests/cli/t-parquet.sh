@@ -150,6 +150,19 @@ if command -v python3 >/dev/null && python3 tests/cli/make-cpumask.py $TD/v6.dat
 	t_none "cpumasks: INTEGER[], the CSV's words' bits (EXCEPT ALL), hyparquet reads them" \
 		"$(grep -v '^rows\|^events\|^except [^ ]* 0 0$\|^hyparquet [^ ]* [0-9]* yes$\|^big\|^lists' "$CM.chk")"
 	t_same "cpumasks: hyparquet read their elements" "$(sed -n 's/^lists ipi.ipi_send_cpumask //p' "$CM.chk")" 9
+	# a sixth record whose mask lies past its end: a null list, not an empty one
+	python3 tests/cli/make-cpumask.py --past-end $TD/v6.dat "$CM-past.dat"
+	t_exit "cpumasks: a mask past its record's end: exit 1" 1 -- tdat-convert -f parquet -o "$CM-past" "$CM-past.dat"
+	tdat-convert --lenient -f csv --split-by-event -o "$CM-past.csv" "$CM-past.dat" 2>/dev/null
+	NPMDIR=$NPMDIR node tests/cli/parquet-check.mjs "$CM-past" "$CM-past.csv" >"$CM-past.chk" 2>&1
+	t_same "cpumasks: a null list and an empty one differ (DuckDB, hyparquet, footer null_count)" \
+		"$(q "select list(cpumask is null order by ts), list(len(cpumask) order by ts) from '$CM-past/ipi.ipi_send_cpumask.parquet'")
+$(q "select stats_null_count from parquet_metadata('$CM-past/ipi.ipi_send_cpumask.parquet') where path_in_schema = 'cpumask, list, element'")
+$(grep '^hyparquet ipi\|^except ipi' "$CM-past.chk")" \
+		"false,false,false,false,false,true|2,1,0,4,2,
+2
+except ipi.ipi_send_cpumask 0 0
+hyparquet ipi.ipi_send_cpumask 6 yes"
 	if have_trace_cmd; then
 		t_same "cpumasks: the CPUs trace-cmd report lists (cpumask=0,63-64,127)" \
 			"$(q "select array_to_string(cpumask, ',') from '$CM/ipi.ipi_send_cpumask.parquet' order by ts")" \
