@@ -644,6 +644,16 @@ enum tdat_writer_flags {
 				 * event's print format or plugins (trace-cmd report -R) */
 };
 
+/*
+ * parquet: the zstd level of the column chunks, 1 to TDAT_W_LEVEL_MAX, in
+ * the writer flags (TDAT_W_LEVEL(9)); none (0) is the default, 3.  Other
+ * formats ignore it.
+ */
+#define TDAT_W_LEVEL_SHIFT 24
+#define TDAT_W_LEVEL_MAX 22
+#define TDAT_W_LEVEL(n) ((unsigned)(n) << TDAT_W_LEVEL_SHIFT)
+#define TDAT_W_LEVEL_OF(flags) (((unsigned)(flags) >> TDAT_W_LEVEL_SHIFT) & 31)
+
 /* What a format needs for its output (tdat_format_output()). */
 enum tdat_output_kind {
 	TDAT_OUT_STREAM = 0,	/* any descriptor, a pipe too */
