@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * capture-read.c - reading a capture: every CPU's per_cpu/cpuN/trace_pipe_raw
- * in one poll loop, woken when a CPU's buffer is buffer_percent full.
- * While tracing runs only whole pages are taken, moved by splice through a
- * pipe (read() would hand over the page the kernel is still writing, a few
- * events at a time); at the end read() takes the partly written ones too.
- * Pages are staged as the kernel wrote them (dstream_put_page()), one
- * stream per CPU of struct dat_out, compressed as chunks fill.
+ * through libtracefs's tracefs_cpu, in one poll loop woken when a CPU's
+ * buffer is buffer_percent full.  While tracing runs only whole pages are
+ * taken, spliced through a pipe (tracefs_cpu_buffered_read(); read() would
+ * hand over the page the kernel is still writing, a few events at a time);
+ * at the end tracefs_cpu_flush() takes the partly written ones too.  Pages
+ * are staged as the kernel wrote them (dstream_put_page()), one stream per
+ * CPU of struct dat_out, compressed as chunks fill.
+ *
+ * libtracefs 1.6 sizes a CPU's pages from events/header_page, which does
+ * not follow buffer_subbuf_size_kb (Linux 6.8): the files are opened here
+ * and handed over with the instance's sub-buffer size (tracefs_cpu_alloc_fd()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,40 +19,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <tracefs.h>
 
 #include "capture.h"
 
 #define STAGE_MEM	(4u << 20)	/* compressed chunks kept in memory, all CPUs */
-#define SPLICE_PAGES	16		/* pages moved per splice (a default pipe's size) */
 #define MAX_PAGE	(1u << 20)
 
 static unsigned subbuf_size(struct tdat_capture *c)
 {
-	char *t;
-	long kb = 0;
+	long long kb = 0;
 
-	if (cap_exists(c, "buffer_subbuf_size_kb") && !cap_read(c, "buffer_subbuf_size_kb", &t, NULL)) {
-		kb = strtol(t, NULL, 10);
-		free(t);
-	}
-	if (kb > 0 && (unsigned long)kb * 1024 <= MAX_PAGE)
+	if (tracefs_file_exists(c->inst, "buffer_subbuf_size_kb"))
+		tracefs_instance_file_read_number(c->inst, "buffer_subbuf_size_kb", &kb);
+	if (kb > 0 && (unsigned long long)kb * 1024 <= MAX_PAGE)
 		return (unsigned)kb * 1024;
 	return (unsigned)sysconf(_SC_PAGESIZE);
-}
-
-/* The selected clock of trace_clock ("[local] global ..."). */
-static int selected_clock(struct tdat_capture *c)
-{
-	char *t, *p, *e;
-	int ret = cap_read(c, "trace_clock", &t, NULL);
-
-	if (ret)
-		return ret;
-	p = strchr(t, '[');
-	e = p ? strchr(p, ']') : NULL;
-	c->clock = p && e ? strndup(p + 1, (size_t)(e - p - 1)) : strdup("local");
-	free(t);
-	return c->clock ? 0 : TDAT_ENOMEM;
 }
 
 /* The kernel's long (the size of a page's commit field), which a 32-bit recorder's is not. */
@@ -56,7 +43,7 @@ static int kernel_long(struct tdat_capture *c)
 	char *t, *p;
 	int n = (int)sizeof(long);
 
-	if (cap_read(c, "events/header_page", &t, NULL))
+	if (cap_read(c, "events/header_page", false, &t, NULL))
 		return n;
 	if ((p = strstr(t, "commit;")) && (p = strstr(p, "size:")) && (atoi(p + 5) == 4 || atoi(p + 5) == 8))
 		n = atoi(p + 5);
@@ -64,9 +51,29 @@ static int kernel_long(struct tdat_capture *c)
 	return n;
 }
 
+/* CPU @i's trace_pipe_raw, non-blocking; a CPU that is not there (offline) stays closed. */
+static int open_cpu(struct tdat_capture *c, int i)
+{
+	char rel[64];
+
+	snprintf(rel, sizeof(rel), "per_cpu/cpu%d/trace_pipe_raw", i);
+	c->fds[i] = tracefs_instance_file_open(c->inst, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (c->fds[i] < 0) {
+		if (errno == ENOENT)
+			return 0;
+		tdat_msg(c->errmsg, "%s/%s: %s", c->dir, rel, strerror(errno));
+		return TDAT_EIO;
+	}
+	if (!(c->tcpu[i] = tracefs_cpu_alloc_fd(c->fds[i], (int)c->page_size, true))) {
+		close(c->fds[i]);
+		c->fds[i] = -1;
+		return TDAT_ENOMEM;
+	}
+	return 0;
+}
+
 int tdat_capture_read_begin(struct tdat_capture *c, unsigned wflags)
 {
-	char rel[64], path[4096];
 	int *ids, ret;
 
 	if (c->reading || !c->opened)
@@ -76,15 +83,13 @@ int tdat_capture_read_begin(struct tdat_capture *c, unsigned wflags)
 	c->reading = true;
 	c->page_size = subbuf_size(c);
 	c->fds = malloc(sizeof(*c->fds) * (size_t)c->ncpus);
+	c->tcpu = calloc((size_t)c->ncpus, sizeof(*c->tcpu));
+	c->nosplice = calloc((size_t)c->ncpus, sizeof(*c->nosplice));
 	c->raw = calloc((size_t)c->ncpus, sizeof(*c->raw));
 	c->end = calloc((size_t)c->ncpus, sizeof(*c->end));
-	c->page = malloc((size_t)c->page_size * SPLICE_PAGES);
-	if (pipe2(c->pipe, O_CLOEXEC | O_NONBLOCK))
-		c->pipe[0] = c->pipe[1] = -1;	/* no splice: read() only */
-	else
-		fcntl(c->pipe[1], F_SETPIPE_SZ, (int)(c->page_size * SPLICE_PAGES));
+	c->page = malloc(c->page_size);
 	ids = malloc(sizeof(*ids) * (size_t)c->ncpus);
-	if (!c->fds || !c->raw || !c->end || !c->page || !ids) {
+	if (!c->fds || !c->tcpu || !c->nosplice || !c->raw || !c->end || !c->page || !ids) {
 		free(ids);
 		return TDAT_ENOMEM;
 	}
@@ -96,87 +101,48 @@ int tdat_capture_read_begin(struct tdat_capture *c, unsigned wflags)
 	c->out.big = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
 	c->out.page_size = c->page_size;
 	c->out.cpus = c->ncpus;
-	if (!(ret = selected_clock(c))) {
-		c->out.clock = c->clock;
+	if (!(c->clock = tracefs_get_clock(c->inst)) && !(c->clock = strdup("local")))
+		ret = TDAT_ENOMEM;
+	c->out.clock = c->clock;
+	if (!ret)
 		ret = dat_out_add_buffer(&c->out, "", c->clock, c->page_size, ids, c->ncpus,
 					 kernel_long(c));
-	}
 	free(ids);
-	for (int i = 0; i < c->ncpus && !ret; i++) {
-		snprintf(rel, sizeof(rel), "per_cpu/cpu%d/trace_pipe_raw", i);
-		if (!cap_path(c, rel, path, sizeof(path)))
-			return TDAT_EINVAL;
-		c->fds[i] = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (c->fds[i] < 0 && errno != ENOENT) {
-			tdat_msg(c->errmsg, "%s: %s", path, strerror(errno));
-			return TDAT_EIO;
-		}
-	}
-	return ret;
-}
-
-static int put_pages(struct tdat_capture *c, int i, size_t n)
-{
-	int ret = 0;
-
-	c->raw[i] += n;
-	for (size_t off = 0; off < n && !ret; off += c->page_size)
-		ret = dstream_put_page(&c->out.st, &c->out.streams[i], c->page + off,
-				       n - off < c->page_size ? n - off : c->page_size);
+	for (int i = 0; i < c->ncpus && !ret; i++)
+		ret = open_cpu(c, i);
 	return ret;
 }
 
 /*
  * Read the pages CPU @i has now.  While tracing runs, only whole pages
- * (splice gives nothing else): read() would hand over the page the kernel
- * is still writing, again and again, a few events at a time.  @all: also
- * the last, partly written page (at the end).
+ * (splice gives nothing else; a kernel that cannot splice is read()).
+ * @all: also the last, partly written page (at the end).
  */
 static int read_cpu(struct tdat_capture *c, int i, bool all)
 {
-	size_t chunk = (size_t)c->page_size * SPLICE_PAGES;
+	struct tracefs_cpu *t = c->tcpu[i];
 
-	while (!all && c->pipe[0] >= 0) {
-		ssize_t n = splice(c->fds[i], NULL, c->pipe[1], NULL, chunk, SPLICE_F_NONBLOCK), got = 0;
-		int ret;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (n == 0 || errno == EAGAIN)
-				return 0;
-			break;		/* no splice here: read() */
-		}
-		while (got < n) {
-			ssize_t r = read(c->pipe[0], c->page + got, (size_t)(n - got));
-
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0) {
-				tdat_msg(c->errmsg, "cpu %d: reading the splice pipe: %s", i,
-					 r < 0 ? strerror(errno) : "end of file");
-				return TDAT_EIO;
-			}
-			got += r;
-		}
-		if ((ret = put_pages(c, i, (size_t)n)))
-			return ret;
-	}
 	for (;;) {
-		ssize_t n = read(c->fds[i], c->page, c->page_size);
+		int n = all ? tracefs_cpu_flush(t, c->page) : c->nosplice[i] ?
+			tracefs_cpu_read(t, c->page, true) : tracefs_cpu_buffered_read(t, c->page, true);
 		int ret;
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN)
 			return 0;
+		if (n < 0 && !all && !c->nosplice[i]) {
+			c->nosplice[i] = true;
+			continue;
+		}
 		if (n < 0) {
 			tdat_msg(c->errmsg, "cpu %d: trace_pipe_raw: %s", i, strerror(errno));
 			return TDAT_EIO;
 		}
 		if (n == 0)
 			return 0;
-		if ((ret = put_pages(c, i, (size_t)n)))
+		c->raw[i] += (uint64_t)n;
+		if ((ret = dstream_put_page(&c->out.st, &c->out.streams[i], c->page, (size_t)n)))
 			return ret;
 	}
 }
@@ -205,7 +171,7 @@ int tdat_capture_read(struct tdat_capture *c, int timeout_ms, int wake_fd)
 		free(p);
 	}
 	for (int i = 0; i < c->ncpus && !ret; i++)
-		if (c->fds[i] >= 0)
+		if (c->tcpu[i])
 			ret = read_cpu(c, i, !timeout_ms);
 	return ret;
 }
@@ -223,7 +189,7 @@ int cap_cpu_stats(struct tdat_capture *c, int i, struct tdat_capture_cpu *st)
 	int ret;
 
 	snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", i);
-	if ((ret = cap_read(c, rel, &text, NULL)))
+	if ((ret = cap_read(c, rel, false, &text, NULL)))
 		return ret;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
@@ -260,21 +226,19 @@ void cap_end_reading(struct tdat_capture *c)
 {
 	if (!c->reading)
 		return;
-	for (int i = 0; c->fds && i < c->ncpus; i++)
-		if (c->fds[i] >= 0)
-			close(c->fds[i]);
-	for (int i = 0; i < 2; i++) {
-		if (c->pipe[i] >= 0)
-			close(c->pipe[i]);
-		c->pipe[i] = -1;
-	}
+	for (int i = 0; c->tcpu && i < c->ncpus; i++)
+		tracefs_cpu_close(c->tcpu[i]);	/* its fd too */
 	dat_out_release(&c->out);
 	free(c->fds);
+	free(c->tcpu);
+	free(c->nosplice);
 	free(c->raw);
 	free(c->end);
 	free(c->page);
 	free(c->clock);
 	c->fds = NULL;
+	c->tcpu = NULL;
+	c->nosplice = NULL;
 	c->raw = NULL;
 	c->end = NULL;
 	c->page = NULL;

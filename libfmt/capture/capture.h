@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * capture.h - what the capture modules share (capture.c: tracefs control;
- * capture-set.c: an instance's settings; capture-read.c: reading
- * trace_pipe_raw; capture-out.c: the metadata and the trace.dat written
- * from it).  Never included from tools/.
+ * capture.h - what the capture modules share (capture.c: attaching to an
+ * instance, events, start/stop, lists, putting the top buffer back;
+ * capture-set.c: an instance's settings; capture-read.c: reading the CPUs'
+ * raw pages; capture-out.c: the trace.dat written from them).  The tracefs
+ * work itself is libtracefs's, as in trace-cmd 3.x.  Never included from tools/.
  */
 #ifndef TDAT_CAPTURE_H
 #define TDAT_CAPTURE_H
 
 #include "write/write.h"
+
+struct tracefs_instance;
+struct tracefs_cpu;
 
 /* A tracefs file we changed, and the value to put back. */
 struct cap_saved {
@@ -17,9 +21,9 @@ struct cap_saved {
 };
 
 struct tdat_capture {
-	char *root;		/* where tracefs is mounted */
+	struct tracefs_instance *inst;	/* NULL: the top buffer (libtracefs's convention) */
 	char *name;		/* instance name; NULL: the top buffer */
-	char *dir;		/* the instance's directory (root for the top buffer) */
+	char *dir;		/* the instance's directory (the tracing directory for the top buffer) */
 	unsigned flags;		/* enum tdat_capture_flags */
 	bool opened, created;
 	bool following;		/* set_event_pid holds our pids: add to it */
@@ -32,10 +36,10 @@ struct tdat_capture {
 
 	/* reading trace_pipe_raw */
 	bool reading;
-	unsigned wflags;	/* TDAT_W_* of the file to write */
 	unsigned page_size;	/* sub-buffer size in bytes */
-	int *fds;		/* per CPU, -1 when closed */
-	int pipe[2];		/* what splice moves pages through */
+	int *fds;		/* per CPU, -1 when closed (poll()ed; libtracefs reads them) */
+	struct tracefs_cpu **tcpu;
+	bool *nosplice;		/* per CPU: splice refused, read() instead */
 	unsigned char *page;
 	struct dat_out out;	/* one buffer, one stream per CPU (stream i = CPU i) */
 	char *clock;		/* the instance's trace clock */
@@ -44,16 +48,18 @@ struct tdat_capture {
 	bool stats_read;
 };
 
-/* "DIR/REL" in @buf; false if it does not fit. */
-bool cap_path(const struct tdat_capture *c, const char *rel, char *buf, size_t size);
-/* Read a whole file (tracefs files have no size); 0, or TDAT_EIO with errmsg set. */
-int cap_read_path(struct tdat_capture *c, const char *path, char **out, size_t *len);
-int cap_read(struct tdat_capture *c, const char *rel, char **out, size_t *len);
-bool cap_exists(const struct tdat_capture *c, const char *rel);
-/* Write @val to file @rel: replacing what it holds, or adding to a list (set_event_pid). */
+/*
+ * Read a file of the instance (@root: of the tracing directory); an empty
+ * file reads "".  0, or TDAT_EIO with errmsg set.
+ */
+int cap_read(struct tdat_capture *c, const char *rel, bool root, char **out, size_t *len);
+/* Write @val to file @rel, replacing what it holds; 0 or TDAT_EINVAL/TDAT_EIO with errmsg. */
 int cap_write_file(struct tdat_capture *c, const char *rel, const char *val);
-int cap_append_file(struct tdat_capture *c, const char *rel, const char *val);
-/* cap_write_file(), keeping the top buffer's first value of @rel to put back at close. */
+/* The error of a failed libtracefs write of @val to @rel (errno): errmsg set. */
+int cap_fail(struct tdat_capture *c, const char *rel, const char *val);
+/* In the top buffer, keep @rel's first value to put back at close (no-op in an instance). */
+int cap_save(struct tdat_capture *c, const char *rel);
+/* cap_save() then cap_write_file(). */
 int cap_set_file(struct tdat_capture *c, const char *rel, const char *val);
 /*
  * The tracing_cpumask text for @spec on a machine of @ncpus CPUs: a hex
@@ -72,5 +78,9 @@ char *cap_restore_value(const char *rel, char *text);
 void cap_end_reading(struct tdat_capture *c);
 /* The per-CPU counters of per_cpu/cpuN/stats of CPU index @i. */
 int cap_cpu_stats(struct tdat_capture *c, int i, struct tdat_capture_cpu *st);
+/* The events of @spec ("SYS", "SYS:EVENT", "EVENT", globs): @fn(c, sys, event, arg) each. */
+int cap_for_events(struct tdat_capture *c, const char *spec,
+		   int (*fn)(struct tdat_capture *c, const char *sys, const char *ev, void *arg),
+		   void *arg);
 
 #endif
