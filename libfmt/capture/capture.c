@@ -372,12 +372,9 @@ int tdat_capture_event_filter(struct tdat_capture *c, const char *spec, const ch
 static int unfilter_one(struct tdat_capture *c, const char *sys, const char *ev, void *arg)
 {
 	char *v = tracefs_event_file_read(c->inst, sys, ev, "filter", NULL);
-	int ret = 0;
+	int ret = v && strncmp(v, "none", 4) ? event_set(c, sys, ev, "filter", "0") : 0;
 
 	(void)arg;
-	if (v && strncmp(v, "none", 4))
-		ret = tracefs_event_file_write(c->inst, sys, ev, "filter", "0") < 0 ?
-		      cap_fail(c, "events/.../filter", "0") : 0;
 	free(v);
 	return ret;
 }
