@@ -891,8 +891,8 @@ struct tdat_capture *tdat_capture_new(void);
  * @instance: instance name under instances/, or NULL for the top buffer
  * @flags: enum tdat_capture_flags
  *
- * Finds tracefs (/sys/kernel/tracing, then /sys/kernel/debug/tracing),
- * mounting it with TDAT_CAP_MOUNT when it is missing.  A created instance
+ * Finds tracefs as libtracefs does (the mount table), mounting it on
+ * /sys/kernel/tracing with TDAT_CAP_MOUNT when it is missing.  A created instance
  * starts with tracing off.  Every setting changed through @c is put back by
  * tdat_capture_close(), unless the instance is removed then.
  *

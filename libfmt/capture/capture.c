@@ -206,17 +206,17 @@ int tdat_capture_open(struct tdat_capture *c, const char *instance, unsigned fla
 		c->flags &= ~(unsigned)(TDAT_CAP_REMOVE | TDAT_CAP_CREATE);
 	if ((ret = find_tracefs(c, flags)))
 		return ret;
-	if (instance && ((ret = attach(c, instance, flags)) || !(c->name = strdup(instance)))) {
-		if (!c->created)
-			c->flags &= ~(unsigned)TDAT_CAP_REMOVE;
-		return ret ? ret : TDAT_ENOMEM;
+	if (instance && (ret = attach(c, instance, flags))) {
+		c->flags &= ~(unsigned)TDAT_CAP_REMOVE;
+		return ret;
 	}
+	/* from here on, tdat_capture_close() removes what it created */
+	c->opened = true;
 	dir = instance ? tracefs_instance_get_dir(c->inst) : NULL;
 	c->dir = strdup(instance ? (dir ? dir : "") : tracefs_tracing_dir());
 	tracefs_put_tracing_file(dir);
-	if (!c->dir)
+	if (!c->dir || (instance && !(c->name = strdup(instance))))
 		return TDAT_ENOMEM;
-	c->opened = true;
 	/* a new instance traces at once; nothing before start */
 	if (c->created && tracefs_trace_off(c->inst))
 		return cap_fail(c, "tracing_on", "0");
