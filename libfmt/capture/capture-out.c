@@ -283,6 +283,8 @@ int tdat_capture_write(struct tdat_capture *c, int fd)
 
 	if (!c->reading)
 		return TDAT_EINVAL;
+	if ((ret = cap_finish_reading(c)))
+		return ret;
 	/* the counters as they are now that reading is over (the summary shows them) */
 	for (int i = 0; i < c->ncpus; i++)
 		if ((ret = cap_cpu_stats(c, i, &c->end[i])))

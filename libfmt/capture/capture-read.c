@@ -6,8 +6,11 @@
  * taken, spliced through a pipe (tracefs_cpu_buffered_read(); read() would
  * hand over the page the kernel is still writing, a few events at a time);
  * at the end tracefs_cpu_flush() takes the partly written ones too.  Pages
- * are staged as the kernel wrote them (dstream_put_page()), one stream per
- * CPU of struct dat_out, compressed as chunks fill.
+ * go into a queue of slots; a second thread stages them as the kernel wrote
+ * them (dstream_put_page()), one stream per CPU of struct dat_out,
+ * compressed as chunks fill.  The reader thus only moves pages and is back
+ * before the kernel's buffer fills, even on a busy machine (trace-cmd has a
+ * reader per CPU that writes raw pages to files and compresses at the end).
  *
  * libtracefs 1.6 sizes a CPU's pages from events/header_page, which does
  * not follow buffer_subbuf_size_kb (Linux 6.8): the files are opened here
@@ -24,6 +27,7 @@
 #include "capture.h"
 
 #define STAGE_MEM	(4u << 20)	/* compressed chunks kept in memory, all CPUs */
+#define QUEUE_MEM	(8u << 20)	/* raw pages waiting to be compressed, all CPUs */
 #define MAX_PAGE	(1u << 20)
 
 static unsigned subbuf_size(struct tdat_capture *c)
@@ -72,6 +76,98 @@ static int open_cpu(struct tdat_capture *c, int i)
 	return 0;
 }
 
+/* Stage the pages of the queue until told it is done (the second thread). */
+static void *stage_pages(void *arg)
+{
+	struct tdat_capture *c = arg;
+	int ret = 0;
+
+	pthread_mutex_lock(&c->lock);
+	while (!ret) {
+		unsigned k = c->tail % c->nslots;
+
+		if (c->tail == c->head && c->done)
+			break;
+		if (c->tail == c->head) {
+			pthread_cond_wait(&c->more, &c->lock);
+			continue;
+		}
+		pthread_mutex_unlock(&c->lock);
+		ret = dstream_put_page(&c->out.st, &c->out.streams[c->slot_cpu[k]],
+				       c->slots + (size_t)k * c->page_size, c->slot_len[k]);
+		pthread_mutex_lock(&c->lock);
+		c->tail++;
+		c->werr = ret;
+		pthread_cond_signal(&c->room);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+/* The queue and its thread; without a thread, pages are staged as they are read. */
+static int start_worker(struct tdat_capture *c)
+{
+	c->nslots = QUEUE_MEM / c->page_size < 16 ? 16 : QUEUE_MEM / c->page_size;
+	c->slots = malloc((size_t)c->nslots * c->page_size);
+	c->slot_cpu = malloc(sizeof(*c->slot_cpu) * c->nslots);
+	c->slot_len = malloc(sizeof(*c->slot_len) * c->nslots);
+	if (!c->slots || !c->slot_cpu || !c->slot_len)
+		return TDAT_ENOMEM;
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->more, NULL);
+	pthread_cond_init(&c->room, NULL);
+	c->worker_on = !pthread_create(&c->worker, NULL, stage_pages, c);
+	return 0;
+}
+
+/* A free slot for the next page; waits while the queue is full.  0 or the thread's error. */
+static int next_slot(struct tdat_capture *c, unsigned char **slot)
+{
+	int ret;
+
+	if (!c->worker_on) {
+		*slot = c->slots;
+		return 0;
+	}
+	pthread_mutex_lock(&c->lock);
+	while (c->head - c->tail == c->nslots && !c->werr)
+		pthread_cond_wait(&c->room, &c->lock);
+	ret = c->werr;
+	pthread_mutex_unlock(&c->lock);
+	*slot = c->slots + (size_t)(c->head % c->nslots) * c->page_size;
+	return ret;
+}
+
+/* The page in *next_slot() holds @n bytes of CPU @i. */
+static int queue_page(struct tdat_capture *c, int i, unsigned char *slot, size_t n)
+{
+	unsigned k = c->head % c->nslots;
+
+	c->raw[i] += n;
+	if (!c->worker_on)
+		return dstream_put_page(&c->out.st, &c->out.streams[i], slot, n);
+	pthread_mutex_lock(&c->lock);
+	c->slot_cpu[k] = i;
+	c->slot_len[k] = n;
+	c->head++;
+	pthread_cond_signal(&c->more);
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+int cap_finish_reading(struct tdat_capture *c)
+{
+	if (!c->worker_on)
+		return c->werr;
+	pthread_mutex_lock(&c->lock);
+	c->done = true;
+	pthread_cond_signal(&c->more);
+	pthread_mutex_unlock(&c->lock);
+	pthread_join(c->worker, NULL);
+	c->worker_on = false;
+	return c->werr;
+}
+
 int tdat_capture_read_begin(struct tdat_capture *c, unsigned wflags)
 {
 	int *ids, ret;
@@ -87,9 +183,8 @@ int tdat_capture_read_begin(struct tdat_capture *c, unsigned wflags)
 	c->nosplice = calloc((size_t)c->ncpus, sizeof(*c->nosplice));
 	c->raw = calloc((size_t)c->ncpus, sizeof(*c->raw));
 	c->end = calloc((size_t)c->ncpus, sizeof(*c->end));
-	c->page = malloc(c->page_size);
 	ids = malloc(sizeof(*ids) * (size_t)c->ncpus);
-	if (!c->fds || !c->tcpu || !c->nosplice || !c->raw || !c->end || !c->page || !ids) {
+	if (!c->fds || !c->tcpu || !c->nosplice || !c->raw || !c->end || !ids) {
 		free(ids);
 		return TDAT_ENOMEM;
 	}
@@ -110,7 +205,7 @@ int tdat_capture_read_begin(struct tdat_capture *c, unsigned wflags)
 	free(ids);
 	for (int i = 0; i < c->ncpus && !ret; i++)
 		ret = open_cpu(c, i);
-	return ret;
+	return ret ? ret : start_worker(c);
 }
 
 /*
@@ -121,12 +216,16 @@ int tdat_capture_read_begin(struct tdat_capture *c, unsigned wflags)
 static int read_cpu(struct tdat_capture *c, int i, bool all)
 {
 	struct tracefs_cpu *t = c->tcpu[i];
+	unsigned char *slot;
+	int ret;
 
 	for (;;) {
-		int n = all ? tracefs_cpu_flush(t, c->page) : c->nosplice[i] ?
-			tracefs_cpu_read(t, c->page, true) : tracefs_cpu_buffered_read(t, c->page, true);
-		int ret;
+		int n = (ret = next_slot(c, &slot)) ? 0 : all ? tracefs_cpu_flush(t, slot) :
+			c->nosplice[i] ? tracefs_cpu_read(t, slot, true) :
+			tracefs_cpu_buffered_read(t, slot, true);
 
+		if (ret)
+			return ret;
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN)
@@ -141,8 +240,7 @@ static int read_cpu(struct tdat_capture *c, int i, bool all)
 		}
 		if (n == 0)
 			return 0;
-		c->raw[i] += (uint64_t)n;
-		if ((ret = dstream_put_page(&c->out.st, &c->out.streams[i], c->page, (size_t)n)))
+		if ((ret = queue_page(c, i, slot, (size_t)n)))
 			return ret;
 	}
 }
@@ -173,6 +271,12 @@ int tdat_capture_read(struct tdat_capture *c, int timeout_ms, int wake_fd)
 	for (int i = 0; i < c->ncpus && !ret; i++)
 		if (c->tcpu[i])
 			ret = read_cpu(c, i, !timeout_ms);
+	/* the last read: every page staged before the file is written */
+	if (!timeout_ms) {
+		int r = cap_finish_reading(c);
+
+		ret = ret ? ret : r;
+	}
 	return ret;
 }
 
@@ -226,6 +330,21 @@ void cap_end_reading(struct tdat_capture *c)
 {
 	if (!c->reading)
 		return;
+	cap_finish_reading(c);
+	if (c->slots) {
+		pthread_mutex_destroy(&c->lock);
+		pthread_cond_destroy(&c->more);
+		pthread_cond_destroy(&c->room);
+	}
+	free(c->slots);
+	free(c->slot_cpu);
+	free(c->slot_len);
+	c->slots = NULL;
+	c->slot_cpu = NULL;
+	c->slot_len = NULL;
+	c->head = c->tail = 0;
+	c->werr = 0;
+	c->done = false;
 	for (int i = 0; c->tcpu && i < c->ncpus; i++)
 		tracefs_cpu_close(c->tcpu[i]);	/* its fd too */
 	dat_out_release(&c->out);
@@ -234,14 +353,12 @@ void cap_end_reading(struct tdat_capture *c)
 	free(c->nosplice);
 	free(c->raw);
 	free(c->end);
-	free(c->page);
 	free(c->clock);
 	c->fds = NULL;
 	c->tcpu = NULL;
 	c->nosplice = NULL;
 	c->raw = NULL;
 	c->end = NULL;
-	c->page = NULL;
 	c->clock = NULL;
 	c->reading = false;
 	c->stats_read = false;

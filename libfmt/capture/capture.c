@@ -145,17 +145,24 @@ struct tdat_capture *tdat_capture_new(void)
 
 static int find_tracefs(struct tdat_capture *c, unsigned flags)
 {
-	bool mount = flags & TDAT_CAP_MOUNT;
 	const char *root = NULL;
 	char path[4096];
-	int m = tracefs_tracing_dir_is_mounted(mount, &root);
+	int m;
 
-	if (m < 0 || !root) {
-		if (mount)
-			tdat_msg(c->errmsg, "tracefs is not mounted and mounting it on /sys/kernel/tracing failed: %s",
-				 strerror(errno ? errno : EPERM));
-		else
+	if (!(flags & TDAT_CAP_MOUNT)) {
+		m = tracefs_tracing_dir_is_mounted(false, &root);
+		/* libtracefs (1.6 to 1.8) hands over an allocated path it does not keep */
+		free((char *)root);
+		if (m <= 0) {
 			tdat_msg(c->errmsg, "tracefs is not available (not mounted)");
+			return TDAT_EIO;
+		}
+	}
+	/* found, or mounted on /sys/kernel/tracing; kept by libtracefs */
+	errno = 0;
+	if (!(root = tracefs_tracing_dir())) {
+		tdat_msg(c->errmsg, "tracefs is not mounted and mounting it on /sys/kernel/tracing failed: %s",
+			 strerror(errno ? errno : EPERM));
 		return TDAT_EIO;
 	}
 	snprintf(path, sizeof(path), "%s/instances", root);

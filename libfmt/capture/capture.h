@@ -9,6 +9,8 @@
 #ifndef TDAT_CAPTURE_H
 #define TDAT_CAPTURE_H
 
+#include <pthread.h>
+
 #include "write/write.h"
 
 struct tracefs_instance;
@@ -40,12 +42,26 @@ struct tdat_capture {
 	int *fds;		/* per CPU, -1 when closed (poll()ed; libtracefs reads them) */
 	struct tracefs_cpu **tcpu;
 	bool *nosplice;		/* per CPU: splice refused, read() instead */
-	unsigned char *page;
 	struct dat_out out;	/* one buffer, one stream per CPU (stream i = CPU i) */
 	char *clock;		/* the instance's trace clock */
 	uint64_t *raw;		/* bytes read per CPU */
 	struct tdat_capture_cpu *end;	/* per CPU: stats read at the end */
 	bool stats_read;
+
+	/*
+	 * Pages read, waiting for the compressing thread (capture-read.c):
+	 * the reader only moves pages, so that it is back in time on a busy
+	 * machine.  Slots head..tail-1 (counters; slot k % nslots) are full.
+	 */
+	pthread_t worker;
+	bool worker_on, done;
+	int werr;			/* the worker's failure, enum tdat_err */
+	pthread_mutex_t lock;
+	pthread_cond_t more, room;
+	unsigned char *slots;
+	int *slot_cpu;
+	size_t *slot_len;
+	unsigned nslots, head, tail;
 };
 
 /*
@@ -74,6 +90,8 @@ int cap_cpumask(const char *spec, bool hex, int ncpus, char **out, char *errmsg)
  * size an unused buffer_size_kb grows to, else the text without its newline.
  */
 char *cap_restore_value(const char *rel, char *text);
+/* Wait for the compressing thread to stage every page read (capture-read.c); 0 or its error. */
+int cap_finish_reading(struct tdat_capture *c);
 /* Close the CPU files, free what reading needs (capture-read.c). */
 void cap_end_reading(struct tdat_capture *c);
 /* The per-CPU counters of per_cpu/cpuN/stats of CPU index @i. */
