@@ -973,7 +973,8 @@ int tdat_capture_set_cpumask(struct tdat_capture *c, const char *hex);
 
 /**
  * tdat_capture_exclude_pid - do not record the events of @pid (the recorder
- * itself; set_event_notrace_pid).  TDAT_EUNSUPP before Linux 5.10.
+ * itself; set_event_notrace_pid), nor then those of the thread that
+ * tdat_capture_read_begin() starts to compress.  TDAT_EUNSUPP before Linux 5.10.
  */
 int tdat_capture_exclude_pid(struct tdat_capture *c, int pid);
 

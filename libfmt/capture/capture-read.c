@@ -80,8 +80,13 @@ static int open_cpu(struct tdat_capture *c, int i)
 static void *stage_pages(void *arg)
 {
 	struct tdat_capture *c = arg;
+	char tid[24];
 	int ret = 0;
 
+	/* the recorder's events are left out: this thread's too (its futex calls, its writes) */
+	snprintf(tid, sizeof(tid), "%d", (int)gettid());
+	if (c->excluding)
+		tracefs_instance_file_append(c->inst, "set_event_notrace_pid", tid);
 	pthread_mutex_lock(&c->lock);
 	while (!ret) {
 		unsigned k = c->tail % c->nslots;

@@ -202,9 +202,13 @@ int tdat_capture_set_cpumask(struct tdat_capture *c, const char *hex)
 
 int tdat_capture_exclude_pid(struct tdat_capture *c, int pid)
 {
+	int ret;
+
 	if (!tracefs_file_exists(c->inst, "set_event_notrace_pid"))
 		return TDAT_EUNSUPP;
-	return set_number(c, "set_event_notrace_pid", (unsigned)pid);
+	ret = set_number(c, "set_event_notrace_pid", (unsigned)pid);
+	c->excluding = !ret;
+	return ret;
 }
 
 /* Set (or clear) option @name, known to libtracefs or not; kept to put back. */

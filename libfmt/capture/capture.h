@@ -29,6 +29,7 @@ struct tdat_capture {
 	unsigned flags;		/* enum tdat_capture_flags */
 	bool opened, created;
 	bool following;		/* set_event_pid holds our pids: add to it */
+	bool excluding;		/* set_event_notrace_pid holds the recorder: add our thread */
 	int ncpus;		/* per_cpu/cpuN directories: N + 1 */
 	struct cap_saved *saved;
 	int nsaved;
