@@ -21,13 +21,16 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <tracefs.h>
 
 #include "capture.h"
 
-#define STAGE_MEM	(4u << 20)	/* compressed chunks kept in memory, all CPUs */
+#define STAGE_MEM	(16u << 20)	/* compressed chunks kept in memory, all CPUs */
 #define QUEUE_MEM	(8u << 20)	/* raw pages waiting to be compressed, all CPUs */
+#define BATCH		32		/* pages handed over at once (one wake-up) */
+#define SPLICE_PAGES	16		/* pages moved per splice (a default pipe's size) */
 #define MAX_PAGE	(1u << 20)
 
 static unsigned subbuf_size(struct tdat_capture *c)
@@ -122,46 +125,72 @@ static int start_worker(struct tdat_capture *c)
 	pthread_cond_init(&c->more, NULL);
 	pthread_cond_init(&c->room, NULL);
 	c->worker_on = !pthread_create(&c->worker, NULL, stage_pages, c);
+	/* no pipe: no splice, read() (tracefs_cpu_read()) */
+	if (pipe2(c->pipe, O_CLOEXEC | O_NONBLOCK))
+		c->pipe[0] = c->pipe[1] = -1;
+	else
+		fcntl(c->pipe[1], F_SETPIPE_SZ, (int)(c->page_size * SPLICE_PAGES));
 	return 0;
 }
 
-/* A free slot for the next page; waits while the queue is full.  0 or the thread's error. */
-static int next_slot(struct tdat_capture *c, unsigned char **slot)
+/* Hand the pages filled so far to the thread. */
+static void hand_over(struct tdat_capture *c)
+{
+	if (!c->worker_on || !c->pending)
+		return;
+	pthread_mutex_lock(&c->lock);
+	c->head += c->pending;
+	c->pending = 0;
+	pthread_cond_signal(&c->more);
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* Room for @k more pages; waits while the queue is too full.  0 or the thread's error. */
+static int reserve(struct tdat_capture *c, unsigned k)
 {
 	int ret;
 
-	if (!c->worker_on) {
-		*slot = c->slots;
+	if (!c->worker_on)
 		return 0;
-	}
 	pthread_mutex_lock(&c->lock);
-	while (c->head - c->tail == c->nslots && !c->werr)
-		pthread_cond_wait(&c->room, &c->lock);
+	if (c->head + c->pending - c->tail > c->nslots - k) {
+		c->head += c->pending;
+		c->pending = 0;
+		pthread_cond_signal(&c->more);
+		while (c->head - c->tail > c->nslots - k && !c->werr)
+			pthread_cond_wait(&c->room, &c->lock);
+	}
 	ret = c->werr;
 	pthread_mutex_unlock(&c->lock);
-	*slot = c->slots + (size_t)(c->head % c->nslots) * c->page_size;
 	return ret;
 }
 
-/* The page in *next_slot() holds @n bytes of CPU @i. */
+/* The slot of the @j-th page after those filled so far (reserve()d). */
+static unsigned char *slot_at(struct tdat_capture *c, unsigned j)
+{
+	unsigned k = c->worker_on ? (c->head + c->pending + j) % c->nslots : j;
+
+	return c->slots + (size_t)k * c->page_size;
+}
+
+/* The page at slot_at(c, 0) holds @n bytes of CPU @i. */
 static int queue_page(struct tdat_capture *c, int i, unsigned char *slot, size_t n)
 {
-	unsigned k = c->head % c->nslots;
+	unsigned k = (c->head + c->pending) % c->nslots;
 
 	c->raw[i] += n;
 	if (!c->worker_on)
 		return dstream_put_page(&c->out.st, &c->out.streams[i], slot, n);
-	pthread_mutex_lock(&c->lock);
 	c->slot_cpu[k] = i;
 	c->slot_len[k] = n;
-	c->head++;
-	pthread_cond_signal(&c->more);
-	pthread_mutex_unlock(&c->lock);
+	if (++c->pending == BATCH)
+		hand_over(c);
 	return 0;
 }
 
 int cap_finish_reading(struct tdat_capture *c)
 {
+	hand_over(c);
 	if (!c->worker_on)
 		return c->werr;
 	pthread_mutex_lock(&c->lock);
@@ -182,6 +211,7 @@ int tdat_capture_read_begin(struct tdat_capture *c, unsigned wflags)
 	if ((ret = dat_out_init(&c->out, wflags, STAGE_MEM, c->errmsg)))
 		return ret;
 	c->reading = true;
+	c->pipe[0] = c->pipe[1] = -1;
 	c->page_size = subbuf_size(c);
 	c->fds = malloc(sizeof(*c->fds) * (size_t)c->ncpus);
 	c->tcpu = calloc((size_t)c->ncpus, sizeof(*c->tcpu));
@@ -214,6 +244,47 @@ int tdat_capture_read_begin(struct tdat_capture *c, unsigned wflags)
 }
 
 /*
+ * The whole pages CPU @i has now, spliced through the pipe and read into
+ * the queue's slots in one readv() per splice: libtracefs 1.6's
+ * tracefs_cpu_buffered_read() reads the pipe a page per system call, a
+ * cost the bench measures (1.8 has tracefs_cpu_read_buf(), no better).
+ * Return: 0, 1 if this kernel cannot splice, or an error.
+ */
+static int splice_cpu(struct tdat_capture *c, int i)
+{
+	size_t ps = c->page_size;
+
+	for (;;) {
+		struct iovec iov[SPLICE_PAGES];
+		ssize_t n, r;
+		int k, ret;
+
+		if ((ret = reserve(c, SPLICE_PAGES)))
+			return ret;
+		n = splice(c->fds[i], NULL, c->pipe[1], NULL, ps * SPLICE_PAGES,
+			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 && errno != EAGAIN;
+		for (k = 0; (size_t)k * ps < (size_t)n; k++)
+			iov[k] = (struct iovec){ slot_at(c, (unsigned)k),
+						 (size_t)n - (size_t)k * ps < ps ? (size_t)n - (size_t)k * ps : ps };
+		while ((r = readv(c->pipe[0], iov, k)) < 0 && errno == EINTR)
+			;
+		if (r != n) {
+			tdat_msg(c->errmsg, "cpu %d: reading the splice pipe: %s", i,
+				 r < 0 ? strerror(errno) : "short read");
+			return TDAT_EIO;
+		}
+		for (int j = 0; j < k && !ret; j++)
+			ret = queue_page(c, i, iov[j].iov_base, iov[j].iov_len);
+		if (ret)
+			return ret;
+	}
+}
+
+/*
  * Read the pages CPU @i has now.  While tracing runs, only whole pages
  * (splice gives nothing else; a kernel that cannot splice is read()).
  * @all: also the last, partly written page (at the end).
@@ -221,13 +292,16 @@ int tdat_capture_read_begin(struct tdat_capture *c, unsigned wflags)
 static int read_cpu(struct tdat_capture *c, int i, bool all)
 {
 	struct tracefs_cpu *t = c->tcpu[i];
-	unsigned char *slot;
 	int ret;
 
+	if (!all && !c->nosplice[i] && c->pipe[0] >= 0) {
+		if ((ret = splice_cpu(c, i)) != 1)
+			return ret;
+		c->nosplice[i] = true;
+	}
 	for (;;) {
-		int n = (ret = next_slot(c, &slot)) ? 0 : all ? tracefs_cpu_flush(t, slot) :
-			c->nosplice[i] ? tracefs_cpu_read(t, slot, true) :
-			tracefs_cpu_buffered_read(t, slot, true);
+		int n = (ret = reserve(c, 1)) ? 0 : all ? tracefs_cpu_flush(t, slot_at(c, 0)) :
+			tracefs_cpu_read(t, slot_at(c, 0), true);
 
 		if (ret)
 			return ret;
@@ -235,17 +309,13 @@ static int read_cpu(struct tdat_capture *c, int i, bool all)
 			continue;
 		if (n < 0 && errno == EAGAIN)
 			return 0;
-		if (n < 0 && !all && !c->nosplice[i]) {
-			c->nosplice[i] = true;
-			continue;
-		}
 		if (n < 0) {
 			tdat_msg(c->errmsg, "cpu %d: trace_pipe_raw: %s", i, strerror(errno));
 			return TDAT_EIO;
 		}
 		if (n == 0)
 			return 0;
-		if ((ret = queue_page(c, i, slot, (size_t)n)))
+		if ((ret = queue_page(c, i, slot_at(c, 0), (size_t)n)))
 			return ret;
 	}
 }
@@ -276,6 +346,7 @@ int tdat_capture_read(struct tdat_capture *c, int timeout_ms, int wake_fd)
 	for (int i = 0; i < c->ncpus && !ret; i++)
 		if (c->tcpu[i])
 			ret = read_cpu(c, i, !timeout_ms);
+	hand_over(c);
 	/* the last read: every page staged before the file is written */
 	if (!timeout_ms) {
 		int r = cap_finish_reading(c);
@@ -347,11 +418,16 @@ void cap_end_reading(struct tdat_capture *c)
 	c->slots = NULL;
 	c->slot_cpu = NULL;
 	c->slot_len = NULL;
-	c->head = c->tail = 0;
+	c->head = c->tail = c->pending = 0;
 	c->werr = 0;
 	c->done = false;
 	for (int i = 0; c->tcpu && i < c->ncpus; i++)
 		tracefs_cpu_close(c->tcpu[i]);	/* its fd too */
+	for (int i = 0; i < 2; i++) {
+		if (c->pipe[i] >= 0)
+			close(c->pipe[i]);
+		c->pipe[i] = -1;
+	}
 	dat_out_release(&c->out);
 	free(c->fds);
 	free(c->tcpu);

@@ -43,6 +43,7 @@ struct tdat_capture {
 	int *fds;		/* per CPU, -1 when closed (poll()ed; libtracefs reads them) */
 	struct tracefs_cpu **tcpu;
 	bool *nosplice;		/* per CPU: splice refused, read() instead */
+	int pipe[2];		/* what splice moves pages through */
 	struct dat_out out;	/* one buffer, one stream per CPU (stream i = CPU i) */
 	char *clock;		/* the instance's trace clock */
 	uint64_t *raw;		/* bytes read per CPU */
@@ -52,7 +53,8 @@ struct tdat_capture {
 	/*
 	 * Pages read, waiting for the compressing thread (capture-read.c):
 	 * the reader only moves pages, so that it is back in time on a busy
-	 * machine.  Slots head..tail-1 (counters; slot k % nslots) are full.
+	 * machine.  Slots tail..head-1 (counters; slot k % nslots) are the
+	 * thread's; the reader fills @pending more before it hands them over.
 	 */
 	pthread_t worker;
 	bool worker_on, done;
@@ -62,7 +64,7 @@ struct tdat_capture {
 	unsigned char *slots;
 	int *slot_cpu;
 	size_t *slot_len;
-	unsigned nslots, head, tail;
+	unsigned nslots, head, tail, pending;
 };
 
 /*
