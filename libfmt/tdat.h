@@ -1019,8 +1019,9 @@ int tdat_capture_stop(struct tdat_capture *c);
  * @wflags: TDAT_W_V6, TDAT_W_ZNONE or TDAT_W_ZLIB as for the dat writer
  *          (default: v7, zstd); pages are compressed as chunks fill
  *
- * Read pages are staged compressed: in memory up to a few MB for all CPUs,
- * then in one unlinked temporary file ($TMPDIR).
+ * Starts a thread that compresses what tdat_capture_read() reads (a queue
+ * of up to 8 MB of raw pages).  Read pages are staged compressed: in memory
+ * up to 16 MB for all CPUs, then in one unlinked temporary file ($TMPDIR).
  *
  * Return: 0 or a negative enum tdat_err.
  */
