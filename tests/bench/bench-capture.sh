@@ -95,13 +95,21 @@ run() {
 NCPU=$(ls -d "$TRACEFS"/per_cpu/cpu* | wc -l)
 printf '%-12s %10s %8s %12s %12s %10s\n' recorder events lost "cpu (s)" "bytes" "bytes/ev"
 missed=0
-for r in $(seq "$ROUNDS"); do
-	read -r te tl tc ts < <(run tdat "$SCRATCH/tdat.dat" "$BIN/tdat-capture" record -b "$KB" \
-		"${EVENTS[@]}" -o "$SCRATCH/tdat.dat" -- "$SCRATCH/load.sh" "$SCRATCH/tdat.load")
-	read -r ce cl cc cs < <(run trace-cmd "$SCRATCH/tc.dat" "$SANDBOX" trace-cmd record -q \
+run_tdat() {
+	run tdat "$SCRATCH/tdat.dat" "$BIN/tdat-capture" record -b "$KB" \
+		"${EVENTS[@]}" -o "$SCRATCH/tdat.dat" -- "$SCRATCH/load.sh" "$SCRATCH/tdat.load" >"$SCRATCH/tdat.res"
+}
+run_tc() {
+	run trace-cmd "$SCRATCH/tc.dat" "$SANDBOX" trace-cmd record -q \
 		-b "$KB" "${EVENTS[@]}" -o "$SCRATCH/tc.dat" \
-		"$SCRATCH/load.sh" "$SCRATCH/trace-cmd.load")
+		"$SCRATCH/load.sh" "$SCRATCH/trace-cmd.load" >"$SCRATCH/tc.res"
 	restore_sizes
+}
+for r in $(seq "$ROUNDS"); do
+	# each goes first every other round (the machine's other work changes as they run)
+	if (( r % 2 )); then run_tdat; run_tc; else run_tc; run_tdat; fi
+	read -r te tl tc ts <"$SCRATCH/tdat.res"
+	read -r ce cl cc cs <"$SCRATCH/tc.res"
 	# the load in buffers: what tdat-capture read over what the buffers hold
 	loads=$(sed -n 's/.*, \([0-9]*\) bytes read, .*/\1/p' "$SCRATCH/tdat.log" | tail -n 1)
 	loads=$(echo "scale=1; ${loads:-0} / ($KB * 1024 * $NCPU)" | bc -l)
