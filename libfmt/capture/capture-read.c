@@ -1,20 +1,25 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * capture-read.c - reading a capture: every CPU's per_cpu/cpuN/trace_pipe_raw
- * through libtracefs's tracefs_cpu, in one poll loop woken when a CPU's
- * buffer is buffer_percent full.  While tracing runs only whole pages are
- * taken, spliced through a pipe (tracefs_cpu_buffered_read(); read() would
- * hand over the page the kernel is still writing, a few events at a time);
- * at the end tracefs_cpu_flush() takes the partly written ones too.  Pages
- * go into a queue of slots; a second thread stages them as the kernel wrote
- * them (dstream_put_page()), one stream per CPU of struct dat_out,
- * compressed as chunks fill.  The reader thus only moves pages and is back
- * before the kernel's buffer fills, even on a busy machine (trace-cmd has a
- * reader per CPU that writes raw pages to files and compresses at the end).
+ * in one poll loop woken when a CPU's buffer is buffer_percent full.  While
+ * tracing runs only whole pages are taken, spliced through a pipe and read
+ * into a queue of slots, one readv() per splice (read() would hand over the
+ * page the kernel is still writing, a few events at a time); at the end
+ * libtracefs's tracefs_cpu_flush() takes the partly written ones too, and
+ * tracefs_cpu_read() reads a kernel that cannot splice.  A second thread
+ * stages the pages as the kernel wrote them (dstream_put_page()), one
+ * stream per CPU of struct dat_out, compressed as chunks fill.  The reader
+ * thus only moves pages and is back before the kernel's buffer fills, even
+ * on a busy machine (trace-cmd has a reader per CPU that writes raw pages
+ * to files and compresses at the end).
  *
- * libtracefs 1.6 sizes a CPU's pages from events/header_page, which does
- * not follow buffer_subbuf_size_kb (Linux 6.8): the files are opened here
- * and handed over with the instance's sub-buffer size (tracefs_cpu_alloc_fd()).
+ * libtracefs 1.6 against what this needs: tracefs_cpu_buffered_read() reads
+ * the pipe a page per system call (tracefs_cpu_read_buf() of 1.8 as well),
+ * tracefs_cpu_pipe() splices a length it has not set yet, and tracefs_cpu_open()
+ * sizes pages from events/header_page, which does not follow
+ * buffer_subbuf_size_kb (Linux 6.8).  So the files are opened here, handed
+ * to libtracefs with the instance's sub-buffer size (tracefs_cpu_alloc_fd())
+ * for flush and read, and spliced here.
  */
 #include <errno.h>
 #include <fcntl.h>
