@@ -167,7 +167,7 @@ static int field_col(struct pq_table *t, int i, const char *name, const struct t
 /* A FIELD_sym column after @f (a stack's symbols: not yet). */
 static bool has_sym_col(const struct tfield *f)
 {
-	return f->sym != TSYM_NONE && f->sym != TSYM_STACK;
+	return f->sym != TSYM_NONE;	/* a stack's: its symbols joined by ';', as the typed CSV */
 }
 
 static int sym_cols(const struct ttype *tt)

@@ -161,6 +161,8 @@ for (const f of readdirSync(dir).filter((n) => n.endsWith('.parquet') && !model.
 	const kv = await q(`select decode(value) from parquet_kv_metadata(${lit(path)})
 			    where decode(key) = 'tdat.format'`);
 	const format = kv.length ? kv[0][0] : '', syms = symFields(format);
+	if (/^name: kernel_stack$/m.test(format))
+		syms.add('caller');	/* a stack's symbols, one string */
 	const want = Object.entries(fixed).concat(formatTypes(format, lsize).flatMap((c) =>
 		syms.has(c[0]) && c[1] !== 'VARCHAR' ? [c, [c[0] + '_sym', 'VARCHAR']] : [c]));
 	cols.forEach(([name, type], i) => {
