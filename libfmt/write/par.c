@@ -16,9 +16,9 @@
  * small input pays for no worker; the workers start with the first batch,
  * and each opens its handles on its own thread.  A worker that cannot
  * leaves its batches to the caller.  A ring of 3 x workers batches bounds
- * the memory; when it is full the caller waits for the oldest.  Damage a worker's writer counts
- * (writer_damaged()) is summed in order into the caller's writer, so its
- * warning names the same first event.
+ * the memory; when it is full the caller waits for the oldest.  Damage a
+ * worker's writer counts (writer_damaged()) is summed in order into the
+ * caller's writer, so its warning names the same first event.
  */
 #include <errno.h>
 #include <pthread.h>
