@@ -644,6 +644,16 @@ enum tdat_writer_flags {
 				 * event's print format or plugins (trace-cmd report -R) */
 };
 
+/*
+ * parquet: the zstd level of the column chunks, 1 to TDAT_W_LEVEL_MAX, in
+ * the writer flags (TDAT_W_LEVEL(9)); none (0) is the default, 3.  Other
+ * formats ignore it.
+ */
+#define TDAT_W_LEVEL_SHIFT 24
+#define TDAT_W_LEVEL_MAX 22
+#define TDAT_W_LEVEL(n) ((unsigned)(n) << TDAT_W_LEVEL_SHIFT)
+#define TDAT_W_LEVEL_OF(flags) (((unsigned)(flags) >> TDAT_W_LEVEL_SHIFT) & 31)
+
 /* What a format needs for its output (tdat_format_output()). */
 enum tdat_output_kind {
 	TDAT_OUT_STREAM = 0,	/* any descriptor, a pipe too */
@@ -903,8 +913,8 @@ struct tdat_capture *tdat_capture_new(void);
  * @instance: instance name under instances/, or NULL for the top buffer
  * @flags: enum tdat_capture_flags
  *
- * Finds tracefs (/sys/kernel/tracing, then /sys/kernel/debug/tracing),
- * mounting it with TDAT_CAP_MOUNT when it is missing.  A created instance
+ * Finds tracefs as libtracefs does (the mount table), mounting it on
+ * /sys/kernel/tracing with TDAT_CAP_MOUNT when it is missing.  A created instance
  * starts with tracing off.  Every setting changed through @c is put back by
  * tdat_capture_close(), unless the instance is removed then.
  *
@@ -985,7 +995,8 @@ int tdat_capture_set_cpumask(struct tdat_capture *c, const char *hex);
 
 /**
  * tdat_capture_exclude_pid - do not record the events of @pid (the recorder
- * itself; set_event_notrace_pid).  TDAT_EUNSUPP before Linux 5.10.
+ * itself; set_event_notrace_pid), nor then those of the thread that
+ * tdat_capture_read_begin() starts to compress.  TDAT_EUNSUPP before Linux 5.10.
  */
 int tdat_capture_exclude_pid(struct tdat_capture *c, int pid);
 
@@ -1030,8 +1041,9 @@ int tdat_capture_stop(struct tdat_capture *c);
  * @wflags: TDAT_W_V6, TDAT_W_ZNONE or TDAT_W_ZLIB as for the dat writer
  *          (default: v7, zstd); pages are compressed as chunks fill
  *
- * Read pages are staged compressed: in memory up to a few MB for all CPUs,
- * then in one unlinked temporary file ($TMPDIR).
+ * Starts a thread that compresses what tdat_capture_read() reads (a queue
+ * of up to 8 MB of raw pages).  Read pages are staged compressed: in memory
+ * up to 16 MB for all CPUs, then in one unlinked temporary file ($TMPDIR).
  *
  * Return: 0 or a negative enum tdat_err.
  */

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,8 @@ struct opts {
 	bool top, quiet, settings;
 	bool follow, children;	/* -F, -c */
 	double duration;	/* seconds; 0: none */
+	long sleep_us;		/* -s: the longest wait between reads; 0: 1 s */
+	int prio;		/* -r: SCHED_FIFO priority of the recorder; 0: none */
 	unsigned wflags;
 };
 
@@ -93,6 +96,9 @@ static const char usage_text[] =
 	"      --compression zstd|zlib|none   (default zstd)\n"
 	"      --file-version 6|7  trace.dat version (6 is uncompressed)\n"
 	"      --duration SECONDS  record: stop after this long (e.g. 10, 2.5, 500ms)\n"
+	"  -s USECS                record: read at least this often (default 1000000; a CPU's\n"
+	"                          buffer 10%% full wakes the reader sooner)\n"
+	"  -r PRIO                 record: read at real-time priority PRIO (SCHED_FIFO, 1-99)\n"
 	"Other:\n"
 	"  -B, --buffer NAME       the instance: record's new one (default tdat-capture-PID),\n"
 	"                          the named one of the others (default tdat); before -e etc.\n"
@@ -124,6 +130,17 @@ static unsigned parse_kb(const char *s, const char *what)
 	if (end == s || *end || !v || v > 0x7fffffffUL)
 		usage_error("invalid %s '%s' (a size in KB)", what, s);
 	return (unsigned)v;
+}
+
+/* A number in [@min, @max] for option -@opt. */
+static long parse_num(const char *s, char opt, long min, long max)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (end == s || *end || v < min || v > max)
+		usage_error("invalid -%c '%s' (a number from %ld to %ld)", opt, s, min, max);
+	return v;
 }
 
 static double parse_duration(const char *s)
@@ -197,7 +214,7 @@ static void parse(int argc, char **argv, struct opts *o)
 	bool compressed = false;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+e:f:FP:cb:C:M:O:To:dB:qhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:f:FP:cb:C:M:O:To:s:r:dB:qhV", longopts, NULL)) != -1) {
 		bool setting = strchr("fFPcbCMOT", c) || c == OPT_SUBBUF || c == OPT_CPUS || c == OPT_FILTER;
 
 		/* trace-cmd applies what comes before -B to the top buffer: we record one buffer */
@@ -231,6 +248,8 @@ static void parse(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_FILE_VERSION: o->wflags = dat_layout_option(o->wflags, true, optarg); break;
 		case OPT_DURATION: o->duration = parse_duration(optarg); break;
+		case 's': o->sleep_us = parse_num(optarg, 's', 1, 60000000); break;
+		case 'r': o->prio = (int)parse_num(optarg, 'r', 1, 99); break;
 		case 'd':
 			usage_error("-d is trace-cmd record's 'disable the function tracer', which "
 				    "tdat-capture does not run; the duration is --duration SECONDS");
@@ -461,7 +480,10 @@ static int capture_loop(struct tdat_capture *c, const struct opts *o, pid_t chil
 	int ret = 0, wst;
 
 	while (!ret) {
-		int timeout = watch ? 200 : 1000, sig = 0;
+		int timeout = o->sleep_us ? (int)((o->sleep_us + 999) / 1000) : 1000, sig = 0;
+
+		if (watch && timeout > 200)
+			timeout = 200;
 
 		if (nsignals != seen) {
 			seen = nsignals;
@@ -546,6 +568,9 @@ static int capture(const struct opts *o, char **cmd, bool record)
 	catch_signals();
 	if (record && *cmd)
 		child = spawn(cmd, &go);
+	/* after the fork: the command does not inherit it (as trace-cmd, a warning if refused) */
+	if (o->prio && sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){ .sched_priority = o->prio }))
+		warn_("-r %d: cannot run at real-time priority", o->prio);
 	ret = tdat_capture_open(c, o->top ? NULL : inst ? inst : record ? name : "tdat", flags);
 	if (!ret && record)
 		ret = configure(c, o, child);
@@ -725,6 +750,8 @@ static void check(const struct opts *o, int argc, char **argv)
 		usage_error("-o, --compression and --file-version are for record and extract");
 	if (o->duration > 0 && !record)
 		usage_error("--duration is for record");
+	if ((o->sleep_us || o->prio) && !record)
+		usage_error("-s and -r are for record");
 }
 
 int main(int argc, char **argv)

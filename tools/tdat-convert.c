@@ -46,6 +46,7 @@ struct opts {
 	bool dat_opts;		/* --file-version or --compression given */
 	bool version_opt;	/* --file-version given */
 	bool zstd_opt;		/* --compression zstd given (the last one) */
+	const char *level;	/* --compression-level N */
 	char **inputs;		/* -i FILE, then the arguments */
 	int ninputs;
 	int jobs;		/* -j: threads for gzip output */
@@ -55,7 +56,7 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 {
 	fprintf(fp,
 		"Usage: %s [-NRt] [-j N] [-f FORMAT] [-o OUT] [--split-by-event] [--raw-ts] [--ts2secs HZ]\n"
-		"       [--file-version 6|7] [--compression zstd|zlib|none]\n"
+		"       [--file-version 6|7] [--compression zstd|zlib|none] [--compression-level N]\n"
 		"       [--ts-offset [FILE=]NS] [--align] [--name FILE=NAME] [--lenient]\n"
 		"       [--progress | --no-progress] [--verbose] [SELECTION] [-i FILE]... [FILE...]\n"
 		SUMMARY "\nunless -f or -o's extension says otherwise.\n"
@@ -74,6 +75,7 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"      --file-version 6|7  dat: trace.dat version (default 7)\n"
 		"      --compression zstd|zlib|none  dat: v7 compression (default zstd);\n"
 		"                                    perfetto: zlib deflates the packets\n"
+		"      --compression-level N  parquet: zstd level, 1 (fastest) to 22 (default 3)\n"
 		"  -t, --nsec            text: full nanosecond timestamps (trace-cmd report -t)\n"
 		"  -R, --raw             text: every field as name=value, not as the event's print\n"
 		"                        format says (trace-cmd report -R)\n"
@@ -100,7 +102,7 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 }
 
 enum { OPT_RAW_TS = 256, OPT_TS_OFFSET, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SPLIT,
-       OPT_FILE_VERSION, OPT_COMPRESSION, OPT_ALIGN, OPT_NAME, OPT_TS2SECS };
+       OPT_FILE_VERSION, OPT_COMPRESSION, OPT_ALIGN, OPT_NAME, OPT_TS2SECS, OPT_LEVEL };
 
 static const struct option longopts[] = {
 	{ "format", required_argument, NULL, 'f' },
@@ -120,6 +122,7 @@ static const struct option longopts[] = {
 	{ "split-by-event", no_argument, NULL, OPT_SPLIT },
 	{ "file-version", required_argument, NULL, OPT_FILE_VERSION },
 	{ "compression", required_argument, NULL, OPT_COMPRESSION },
+	{ "compression-level", required_argument, NULL, OPT_LEVEL },
 	SELECT_LONGOPTS,
 	LENIENT_LONGOPT,
 	VERBOSE_LONGOPT,
@@ -134,6 +137,20 @@ static void push_arg(char ***list, int *n, char *arg)
 	if (!*list)
 		die_(EXIT_FAIL, "out of memory");
 	(*list)[(*n)++] = arg;
+}
+
+/* --compression-level @arg (-f parquet: zstd's 1 to 22) as writer flags; a bad one exits 2. */
+static unsigned level_option(const char *arg, const char *format)
+{
+	char *end;
+	long v;
+
+	if (strcmp(format, "parquet"))
+		usage_error("--compression-level needs -f parquet");
+	v = strtol(arg, &end, 10);
+	if (end == arg || *end || v < 1 || v > TDAT_W_LEVEL_MAX)
+		usage_error("invalid --compression-level '%s' (zstd: 1 to %d)", arg, TDAT_W_LEVEL_MAX);
+	return TDAT_W_LEVEL(v);
 }
 
 /*
@@ -187,6 +204,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 			if (c == OPT_COMPRESSION)
 				o->zstd_opt = !strcmp(optarg, "zstd");
 			break;
+		case OPT_LEVEL: o->level = optarg; break;
 		case OPT_TS_OFFSET: push_arg(&o->offsets, &o->noffsets, optarg); break;
 		case OPT_ALIGN: o->align = true; break;
 		case OPT_NAME:
@@ -220,6 +238,8 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		usage_error("--file-version and --compression need -f dat "
 			    "(--compression zlib or none: -f perfetto too)");
 	}
+	if (o->level)
+		o->wflags |= level_option(o->level, o->format);
 	if (!strcmp(o->format, "dat"))
 		dat_zlib_warning(o->wflags);
 	if ((o->wflags & TDAT_W_V6) && (o->wflags & TDAT_W_ZLIB))

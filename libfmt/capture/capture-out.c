@@ -14,59 +14,52 @@
  * tgid_options()).
  */
 #include <ctype.h>
-#include <dirent.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <tracefs.h>
 
 #include "capture.h"
 
 /* A tracefs file of the instance (or, with @root, of the top directory) as a blob. */
 static int blob_of(struct tdat_capture *c, const char *rel, bool root, struct tdat_blob *b)
 {
-	char path[4096];
 	size_t len;
-	int n = snprintf(path, sizeof(path), "%s/%s", root ? c->root : c->dir, rel);
+	int ret = cap_read(c, rel, root, &b->data, &len);
 
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return TDAT_EINVAL;
-	b->data = NULL;
-	if (cap_read_path(c, path, &b->data, &len))
-		return TDAT_EIO;
-	b->len = len;
-	return 0;
+	b->len = ret ? 0 : len;
+	return ret;
 }
 
 static int push_format(struct tdat_capture *c, const char *sys, const char *ev,
 		       struct tdat_blob **arr, int *n)
 {
-	char rel[600];
-	struct tdat_blob b;
-	int ret;
+	int len = 0, ret;
+	char *f = tracefs_event_file_read(c->inst, sys, ev, "format", &len);
 
-	snprintf(rel, sizeof(rel), "events/%s/%s/format", sys, ev);
-	if ((ret = blob_of(c, rel, false, &b)))
-		return ret;
-	if ((ret = meta_push(arr, n, b.data, b.len)))
-		free(b.data);
+	if (!f) {
+		tdat_msg(c->errmsg, "%s/events/%s/%s/format: %s", c->dir, sys, ev,
+			 strerror(errno ? errno : EIO));
+		return TDAT_EIO;
+	}
+	if ((ret = meta_push(arr, n, f, (size_t)len)))
+		free(f);
 	return ret;
 }
 
 static int ftrace_formats(struct tdat_capture *c, struct tdat_meta *m)
 {
-	char path[4096];
-	struct dirent *e;
-	DIR *d;
+	char **l = tracefs_system_events(NULL, "ftrace");
 	int ret = 0;
 
-	if (!cap_path(c, "events/ftrace", path, sizeof(path)) || !(d = opendir(path))) {
+	if (!l) {
 		tdat_msg(c->errmsg, "%s/events/ftrace: cannot list the ftrace formats", c->dir);
 		return TDAT_EIO;
 	}
-	while (!ret && (e = readdir(d)))
-		if (e->d_name[0] != '.' && e->d_type == DT_DIR)
-			ret = push_format(c, "ftrace", e->d_name, &m->ftrace, &m->nftrace);
-	closedir(d);
+	for (int i = 0; l[i] && !ret; i++)
+		ret = push_format(c, "ftrace", l[i], &m->ftrace, &m->nftrace);
+	tracefs_list_free(l);
 	return ret;
 }
 
@@ -118,7 +111,7 @@ static int cpustat_options(struct tdat_capture *c, struct tdat_meta *m)
 
 	for (int i = 0; i < c->ncpus; i++) {
 		snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", i);
-		if ((ret = cap_read(c, rel, &text, NULL)))
+		if ((ret = cap_read(c, rel, false, &text, NULL)))
 			return ret;
 		ret = asprintf(&opt, "CPU: %d\n%s", i, text) < 0 ? TDAT_ENOMEM : 0;
 		free(text);
@@ -227,11 +220,31 @@ out:
 	return ret;
 }
 
+/* /proc/kallsyms, not a tracefs file; not readable: the section is left out. */
+static void read_kallsyms(struct tdat_blob *b)
+{
+	FILE *in = fopen("/proc/kallsyms", "re"), *out;
+	char chunk[65536], *data = NULL;
+	size_t n, len = 0;
+
+	if (!in || !(out = open_memstream(&data, &len))) {
+		if (in)
+			fclose(in);
+		return;
+	}
+	while ((n = fread(chunk, 1, sizeof(chunk), in)) > 0)
+		fwrite(chunk, 1, n, out);
+	if (fclose(out) || ferror(in) || !len)
+		free(data);
+	else
+		*b = (struct tdat_blob){ .data = data, .len = len };
+	fclose(in);
+}
+
 static int build_meta(struct tdat_capture *c, struct tdat_meta *m)
 {
 	struct utsname u;
 	char *clock, *uname_s;
-	size_t len;
 	int ret;
 
 	memset(m, 0, sizeof(*m));
@@ -242,10 +255,8 @@ static int build_meta(struct tdat_capture *c, struct tdat_meta *m)
 	    (ret = blob_of(c, "printk_formats", true, &m->printk)) ||
 	    (ret = blob_of(c, "saved_cmdlines", true, &m->cmdlines)))
 		return ret;
-	/* no kallsyms (not readable): the section is left out */
-	if (!cap_read_path(c, "/proc/kallsyms", &m->kallsyms.data, &len))
-		m->kallsyms.len = len;
-	if ((ret = cap_read(c, "trace_clock", &clock, NULL)))
+	read_kallsyms(&m->kallsyms);
+	if ((ret = cap_read(c, "trace_clock", false, &clock, NULL)))
 		return ret;
 	ret = add_option(m, OPT_TRACECLOCK, clock);
 	free(clock);
@@ -272,6 +283,8 @@ int tdat_capture_write(struct tdat_capture *c, int fd)
 
 	if (!c->reading)
 		return TDAT_EINVAL;
+	if ((ret = cap_finish_reading(c)))
+		return ret;
 	/* the counters as they are now that reading is over (the summary shows them) */
 	for (int i = 0; i < c->ncpus; i++)
 		if ((ret = cap_cpu_stats(c, i, &c->end[i])))

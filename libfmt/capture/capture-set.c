@@ -1,60 +1,65 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * capture-set.c - an instance's settings for tdat-capture: buffer and
- * sub-buffer sizes, wake-up threshold, trace clock, the CPUs traced
- * (tracing_cpumask, from a list or trace-cmd's hex mask), options, and
- * which tasks are traced (set_event_pid and event-fork to follow pids and
- * their children, set_event_notrace_pid to leave the recorder out).
- * Every change goes through cap_set_file() (capture.c), which keeps the
- * top buffer's old value to put back at close.  Nothing here prints.
+ * capture-set.c - an instance's settings for tdat-capture, through
+ * libtracefs: buffer and sub-buffer sizes, wake-up threshold, trace clock,
+ * the CPUs traced (tracing_cpumask, from a list or trace-cmd's hex mask,
+ * checked against the CPUs there are), options, and which tasks are traced
+ * (set_event_pid and event-fork to follow pids and their children,
+ * set_event_notrace_pid to leave the recorder out).  Every change is first
+ * cap_save()d (capture.c), which keeps the top buffer's old value to put
+ * back at close.  Nothing here prints.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tracefs.h>
 
 #include "capture.h"
 
 int tdat_capture_set_buffer_kb(struct tdat_capture *c, unsigned kb)
 {
+	int ret = cap_save(c, "buffer_size_kb");
 	char v[32];
 
 	snprintf(v, sizeof(v), "%u", kb);
-	return cap_set_file(c, "buffer_size_kb", v);
+	if (!ret && tracefs_instance_set_buffer_size(c->inst, kb, -1))
+		ret = cap_fail(c, "buffer_size_kb", v);
+	return ret;
+}
+
+/* A file libtracefs 1.6 has no function for (1.8 has some): @v, kept to put back. */
+static int set_number(struct tdat_capture *c, const char *rel, unsigned v)
+{
+	char s[32];
+
+	snprintf(s, sizeof(s), "%u", v);
+	return cap_set_file(c, rel, s);
 }
 
 int tdat_capture_set_buffer_percent(struct tdat_capture *c, unsigned pct)
 {
-	char v[32];
-
-	if (!cap_exists(c, "buffer_percent"))
+	if (!tracefs_file_exists(c->inst, "buffer_percent"))
 		return TDAT_EUNSUPP;
-	snprintf(v, sizeof(v), "%u", pct > 100 ? 100 : pct);
-	return cap_set_file(c, "buffer_percent", v);
+	return set_number(c, "buffer_percent", pct > 100 ? 100 : pct);
 }
 
 int tdat_capture_set_subbuf_kb(struct tdat_capture *c, unsigned kb)
 {
-	char v[32];
-
-	if (!cap_exists(c, "buffer_subbuf_size_kb")) {
+	if (!tracefs_file_exists(c->inst, "buffer_subbuf_size_kb")) {
 		tdat_msg(c->errmsg, "this kernel has no buffer_subbuf_size_kb (Linux 6.8 or later)");
 		return TDAT_EUNSUPP;
 	}
-	snprintf(v, sizeof(v), "%u", kb);
-	return cap_set_file(c, "buffer_subbuf_size_kb", v);
+	return set_number(c, "buffer_subbuf_size_kb", kb);
 }
 
 int tdat_capture_set_clock(struct tdat_capture *c, const char *clock)
 {
 	int n;
-	const char *const *l = tdat_capture_list(c, TDAT_CAP_CLOCKS, NULL, &n);
+	const char *const *l = tdat_capture_list(c, TDAT_CAP_CLOCKS, clock, &n);
 
-	for (int i = 0; l && i < n; i++) {
-		const char *x = l[i][0] == '[' ? l[i] + 1 : l[i];
-
-		if (!strncmp(x, clock, strlen(clock)) && strlen(x) - (l[i][0] == '[') == strlen(clock))
-			return cap_set_file(c, "trace_clock", clock);
-	}
+	if (l && n == 1 && !strpbrk(clock, "*?["))
+		return cap_set_file(c, "trace_clock", clock);
 	if (l)
 		tdat_msg(c->errmsg, "this kernel has no clock '%s' (see tdat-capture list)", clock);
 	return l ? TDAT_EINVAL : TDAT_EIO;
@@ -178,7 +183,9 @@ static int set_cpumask(struct tdat_capture *c, const char *spec, bool hex)
 	int ret = cap_cpumask(spec, hex, c->ncpus, &text, c->errmsg);
 
 	if (!ret)
-		ret = cap_set_file(c, "tracing_cpumask", text);
+		ret = cap_save(c, "tracing_cpumask");
+	if (!ret && tracefs_instance_set_affinity_raw(c->inst, text) < (int)strlen(text))
+		ret = cap_fail(c, "tracing_cpumask", text);
 	free(text);
 	return ret;
 }
@@ -195,12 +202,31 @@ int tdat_capture_set_cpumask(struct tdat_capture *c, const char *hex)
 
 int tdat_capture_exclude_pid(struct tdat_capture *c, int pid)
 {
-	char v[32];
+	int ret;
 
-	if (!cap_exists(c, "set_event_notrace_pid"))
+	if (!tracefs_file_exists(c->inst, "set_event_notrace_pid"))
 		return TDAT_EUNSUPP;
-	snprintf(v, sizeof(v), "%d", pid);
-	return cap_set_file(c, "set_event_notrace_pid", v);
+	ret = set_number(c, "set_event_notrace_pid", (unsigned)pid);
+	c->excluding = !ret;
+	return ret;
+}
+
+/* Set (or clear) option @name, known to libtracefs or not; kept to put back. */
+static int set_option(struct tdat_capture *c, const char *name, bool on)
+{
+	enum tracefs_option_id id = tracefs_option_id(name);
+	char rel[300];
+	int ret;
+
+	snprintf(rel, sizeof(rel), "options/%s", name);
+	if ((ret = cap_save(c, rel)))
+		return ret;
+	/* an option newer than libtracefs: its file */
+	if (id == TRACEFS_OPTION_INVALID)
+		return cap_write_file(c, rel, on ? "1" : "0");
+	if (on ? tracefs_option_enable(c->inst, id) : tracefs_option_disable(c->inst, id))
+		return cap_fail(c, rel, on ? "1" : "0");
+	return 0;
 }
 
 int tdat_capture_follow_pid(struct tdat_capture *c, int pid, bool children)
@@ -208,7 +234,8 @@ int tdat_capture_follow_pid(struct tdat_capture *c, int pid, bool children)
 	char v[32];
 	int ret;
 
-	if (!cap_exists(c, "set_event_pid") || (children && !cap_exists(c, "options/event-fork"))) {
+	if (!tracefs_file_exists(c->inst, "set_event_pid") ||
+	    (children && !tracefs_option_is_supported(c->inst, TRACEFS_OPTION_EVENT_FORK))) {
 		tdat_msg(c->errmsg, "this kernel cannot follow pids (no set_event_pid or options/event-fork)");
 		return TDAT_EUNSUPP;
 	}
@@ -218,10 +245,14 @@ int tdat_capture_follow_pid(struct tdat_capture *c, int pid, bool children)
 	}
 	snprintf(v, sizeof(v), "%d", pid);
 	/* the first replaces what the file held (kept to put back), the next add to it */
-	ret = c->following ? cap_append_file(c, "set_event_pid", v) : cap_set_file(c, "set_event_pid", v);
+	if (c->following)
+		ret = tracefs_instance_file_append(c->inst, "set_event_pid", v) < (int)strlen(v) ?
+		      cap_fail(c, "set_event_pid", v) : 0;
+	else
+		ret = cap_set_file(c, "set_event_pid", v);
 	c->following |= !ret;
 	if (!ret && children)
-		ret = cap_set_file(c, "options/event-fork", "1");
+		ret = set_option(c, "event-fork", true);
 	return ret;
 }
 
@@ -230,16 +261,16 @@ int tdat_capture_set_option(struct tdat_capture *c, const char *name)
 	bool off = !strncmp(name, "no", 2);
 	char rel[300];
 
-	/* "no..." may also be an option's own name (e.g. none exist now, but be exact) */
+	/* "no..." may also be an option's own name (none is now, but be exact) */
 	snprintf(rel, sizeof(rel), "options/%s", name);
-	if (off && !cap_exists(c, rel))
+	if (off && !tracefs_file_exists(c->inst, rel))
 		name += 2;
 	else
 		off = false;
 	snprintf(rel, sizeof(rel), "options/%s", name);
-	if (!*name || strchr(name, '/') || !cap_exists(c, rel)) {
+	if (!*name || strchr(name, '/') || !tracefs_file_exists(c->inst, rel)) {
 		tdat_msg(c->errmsg, "no option '%s' (see tdat-capture list)", name);
 		return TDAT_EINVAL;
 	}
-	return cap_set_file(c, rel, off ? "0" : "1");
+	return set_option(c, name, !off);
 }

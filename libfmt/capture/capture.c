@@ -1,105 +1,63 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * capture.c - the tracefs side of tdat-capture, at the head of the
- * pipelines: finds (or mounts) tracefs, attaches to an instance (creating
- * or removing it as asked), enables events and kernel filters, starts and
- * stops tracing, lists what the kernel offers.  capture-set.c changes the
- * instance's settings (buffer, clock, CPUs, options, the pids followed),
- * capture-read.c reads every CPU's per_cpu/cpuN/trace_pipe_raw and
- * capture-out.c writes the trace.dat at the end.
+ * capture.c - the tracefs side of tdat-capture, over libtracefs as
+ * trace-cmd 3.x is: finds (or mounts) tracefs, attaches to an instance
+ * (creating or removing it as asked), enables events and kernel filters,
+ * starts and stops tracing, lists what the kernel offers.  capture-set.c
+ * changes the instance's settings, capture-read.c reads every CPU's raw
+ * pages and capture-out.c writes the trace.dat at the end.
  *
- * An instance is ours: its settings stay (start) or go with it (record).
- * In the top buffer (--top) every file changed through the handle is read
- * first (struct cap_saved) and put back at close, so that other users of
- * tracefs find it as it was.  Nothing here prints or exits.
+ * What libtracefs does not do stays here: -e's globs (trace-cmd's, where
+ * tracefs_event_enable() takes regular expressions), and putting the top
+ * buffer back.  An instance is ours: its settings stay (start) or go with
+ * it (record).  In the top buffer (--top) every file changed through the
+ * handle is read first (struct cap_saved) and put back at close, so that
+ * other users of tracefs find it as it was.  Nothing here prints or exits.
  */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include <unistd.h>
+#include <tracefs.h>
 
 #include "capture.h"
 
-static const char *const tracefs_dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-
 /* ---- files ---- */
 
-bool cap_path(const struct tdat_capture *c, const char *rel, char *buf, size_t size)
+int cap_read(struct tdat_capture *c, const char *rel, bool root, char **out, size_t *len)
 {
-	int n = snprintf(buf, size, "%s/%s", c->dir, rel);
+	int size = 0;
 
-	return n > 0 && (size_t)n < size;
+	errno = 0;
+	*out = tracefs_instance_file_read(root ? NULL : c->inst, rel, &size);
+	/* libtracefs gives NULL for an empty file too: errno tells them apart */
+	if (!*out && !errno)
+		*out = strdup("");
+	else if (!*out)
+		tdat_msg(c->errmsg, "%s/%s: %s", root ? tracefs_tracing_dir() : c->dir, rel,
+			 strerror(errno));
+	if (*out && len)
+		*len = *out ? (size_t)size : 0;
+	return *out ? 0 : errno ? TDAT_EIO : TDAT_ENOMEM;
 }
 
-int cap_read_path(struct tdat_capture *c, const char *path, char **out, size_t *len)
+int cap_fail(struct tdat_capture *c, const char *rel, const char *val)
 {
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap + 1), *p;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t r;
+	int err = errno ? errno : EIO;
 
-	*out = NULL;
-	if (!buf || fd < 0) {
-		if (fd < 0)
-			tdat_msg(c->errmsg, "%s: %s", path, strerror(errno));
-		free(buf);
-		if (fd >= 0)
-			close(fd);
-		return buf ? TDAT_EIO : TDAT_ENOMEM;
-	}
-	while ((r = read(fd, buf + n, cap - n)) != 0) {
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			tdat_msg(c->errmsg, "%s: %s", path, strerror(errno));
-			close(fd);
-			free(buf);
-			return TDAT_EIO;
-		}
-		n += (size_t)r;
-		if (n == cap) {
-			p = realloc(buf, cap * 2 + 1);
-			if (!p) {
-				close(fd);
-				free(buf);
-				return TDAT_ENOMEM;
-			}
-			buf = p;
-			cap *= 2;
-		}
-	}
-	close(fd);
-	buf[n] = '\0';
-	*out = buf;
-	if (len)
-		*len = n;
+	tdat_msg(c->errmsg, "%s/%s: cannot write '%s': %s", c->dir, rel, val, strerror(err));
+	return err == EINVAL ? TDAT_EINVAL : TDAT_EIO;
+}
+
+int cap_write_file(struct tdat_capture *c, const char *rel, const char *val)
+{
+	errno = 0;
+	if (tracefs_instance_file_write(c->inst, rel, val) < (int)strlen(val) || (!*val && errno))
+		return cap_fail(c, rel, val);
 	return 0;
-}
-
-int cap_read(struct tdat_capture *c, const char *rel, char **out, size_t *len)
-{
-	char path[4096];
-
-	if (!cap_path(c, rel, path, sizeof(path))) {
-		tdat_msg(c->errmsg, "%s: path too long", rel);
-		return TDAT_EINVAL;
-	}
-	return cap_read_path(c, path, out, len);
-}
-
-/* A file that only the top directory has (available_events). */
-static int read_root(struct tdat_capture *c, const char *rel, char **out)
-{
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/%s", c->root, rel);
-	return cap_read_path(c, path, out, NULL);
 }
 
 static void chomp(char *s)
@@ -108,38 +66,6 @@ static void chomp(char *s)
 
 	while (n && isspace((unsigned char)s[n - 1]))
 		s[--n] = '\0';
-}
-
-/* Write @val to @rel, opened with @oflag (O_TRUNC: replace; O_APPEND: add to a list). */
-static int write_rel(struct tdat_capture *c, const char *rel, const char *val, int oflag)
-{
-	char path[4096];
-	size_t n = strlen(val);
-	int fd, err = 0;
-
-	if (!cap_path(c, rel, path, sizeof(path))) {
-		tdat_msg(c->errmsg, "%s: path too long", rel);
-		return TDAT_EINVAL;
-	}
-	fd = open(path, O_WRONLY | oflag | O_CLOEXEC);
-	if (fd < 0 || write(fd, val, n) != (ssize_t)n)
-		err = errno;
-	if (fd >= 0 && close(fd) && !err)
-		err = errno;
-	if (!err)
-		return 0;
-	tdat_msg(c->errmsg, "%s: cannot write '%s': %s", path, val, strerror(err));
-	return err == EINVAL ? TDAT_EINVAL : TDAT_EIO;
-}
-
-int cap_write_file(struct tdat_capture *c, const char *rel, const char *val)
-{
-	return write_rel(c, rel, val, O_TRUNC);
-}
-
-int cap_append_file(struct tdat_capture *c, const char *rel, const char *val)
-{
-	return write_rel(c, rel, val, O_APPEND);
 }
 
 char *cap_restore_value(const char *rel, char *text)
@@ -169,115 +95,112 @@ char *cap_restore_value(const char *rel, char *text)
 	return text;
 }
 
-/* Change a setting, keeping its first value to put back at close. */
-int cap_set_file(struct tdat_capture *c, const char *rel, const char *val)
+int cap_save(struct tdat_capture *c, const char *rel)
 {
 	struct cap_saved *s;
 	char *old;
 	int ret;
-	bool known = false;
 
-	for (int i = 0; i < c->nsaved && !known; i++)
-		known = !strcmp(c->saved[i].rel, rel);
 	/* an instance is ours (settings stay, or go with it); the top buffer is not */
-	if (!known && !c->name) {
-		if ((ret = cap_read(c, rel, &old, NULL)))
-			return ret;
-		if (!strcmp(old, "X\n")) {
-			/* buffer_size_kb when the CPUs' sizes differ: no one value puts it back */
-			tdat_msg(c->errmsg, "%s reads 'X' (a value per CPU): not changed, as it could not be put back",
-				 rel);
-			free(old);
-			return TDAT_EINVAL;
-		}
-		s = realloc(c->saved, sizeof(*s) * (size_t)(c->nsaved + 1));
-		if (!s) {
-			free(old);
-			return TDAT_ENOMEM;
-		}
-		c->saved = s;
-		s += c->nsaved++;
-		s->value = cap_restore_value(rel, old);
-		if (!(s->rel = strdup(rel)))
-			return TDAT_ENOMEM;
+	if (c->name)
+		return 0;
+	for (int i = 0; i < c->nsaved; i++)
+		if (!strcmp(c->saved[i].rel, rel))
+			return 0;
+	if ((ret = cap_read(c, rel, false, &old, NULL)))
+		return ret;
+	if (!strcmp(old, "X\n")) {
+		/* buffer_size_kb when the CPUs' sizes differ: no one value puts it back */
+		tdat_msg(c->errmsg, "%s reads 'X' (a value per CPU): not changed, as it could not be put back",
+			 rel);
+		free(old);
+		return TDAT_EINVAL;
 	}
-	return cap_write_file(c, rel, val);
+	s = realloc(c->saved, sizeof(*s) * (size_t)(c->nsaved + 1));
+	if (!s) {
+		free(old);
+		return TDAT_ENOMEM;
+	}
+	c->saved = s;
+	s += c->nsaved++;
+	s->value = cap_restore_value(rel, old);
+	return (s->rel = strdup(rel)) ? 0 : TDAT_ENOMEM;
 }
 
-bool cap_exists(const struct tdat_capture *c, const char *rel)
+int cap_set_file(struct tdat_capture *c, const char *rel, const char *val)
 {
-	char path[4096];
+	int ret = cap_save(c, rel);
 
-	return cap_path(c, rel, path, sizeof(path)) && !access(path, F_OK);
+	return ret ? ret : cap_write_file(c, rel, val);
 }
 
 /* ---- attaching ---- */
 
 struct tdat_capture *tdat_capture_new(void)
 {
-	struct tdat_capture *c = calloc(1, sizeof(*c));
-
-	if (c)
-		c->pipe[0] = c->pipe[1] = -1;
-	return c;
+	/* libtracefs warns on stderr by default: a library does not print */
+	tracefs_set_loglevel(TEP_LOG_NONE);
+	return calloc(1, sizeof(struct tdat_capture));
 }
 
 static int find_tracefs(struct tdat_capture *c, unsigned flags)
 {
-	char path[256];
-	int err = ENOENT;
-
-	for (size_t i = 0; i < sizeof(tracefs_dirs) / sizeof(tracefs_dirs[0]); i++) {
-		snprintf(path, sizeof(path), "%s/instances", tracefs_dirs[i]);
-		if (!access(path, F_OK)) {
-			c->root = strdup(tracefs_dirs[i]);
-			return c->root ? 0 : TDAT_ENOMEM;
-		}
-		if (errno == EACCES)
-			err = EACCES;
-	}
-	if (err == ENOENT && (flags & TDAT_CAP_MOUNT)) {
-		if (!mount("nodev", tracefs_dirs[0], "tracefs", 0, NULL)) {
-			c->root = strdup(tracefs_dirs[0]);
-			return c->root ? 0 : TDAT_ENOMEM;
-		}
-		err = errno;
-		tdat_msg(c->errmsg, "tracefs is not mounted and mounting it on %s failed: %s",
-			 tracefs_dirs[0], strerror(err));
-		return TDAT_EIO;
-	}
-	if (err == EACCES)
-		tdat_msg(c->errmsg, "%s: permission denied (tracing needs root)", tracefs_dirs[0]);
-	else
-		tdat_msg(c->errmsg, "tracefs is not available (no %s/instances)", tracefs_dirs[0]);
-	return TDAT_EIO;
-}
-
-static int count_cpus(struct tdat_capture *c)
-{
+	const char *root = NULL;
 	char path[4096];
-	struct dirent *e;
-	DIR *d;
-	int n = 0, cpu;
+	int m;
 
-	if (!cap_path(c, "per_cpu", path, sizeof(path)) || !(d = opendir(path))) {
-		tdat_msg(c->errmsg, "%s/per_cpu: %s", c->dir, strerror(errno));
+	if (!(flags & TDAT_CAP_MOUNT)) {
+		m = tracefs_tracing_dir_is_mounted(false, &root);
+		/* libtracefs (1.6 to 1.8) hands over an allocated path it does not keep */
+		free((char *)root);
+		if (m <= 0) {
+			tdat_msg(c->errmsg, "tracefs is not available (not mounted)");
+			return TDAT_EIO;
+		}
+	}
+	/* found, or mounted on /sys/kernel/tracing; kept by libtracefs */
+	errno = 0;
+	if (!(root = tracefs_tracing_dir())) {
+		tdat_msg(c->errmsg, "tracefs is not mounted and mounting it on /sys/kernel/tracing failed: %s",
+			 strerror(errno ? errno : EPERM));
 		return TDAT_EIO;
 	}
-	while ((e = readdir(d)))
-		if (sscanf(e->d_name, "cpu%d", &cpu) == 1 && cpu >= 0 && cpu < MAX_CPUS && cpu >= n)
-			n = cpu + 1;
-	closedir(d);
-	c->ncpus = n;
-	if (!n) {
-		tdat_msg(c->errmsg, "%s/per_cpu: no CPUs", c->dir);
+	snprintf(path, sizeof(path), "%s/instances", root);
+	if (access(path, F_OK)) {
+		if (errno == EACCES)
+			tdat_msg(c->errmsg, "%s: permission denied (tracing needs root)", root);
+		else
+			tdat_msg(c->errmsg, "tracefs is not available (no %s)", path);
 		return TDAT_EIO;
 	}
 	return 0;
 }
 
+static int attach(struct tdat_capture *c, const char *instance, unsigned flags)
+{
+	bool exists = tracefs_instance_exists(instance);
+
+	if (!exists && !(flags & TDAT_CAP_CREATE)) {
+		tdat_msg(c->errmsg, "no instance '%s' (%s/instances/%s)", instance,
+			 tracefs_tracing_dir(), instance);
+		return TDAT_EIO;
+	}
+	if (exists && (flags & TDAT_CAP_EXCL)) {
+		tdat_msg(c->errmsg, "instance '%s' exists already", instance);
+		return TDAT_EIO;
+	}
+	c->inst = exists ? tracefs_instance_alloc(NULL, instance) : tracefs_instance_create(instance);
+	if (!c->inst) {
+		tdat_msg(c->errmsg, "instance '%s': %s", instance, strerror(errno ? errno : ENOMEM));
+		return TDAT_EIO;
+	}
+	c->created = tracefs_instance_is_new(c->inst);
+	return 0;
+}
+
 int tdat_capture_open(struct tdat_capture *c, const char *instance, unsigned flags)
 {
+	char *dir;
 	int ret;
 
 	c->flags = flags;
@@ -290,34 +213,26 @@ int tdat_capture_open(struct tdat_capture *c, const char *instance, unsigned fla
 		c->flags &= ~(unsigned)(TDAT_CAP_REMOVE | TDAT_CAP_CREATE);
 	if ((ret = find_tracefs(c, flags)))
 		return ret;
-	if (!instance) {
-		c->dir = strdup(c->root);
-	} else if ((c->name = strdup(instance)) && asprintf(&c->dir, "%s/instances/%s", c->root, instance) < 0) {
-		c->dir = NULL;
-	}
-	if (!c->dir)
-		return TDAT_ENOMEM;
-	if (instance && access(c->dir, F_OK)) {
-		if (!(flags & TDAT_CAP_CREATE)) {
-			tdat_msg(c->errmsg, "no instance '%s' (%s)", instance, c->dir);
-			c->flags &= ~(unsigned)TDAT_CAP_REMOVE;
-			return TDAT_EIO;
-		}
-		if (mkdir(c->dir, 0755)) {
-			tdat_msg(c->errmsg, "%s: %s", c->dir, strerror(errno));
-			return TDAT_EIO;
-		}
-		c->created = true;
-		/* a new instance traces at once; nothing before start */
-		if ((ret = cap_write_file(c, "tracing_on", "0")))
-			return ret;
-	} else if (instance && (flags & TDAT_CAP_EXCL)) {
-		tdat_msg(c->errmsg, "instance '%s' exists already", instance);
+	if (instance && (ret = attach(c, instance, flags))) {
 		c->flags &= ~(unsigned)TDAT_CAP_REMOVE;
-		return TDAT_EIO;
+		return ret;
 	}
+	/* from here on, tdat_capture_close() removes what it created */
 	c->opened = true;
-	return count_cpus(c);
+	dir = instance ? tracefs_instance_get_dir(c->inst) : NULL;
+	c->dir = strdup(instance ? (dir ? dir : "") : tracefs_tracing_dir());
+	tracefs_put_tracing_file(dir);
+	if (!c->dir || (instance && !(c->name = strdup(instance))))
+		return TDAT_ENOMEM;
+	/* a new instance traces at once; nothing before start */
+	if (c->created && tracefs_trace_off(c->inst))
+		return cap_fail(c, "tracing_on", "0");
+	for (char d[64]; c->ncpus < MAX_CPUS; c->ncpus++)
+		if (snprintf(d, sizeof(d), "per_cpu/cpu%d", c->ncpus), !tracefs_dir_exists(c->inst, d))
+			break;
+	if (!c->ncpus)
+		tdat_msg(c->errmsg, "%s/per_cpu: no CPUs", c->dir);
+	return c->ncpus ? 0 : TDAT_EIO;
 }
 
 const char *tdat_capture_dir(const struct tdat_capture *c)
@@ -337,49 +252,43 @@ const char *tdat_capture_errmsg(const struct tdat_capture *c)
 
 /* ---- events ---- */
 
-/* Does "system:event" @name match @spec ("SYS", "SYS:EVENT", "EVENT", globs)? */
-static bool event_matches(const char *spec, const char *name)
+/* Does event @sys:@ev match @spec ("SYS", "SYS:EVENT", "EVENT", globs)? */
+static bool event_matches(const char *spec, const char *sys, const char *ev)
 {
-	const char *colon = strchr(name, ':'), *sc = strchr(spec, ':');
-	char sys[256];
+	const char *sc = strchr(spec, ':');
+	char ssys[256];
 
-	if (!colon || (size_t)(colon - name) >= sizeof(sys))
+	if (!sc)
+		return !fnmatch(spec, sys, 0) || !fnmatch(spec, ev, 0);
+	if ((size_t)(sc - spec) >= sizeof(ssys))
 		return false;
-	memcpy(sys, name, (size_t)(colon - name));
-	sys[colon - name] = '\0';
-	if (sc) {
-		char ssys[256];
-
-		if ((size_t)(sc - spec) >= sizeof(ssys))
-			return false;
-		memcpy(ssys, spec, (size_t)(sc - spec));
-		ssys[sc - spec] = '\0';
-		return !fnmatch(ssys, sys, 0) && !fnmatch(sc + 1, colon + 1, 0);
-	}
-	return !fnmatch(spec, sys, 0) || !fnmatch(spec, colon + 1, 0);
+	snprintf(ssys, sizeof(ssys), "%.*s", (int)(sc - spec), spec);
+	return !fnmatch(ssys, sys, 0) && !fnmatch(sc + 1, ev, 0);
 }
 
-/* For each available event matching @spec: @fn(c, "SYS/EVENT", arg). */
-static int for_events(struct tdat_capture *c, const char *spec,
-		      int (*fn)(struct tdat_capture *c, const char *sysev, const char *arg),
-		      const char *arg)
+int cap_for_events(struct tdat_capture *c, const char *spec,
+		   int (*fn)(struct tdat_capture *c, const char *sys, const char *ev, void *arg),
+		   void *arg)
 {
-	char *text, *line, *save = NULL, rel[600];
-	int ret, n = 0;
+	/* the systems that have events to enable (not ftrace), as available_events */
+	char **systems = tracefs_event_systems(NULL), **events;
+	int ret = 0, n = 0;
 
-	if ((ret = read_root(c, "available_events", &text)))
-		return ret;
-	for (line = strtok_r(text, "\n", &save); line && !ret; line = strtok_r(NULL, "\n", &save)) {
-		char *colon = strchr(line, ':');
-
-		if (!colon || !event_matches(spec, line))
-			continue;
-		*colon = '/';
-		snprintf(rel, sizeof(rel), "events/%s", line);
-		ret = fn(c, rel, arg);
-		n++;
+	if (!systems) {
+		tdat_msg(c->errmsg, "%s/events: cannot list the events", tracefs_tracing_dir());
+		return TDAT_EIO;
 	}
-	free(text);
+	for (int s = 0; systems[s] && !ret; s++) {
+		events = tracefs_system_events(NULL, systems[s]);
+		for (int e = 0; events && events[e] && !ret; e++) {
+			if (!event_matches(spec, systems[s], events[e]))
+				continue;
+			ret = fn(c, systems[s], events[e], arg);
+			n++;
+		}
+		tracefs_list_free(events);
+	}
+	tracefs_list_free(systems);
 	if (!ret && !n) {
 		tdat_msg(c->errmsg, "no event matches '%s' (see tdat-capture list)", spec);
 		ret = TDAT_EINVAL;
@@ -387,28 +296,39 @@ static int for_events(struct tdat_capture *c, const char *spec,
 	return ret;
 }
 
-static int enable_one(struct tdat_capture *c, const char *ev, const char *arg)
-{
-	char rel[700];
-
-	snprintf(rel, sizeof(rel), "%s/enable", ev);
-	return cap_set_file(c, rel, arg);
-}
-
-int tdat_capture_enable(struct tdat_capture *c, const char *spec)
-{
-	return for_events(c, spec, enable_one, "1");
-}
-
-static int filter_one(struct tdat_capture *c, const char *ev, const char *expr)
+/* Write @val to the event's file @file ("enable", "filter"), kept to put back in the top buffer. */
+static int event_set(struct tdat_capture *c, const char *sys, const char *ev, const char *file,
+		     const char *val)
 {
 	char rel[700];
 	int ret;
 
-	snprintf(rel, sizeof(rel), "%s/filter", ev);
-	ret = cap_set_file(c, rel, expr);
+	snprintf(rel, sizeof(rel), "events/%s/%s/%s", sys, ev, file);
+	if ((ret = cap_save(c, rel)))
+		return ret;
+	errno = 0;
+	if (tracefs_event_file_write(c->inst, sys, ev, file, val) < (int)strlen(val))
+		return cap_fail(c, rel, val);
+	return 0;
+}
+
+static int enable_one(struct tdat_capture *c, const char *sys, const char *ev, void *arg)
+{
+	(void)arg;
+	return event_set(c, sys, ev, "enable", "1");
+}
+
+int tdat_capture_enable(struct tdat_capture *c, const char *spec)
+{
+	return cap_for_events(c, spec, enable_one, NULL);
+}
+
+static int filter_one(struct tdat_capture *c, const char *sys, const char *ev, void *expr)
+{
+	int ret = event_set(c, sys, ev, "filter", expr);
+
 	if (ret == TDAT_EINVAL)
-		tdat_msg(c->errmsg, "the kernel refuses the filter '%s' on %s", expr, ev + 7);
+		tdat_msg(c->errmsg, "the kernel refuses the filter '%s' on %s:%s", (char *)expr, sys, ev);
 	return ret;
 }
 
@@ -451,27 +371,19 @@ int tdat_capture_event_filter(struct tdat_capture *c, const char *spec, const ch
 		tdat_msg(c->errmsg, "an empty filter for '%s'", spec);
 		return TDAT_EINVAL;
 	}
-	return for_events(c, spec, filter_one, expr);
+	return cap_for_events(c, spec, filter_one, (void *)expr);
 }
 
 /* ---- control ---- */
 
-static int disable_one(struct tdat_capture *c, const char *ev, const char *arg)
+static int unfilter_one(struct tdat_capture *c, const char *sys, const char *ev, void *arg)
 {
-	char rel[700];
-	char *v;
-	int ret;
+	char *v = tracefs_event_file_read(c->inst, sys, ev, "filter", NULL);
+	int ret = v && strncmp(v, "none", 4) ? event_set(c, sys, ev, "filter", "0") : 0;
 
 	(void)arg;
-	snprintf(rel, sizeof(rel), "%s/filter", ev);
-	if (!cap_read(c, rel, &v, NULL)) {
-		chomp(v);
-		ret = strcmp(v, "none") ? cap_write_file(c, rel, "0") : 0;
-		free(v);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	free(v);
+	return ret;
 }
 
 int tdat_capture_reset(struct tdat_capture *c)
@@ -482,51 +394,48 @@ int tdat_capture_reset(struct tdat_capture *c)
 		tdat_msg(c->errmsg, "the top buffer is not reset: it is not ours");
 		return TDAT_EINVAL;
 	}
-	if ((ret = cap_write_file(c, "tracing_on", "0")) ||
-	    (ret = cap_write_file(c, "events/enable", "0")))
+	if (tracefs_trace_off(c->inst))
+		return cap_fail(c, "tracing_on", "0");
+	if (tracefs_event_disable(c->inst, NULL, NULL))
+		return cap_fail(c, "events/enable", "0");
+	if ((ret = cap_for_events(c, "*", unfilter_one, NULL)))
 		return ret;
-	ret = for_events(c, "*", disable_one, NULL);
 	/* no pids followed (start -P of an earlier call) */
-	if (!ret && cap_exists(c, "set_event_pid"))
-		ret = cap_write_file(c, "set_event_pid", "");
-	if (!ret && cap_exists(c, "options/event-fork"))
-		ret = cap_write_file(c, "options/event-fork", "0");
-	return ret ? ret : cap_write_file(c, "trace", "");
+	if (tracefs_file_exists(c->inst, "set_event_pid") &&
+	    tracefs_instance_file_clear(c->inst, "set_event_pid"))
+		return cap_fail(c, "set_event_pid", "");
+	if (tracefs_option_is_supported(c->inst, TRACEFS_OPTION_EVENT_FORK) &&
+	    tracefs_option_disable(c->inst, TRACEFS_OPTION_EVENT_FORK))
+		return cap_fail(c, "options/event-fork", "0");
+	return tracefs_instance_file_clear(c->inst, "trace") ? cap_fail(c, "trace", "") : 0;
 }
 
 int tdat_capture_start(struct tdat_capture *c)
 {
-	int ret = cap_write_file(c, "trace", "");
+	int ret;
 
-	return ret ? ret : cap_set_file(c, "tracing_on", "1");
+	if (tracefs_instance_file_clear(c->inst, "trace"))
+		return cap_fail(c, "trace", "");
+	if ((ret = cap_save(c, "tracing_on")))
+		return ret;
+	return tracefs_trace_on(c->inst) ? cap_fail(c, "tracing_on", "1") : 0;
 }
 
 int tdat_capture_stop(struct tdat_capture *c)
 {
-	return cap_set_file(c, "tracing_on", "0");
+	int ret = cap_save(c, "tracing_on");
+
+	if (ret)
+		return ret;
+	return tracefs_trace_off(c->inst) ? cap_fail(c, "tracing_on", "0") : 0;
 }
 
 /* ---- lists ---- */
 
 static void free_list(struct tdat_capture *c)
 {
-	for (int i = 0; c->list && c->list[i]; i++)
-		free(c->list[i]);
-	free(c->list);
+	tracefs_list_free(c->list);
 	c->list = NULL;
-}
-
-static int list_add(char ***l, int *n, const char *s, size_t len)
-{
-	char **p = realloc(*l, sizeof(**l) * (size_t)(*n + 2));
-
-	if (!p)
-		return TDAT_ENOMEM;
-	*l = p;
-	if (!(p[*n] = strndup(s, len)))
-		return TDAT_ENOMEM;
-	p[++*n] = NULL;
-	return 0;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -534,90 +443,110 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int list_dir(struct tdat_capture *c, const char *rel, bool options, char ***l, int *n)
+/* The options of the instance, "name" when set, "noname" when not. */
+static char **list_options(struct tdat_capture *c)
 {
-	char path[4096], opt[300];
+	char *path = tracefs_instance_get_file(c->inst, "options"), opt[300], **l = NULL;
 	struct dirent *e;
-	DIR *d;
-	int ret = 0;
+	DIR *d = path ? opendir(path) : NULL;
 
-	if (!cap_path(c, rel, path, sizeof(path)) || !(d = opendir(path))) {
-		tdat_msg(c->errmsg, "%s/%s: %s", c->dir, rel, strerror(errno));
-		return TDAT_EIO;
+	tracefs_put_tracing_file(path);
+	if (!d) {
+		tdat_msg(c->errmsg, "%s/options: %s", c->dir, strerror(errno));
+		return NULL;
 	}
-	while (!ret && (e = readdir(d))) {
-		char *v = NULL;
+	while ((e = readdir(d))) {
+		char *v;
 
 		if (e->d_name[0] == '.')
 			continue;
-		snprintf(opt, sizeof(opt), "%s%s", options ? "no" : "", e->d_name);
-		if (options) {
-			snprintf(path, sizeof(path), "%s/%s", rel, e->d_name);
-			if (!cap_read(c, path, &v, NULL) && v[0] == '1')
-				memmove(opt, opt + 2, strlen(opt + 2) + 1);
-			free(v);
-		}
-		ret = list_add(l, n, opt, strlen(opt));
+		snprintf(opt, sizeof(opt), "options/%s", e->d_name);
+		v = tracefs_instance_file_read(c->inst, opt, NULL);
+		snprintf(opt, sizeof(opt), "%s%s", v && v[0] == '1' ? "" : "no", e->d_name);
+		free(v);
+		if (!(l = tracefs_list_add(l, opt)))
+			break;
 	}
 	closedir(d);
-	return ret;
+	return l;
+}
+
+static int list_event(struct tdat_capture *c, const char *sys, const char *ev, void *arg)
+{
+	char name[600];
+
+	(void)c;
+	snprintf(name, sizeof(name), "%s:%s", sys, ev);
+	return (*(char ***)arg = tracefs_list_add(*(char ***)arg, name)) ? 0 : TDAT_ENOMEM;
+}
+
+/* The words (@what: clocks) or lines of file @rel. */
+static char **list_file(struct tdat_capture *c, const char *rel, int what)
+{
+	const char *sep = what == TDAT_CAP_CLOCKS ? " \n" : "\n";
+	char *text, *save = NULL, **l = NULL;
+
+	if (cap_read(c, rel, false, &text, NULL))
+		return NULL;
+	for (char *w = strtok_r(text, sep, &save); w; w = strtok_r(NULL, sep, &save))
+		if (!(l = tracefs_list_add(l, w)))
+			break;
+	free(text);
+	return l;
 }
 
 const char *const *tdat_capture_list(struct tdat_capture *c, int what, const char *glob, int *n)
 {
-	static const char *const files[] = { "available_events", "set_event", "trace_clock" };
-	char *text = NULL, *line, *save = NULL, **l = NULL;
-	int ret = 0, k = 0;
+	char **l = NULL;
+	int k = 0, j = 0;
 
 	free_list(c);
 	*n = 0;
-	if (what == TDAT_CAP_OPTIONS) {
-		ret = list_dir(c, "options", true, &l, &k);
-	} else if (what == TDAT_CAP_INSTANCES) {
-		char *dir = c->dir;
-
-		c->dir = c->root;
-		ret = list_dir(c, "instances", false, &l, &k);
-		c->dir = dir;
-	} else if (what >= 0 && what <= TDAT_CAP_CLOCKS) {
-		ret = what == TDAT_CAP_EVENTS ? read_root(c, files[what], &text) :
-		      cap_read(c, files[what], &text, NULL);
-		for (line = text ? strtok_r(text, what == TDAT_CAP_CLOCKS ? " \n" : "\n", &save) : NULL;
-		     line && !ret; line = strtok_r(NULL, what == TDAT_CAP_CLOCKS ? " \n" : "\n", &save))
-			ret = list_add(&l, &k, line, strlen(line));
-		free(text);
-	} else {
-		ret = TDAT_EINVAL;
-	}
-	if (!ret && !l && !(l = calloc(1, sizeof(*l))))
-		ret = TDAT_ENOMEM;
-	if (ret) {
-		for (int i = 0; i < k; i++)
-			free(l[i]);
-		free(l);
+	/* no event matching is an empty list */
+	if (what == TDAT_CAP_EVENTS && (k = cap_for_events(c, glob ? glob : "*", list_event, &l)) &&
+	    k != TDAT_EINVAL) {
+		tracefs_list_free(l);
 		return NULL;
 	}
-	for (int i = 0, j = 0; i <= k; i++) {
-		const char *name = l[i] && l[i][0] == '[' ? l[i] + 1 : l[i];
-		char tmp[300];
-
-		if (name && glob && what == TDAT_CAP_CLOCKS) {
-			snprintf(tmp, sizeof(tmp), "%.*s", (int)strcspn(name, "]"), name);
-			name = tmp;
-		}
-		if (l[i] && glob && (what <= TDAT_CAP_ENABLED ? !event_matches(glob, l[i]) :
-				     fnmatch(glob, name, 0))) {
-			free(l[i]);
-			continue;
-		}
-		l[j++] = l[i];
-		if (!l[i])
-			k = j - 1;
+	if (what == TDAT_CAP_ENABLED)
+		l = list_file(c, "set_event", what);
+	else if (what == TDAT_CAP_CLOCKS)
+		l = list_file(c, "trace_clock", what);
+	else if (what == TDAT_CAP_OPTIONS)
+		l = list_options(c);
+	else if (what == TDAT_CAP_INSTANCES)
+		l = tracefs_instances(NULL);
+	else if (what != TDAT_CAP_EVENTS)
+		return NULL;
+	/* an empty list of libtracefs's kind (tracefs_list_free() frees it) */
+	if (!l && (l = tracefs_list_add(NULL, ""))) {
+		free(l[0]);
+		l[0] = NULL;
 	}
-	if (what != TDAT_CAP_CLOCKS && k)
-		qsort(l, (size_t)k, sizeof(*l), cmp_str);
+	if (!l)
+		return NULL;
+	for (int i = 0; l[i]; i++) {
+		const char *name = l[i][0] == '[' ? l[i] + 1 : l[i];
+		char tmp[300], *colon = strchr(l[i], ':');
+		bool keep = !glob || what == TDAT_CAP_EVENTS;
+
+		if (!keep && what == TDAT_CAP_ENABLED && colon) {
+			snprintf(tmp, sizeof(tmp), "%.*s", (int)(colon - l[i]), l[i]);
+			keep = event_matches(glob, tmp, colon + 1);
+		} else if (!keep) {
+			snprintf(tmp, sizeof(tmp), "%.*s", (int)strcspn(name, "]"), name);
+			keep = !fnmatch(glob, tmp, 0);
+		}
+		if (keep)
+			l[j++] = l[i];
+		else
+			free(l[i]);
+	}
+	l[j] = NULL;
+	if (what != TDAT_CAP_CLOCKS && j)
+		qsort(l, (size_t)j, sizeof(*l), cmp_str);
 	c->list = l;
-	*n = k;
+	*n = j;
 	return (const char *const *)l;
 }
 
@@ -625,7 +554,7 @@ const char *tdat_capture_file(struct tdat_capture *c, const char *rel)
 {
 	free(c->text);
 	c->text = NULL;
-	if (cap_read(c, rel, &c->text, NULL))
+	if (cap_read(c, rel, false, &c->text, NULL))
 		return NULL;
 	chomp(c->text);
 	return c->text;
@@ -643,9 +572,9 @@ int tdat_capture_close(struct tdat_capture *c)
 	cap_end_reading(c);
 	if (c->opened && (c->flags & TDAT_CAP_REMOVE) && c->name) {
 		/* events off first: rmdir fails while an event still uses the instance */
-		cap_write_file(c, "tracing_on", "0");
-		cap_write_file(c, "events/enable", "0");
-		if (rmdir(c->dir) && errno != ENOENT) {
+		tracefs_trace_off(c->inst);
+		tracefs_event_disable(c->inst, NULL, NULL);
+		if (tracefs_instance_destroy(c->inst) && errno != ENOENT) {
 			tdat_msg(c->errmsg, "cannot remove instance %s: %s", c->dir, strerror(errno));
 			ret = TDAT_EIO;
 		}
@@ -676,9 +605,9 @@ void tdat_capture_free(struct tdat_capture *c)
 	if (!c)
 		return;
 	tdat_capture_close(c);
+	tracefs_instance_free(c->inst);
 	free_list(c);
 	free(c->text);
-	free(c->root);
 	free(c->name);
 	free(c->dir);
 	free(c);

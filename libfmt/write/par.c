@@ -12,10 +12,13 @@
  * the inputs stays on the caller's thread; printing, most of the time of
  * these formats, runs on the workers.
  *
- * A ring of 3 x workers batches bounds the memory; when it is full the
- * caller waits for the oldest.  Damage a worker's writer counts
- * (writer_damaged()) is summed in order into the caller's writer, so its
- * warning names the same first event.
+ * The first PAR_EVENTS events are printed on the caller's thread, so a
+ * small input pays for no worker; the workers start with the first batch,
+ * and each opens its handles on its own thread.  A worker that cannot
+ * leaves its batches to the caller.  A ring of 3 x workers batches bounds
+ * the memory; when it is full the caller waits for the oldest.  Damage a
+ * worker's writer counts (writer_damaged()) is summed in order into the
+ * caller's writer, so its warning names the same first event.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -46,6 +49,7 @@ struct batch {
 
 struct worker {
 	struct par *p;
+	bool ok;			/* its handles and writer are ready */
 	pthread_t th;
 	struct tdat_file **files;	/* clones, by input */
 	int nfiles;
@@ -59,7 +63,10 @@ struct par {
 	pthread_cond_t work, done;
 	bool stop;
 	struct worker *wk;
-	int nwk;
+	int nwk;			/* threads started */
+	int alive;			/* workers still taking batches */
+	int want;			/* threads to start with the first batch */
+	uint64_t direct;		/* events printed on the caller's thread first */
 	struct batch *ring;
 	unsigned nring;
 	uint64_t head, tail;		/* the batch being filled, the next to write */
@@ -93,12 +100,21 @@ static void print_batch(struct worker *k, struct batch *b)
 	w->sink.err = 0;
 }
 
+static int worker_init(struct par *p, struct worker *k);
+
 static void *work(void *arg)
 {
 	struct worker *k = arg;
 	struct par *p = k->p;
 
+	k->ok = !worker_init(p, k);
 	pthread_mutex_lock(&p->mu);
+	if (!k->ok) {
+		p->alive--;
+		pthread_cond_broadcast(&p->done);
+		pthread_mutex_unlock(&p->mu);
+		return NULL;
+	}
 	for (;;) {
 		struct batch *b = NULL;
 
@@ -122,6 +138,21 @@ static void *work(void *arg)
 	return NULL;
 }
 
+/* Print batch @b on the caller's thread, straight into its writer's sink. */
+static void print_here(struct par *p, struct batch *b)
+{
+	for (size_t i = 0; i < b->nev && !b->ret; i++) {
+		struct tdat_event ev = b->ev[i];
+
+		ev.data = b->bytes + (uintptr_t)ev.data;
+		ev.file = merge_member(p->w->merge, ev.input);
+		if ((b->ret = writer_put_now(p->w, &ev)))
+			memcpy(b->errmsg, p->w->errmsg, sizeof(b->errmsg));
+	}
+	b->ndamaged = 0;	/* counted in the caller's writer already */
+	b->state = B_DONE;
+}
+
 /* Write the oldest batch once printed, add its damage, free it. */
 static int write_oldest(struct par *p)
 {
@@ -129,9 +160,11 @@ static int write_oldest(struct par *p)
 	struct tdat_writer *w = p->w;
 
 	pthread_mutex_lock(&p->mu);
-	while (b->state != B_DONE)
+	while (b->state != B_DONE && (p->alive || b->state != B_QUEUED))
 		pthread_cond_wait(&p->done, &p->mu);
 	pthread_mutex_unlock(&p->mu);
+	if (b->state == B_QUEUED)	/* no worker is left: print it here */
+		print_here(p, b);
 	if (b->ret && !p->ret) {
 		p->ret = b->ret;
 		memcpy(w->errmsg, b->errmsg, sizeof(w->errmsg));
@@ -148,8 +181,12 @@ static int write_oldest(struct par *p)
 	return p->ret;
 }
 
+static void start_workers(struct par *p);
+
 static void submit(struct par *p)
 {
+	if (!p->nwk)
+		start_workers(p);
 	pthread_mutex_lock(&p->mu);
 	p->ring[p->head % p->nring].state = B_QUEUED;
 	p->head++;
@@ -189,6 +226,10 @@ int par_put(struct par *p, const struct tdat_event *ev)
 
 	if (p->ret)
 		return p->ret;
+	if (p->direct < PAR_EVENTS) {
+		p->direct++;
+		return writer_put_now(p->w, ev);
+	}
 	/* a printer may read an array RECORD_SLACK bytes past the record, as
 	 * the decoder's page buffer allows: copy those bytes too */
 	if (!(b = room(p, (size_t)ev->size + RECORD_SLACK))) {
@@ -273,6 +314,27 @@ void par_free(struct par *p)
 	free(p);
 }
 
+/* The workers, when the first batch is full; none started: the caller prints every batch. */
+static void start_workers(struct par *p)
+{
+	for (int i = 0; i < p->want; i++) {
+		struct worker *k = &p->wk[p->nwk];
+
+		k->p = p;
+		pthread_mutex_lock(&p->mu);
+		p->alive++;
+		pthread_mutex_unlock(&p->mu);
+		if (pthread_create(&k->th, NULL, work, k)) {
+			pthread_mutex_lock(&p->mu);
+			p->alive--;
+			pthread_mutex_unlock(&p->mu);
+			break;
+		}
+		p->nwk++;
+	}
+	p->want = 0;
+}
+
 /* Whether @w's events can be printed by workers: a format that allows it, clonable inputs. */
 static bool par_fits(struct tdat_writer *w)
 {
@@ -308,18 +370,7 @@ int par_new(struct tdat_writer *w, struct par **out)
 		par_free(p);
 		return TDAT_ENOMEM;
 	}
-	for (; p->nwk < w->jobs; p->nwk++) {
-		struct worker *k = &p->wk[p->nwk];
-
-		if ((ret = worker_init(p, k)) || pthread_create(&k->th, NULL, work, k)) {
-			worker_release(k);
-			break;
-		}
-	}
-	if (!p->nwk) {		/* no worker: print on the caller's thread */
-		par_free(p);
-		return 0;
-	}
+	p->want = w->jobs;
 	*out = p;
 	return 0;
 }

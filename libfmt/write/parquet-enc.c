@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * parquet-enc.c - a Parquet file of one flat table (parquet.h): columns,
+ * parquet-enc.c - a Parquet file of one table (parquet.h): columns,
  * buffered rows, row groups and the footer (FileMetaData: the schema with
- * INTEGER(bits, signed) and STRING logical types and their converted types,
+ * INTEGER(bits, signed), STRING and LIST logical types and their converted types,
  * the row groups with sorting_columns, key-value metadata, column orders).
  *
  * The file is "PAR1", the row groups' column chunks (parquet-page.c), the
@@ -19,6 +19,7 @@
 
 /* ConvertedType values (parquet.thrift) */
 #define CT_UTF8 0
+#define CT_LIST 3
 #define CT_UINT_8 11
 #define CT_INT_8 15
 
@@ -41,6 +42,7 @@ void pq_ctx_release(struct pq_ctx *c)
 	sink_release(&c->zpage);
 	sink_release(&c->head);
 	free(c->idx);
+	free(c->lev);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -55,7 +57,7 @@ int pq_table_init(struct pq_table *t, const char *name, int ncols)
 	if (!t->cols || sink_init(&t->rgs, -1))
 		return TDAT_ENOMEM;
 	for (int i = 0; i < ncols; i++)
-		t->cols[i].vals.fd = t->cols[i].defs.fd = -1;
+		t->cols[i].vals.fd = t->cols[i].defs.fd = t->cols[i].lens.fd = -1;
 	return 0;
 }
 
@@ -65,6 +67,7 @@ void pq_table_release(struct pq_table *t)
 		free(t->cols[i].name);
 		sink_release(&t->cols[i].vals);
 		sink_release(&t->cols[i].defs);
+		sink_release(&t->cols[i].lens);
 	}
 	for (int i = 0; i < t->nkv; i++) {
 		free(t->kv[i].key);
@@ -90,6 +93,12 @@ int pq_col_int(struct pq_table *t, int i, const char *name, unsigned bits, bool 
 	c->ptype = c->bits == 64 ? PQ_INT64 : PQ_INT32;
 	c->sign = sign;
 	return col_init(c, name);
+}
+
+int pq_col_list(struct pq_table *t, int i, const char *name, unsigned bits, bool sign)
+{
+	t->cols[i].list = true;
+	return pq_col_int(t, i, name, bits, sign);
 }
 
 int pq_col_str(struct pq_table *t, int i, const char *name)
@@ -134,10 +143,22 @@ void pq_put_str(struct pq_col *c, const void *p, size_t n)
 		sink_putc(&c->defs, 1);
 }
 
+void pq_put_list(struct pq_col *c, uint32_t n)
+{
+	sink_write(&c->lens, &n, 4);
+	c->nempty += !n;
+	c->nrows++;
+}
+
 void pq_put_null(struct pq_col *c)
 {
 	char *d;
 
+	if (c->list) {
+		c->nnull++;
+		pq_put_list(c, PQ_NULL_LIST);
+		return;
+	}
 	if (!c->nnull++ && c->nrows && (d = sink_reserve(&c->defs, c->nrows))) {
 		memset(d, 1, c->nrows);	/* the rows before it all had values */
 		sink_commit(&c->defs, c->nrows);
@@ -152,7 +173,7 @@ size_t pq_row_end(struct pq_table *t)
 
 	t->rows++;
 	for (int i = 0; i < t->ncols; i++)
-		b += t->cols[i].vals.cap + t->cols[i].defs.cap;
+		b += t->cols[i].vals.cap + t->cols[i].defs.cap + t->cols[i].lens.cap;
 	return t->buffered = b;
 }
 
@@ -227,7 +248,8 @@ int pq_flush(struct pq_ctx *c, struct pq_table *t, int fd)
 		/* give the memory back: the budget counts what buffers hold */
 		sink_release(&t->cols[i].vals);
 		sink_release(&t->cols[i].defs);
-		t->cols[i].nnull = t->cols[i].nrows = 0;
+		sink_release(&t->cols[i].lens);
+		t->cols[i].nnull = t->cols[i].nrows = t->cols[i].nempty = 0;
 	}
 out:
 	if (!ret)
@@ -263,19 +285,50 @@ static void logical_type(struct thrift *f, const struct pq_col *col)
 	th_end(f);
 }
 
+/* A SchemaElement with no type (a group) of @nchildren; its end is the caller's. */
+static void group(struct thrift *f, enum pq_rep rep, const char *name, int nchildren)
+{
+	th_elem_struct(f);
+	th_i32(f, 3, rep);
+	th_string(f, 4, name);
+	th_i32(f, 5, nchildren);
+}
+
+/* A LIST column's groups: "optional group NAME (LIST) { repeated group list {". */
+static void list_groups(struct thrift *f, const struct pq_col *col)
+{
+	group(f, PQ_OPTIONAL, col->name, 1);
+	th_i32(f, 6, CT_LIST);
+	th_struct(f, 10);
+	th_struct(f, 3);	/* LIST */
+	th_end(f);
+	th_end(f);
+	th_end(f);
+	group(f, PQ_REPEATED, "list", 1);
+	th_end(f);
+}
+
 static void schema(struct thrift *f, const struct pq_table *t)
 {
-	th_list(f, 2, TH_STRUCT, (size_t)t->ncols + 1);
+	size_t n = 1;
+
+	for (int i = 0; i < t->ncols; i++)
+		n += t->cols[i].list ? 3 : 1;
+	th_list(f, 2, TH_STRUCT, n);
 	th_elem_struct(f);
 	th_string(f, 4, "schema");
 	th_i32(f, 5, t->ncols);
 	th_end(f);
 	for (int i = 0; i < t->ncols; i++) {
+		const struct pq_col *col = &t->cols[i];
+
+		if (col->list)
+			list_groups(f, col);
 		th_elem_struct(f);
-		th_i32(f, 1, t->cols[i].ptype);
-		th_i32(f, 3, PQ_OPTIONAL);
-		th_string(f, 4, t->cols[i].name);
-		logical_type(f, &t->cols[i]);
+		th_i32(f, 1, col->ptype);
+		th_i32(f, 3, col->list ? PQ_REQUIRED : PQ_OPTIONAL);
+		th_string(f, 4, col->list ? "element" : col->name);
+		logical_type(f, col);
 		th_end(f);
 	}
 }

@@ -3,8 +3,9 @@
  * parquet-page.c - one column chunk of a Parquet row group (parquet.h):
  * the dictionary page if the strings have few distinct values, the data
  * pages (DataPage v1: definition levels, then PLAIN values or dictionary
- * indices, zstd-compressed together), and the ColumnChunk struct of the
- * footer with the chunk's statistics.
+ * indices, zstd-compressed together; a LIST column's repetition levels
+ * before them), and the ColumnChunk struct of the footer with the chunk's
+ * statistics.
  *
  * Levels and indices use the RLE/bit-packed hybrid (Encodings.md): a run
  * of 8 or more equal values is an RLE run (varint count << 1, the value in
@@ -81,6 +82,51 @@ void pq_hybrid(struct tdat_sink *s, const uint32_t *v, size_t n, unsigned bw)
 		bit_packed(s, v + i, j - i, bw);
 		i = j;
 	}
+}
+
+/* ---- a LIST column's levels ---- */
+
+/* @lev as one section of a DataPage v1: its 4-byte length, the hybrid encoding. */
+static void level_section(struct tdat_sink *s, const uint32_t *lev, size_t n, unsigned bw)
+{
+	size_t mark = s->len;
+	uint32_t len;
+
+	sink_write(s, "\0\0\0\0", 4);
+	pq_hybrid(s, lev, n, bw);
+	len = (uint32_t)(s->len - mark - 4);
+	if (!s->err)
+		memcpy(s->buf + mark, &len, 4);
+}
+
+size_t pq_list_levels(struct pq_ctx *c, struct tdat_sink *s, const uint32_t *lens, size_t n)
+{
+	size_t nl = 0, k = 0;
+
+	for (size_t r = 0; r < n; r++)
+		nl += lens[r] == PQ_NULL_LIST || !lens[r] ? 1 : lens[r];
+	if (nl > c->lev_cap) {
+		free(c->lev);
+		c->lev_cap = nl;
+		if (!(c->lev = malloc(nl * sizeof(*c->lev)))) {
+			c->lev_cap = 0;
+			return 0;
+		}
+	}
+	for (size_t r = 0; r < n; r++) {	/* repetition: 0 starts a row */
+		c->lev[k++] = 0;
+		for (uint32_t e = 1; lens[r] != PQ_NULL_LIST && e < lens[r]; e++)
+			c->lev[k++] = 1;
+	}
+	level_section(s, c->lev, nl, 1);
+	for (size_t r = k = 0; r < n; r++) {	/* definition: 0 null, 1 empty, 2 an element */
+		if (lens[r] == PQ_NULL_LIST || !lens[r])
+			c->lev[k++] = lens[r] ? 0 : 1;
+		for (uint32_t e = 0; lens[r] != PQ_NULL_LIST && e < lens[r]; e++)
+			c->lev[k++] = 2;
+	}
+	level_section(s, c->lev, nl, 2);
+	return nl;
 }
 
 /*
@@ -242,6 +288,7 @@ fail:
 /* ---- statistics ---- */
 
 struct stats {
+	uint64_t nulls;		/* entries without a value: null (or empty list) */
 	bool any;
 	uint64_t min, max;	/* integers in the column's order; a double's bits */
 	size_t smin, smax;	/* strings: offsets of the bounds in vals */
@@ -341,7 +388,7 @@ static void put_stats(struct thrift *m, const struct pq_col *col, const struct s
 	unsigned w = col->ptype == PQ_INT32 ? 4 : 8;
 
 	th_struct(m, 12);
-	th_i64(m, 3, (int64_t)col->nnull);
+	th_i64(m, 3, (int64_t)st->nulls);
 	if (st->any && col->ptype != PQ_BYTE_ARRAY) {
 		uint32_t lo = (uint32_t)st->min, hi = (uint32_t)st->max;
 
@@ -368,6 +415,7 @@ struct chunk {
 	uint32_t *dict;		/* NULL: PLAIN */
 	size_t ndict;
 	unsigned bw;		/* bits of an index */
+	uint64_t levels;	/* a LIST column's entries (its ColumnMetaData num_values) */
 };
 
 /* Compress c->page and write it after its header (@nvalues, @enc; type @type). */
@@ -465,6 +513,51 @@ static int data_page(struct chunk *ch, size_t a, size_t b, size_t k, size_t nv, 
 			  ch->dict ? PQ_RLE_DICT : ch->col->delta ? PQ_DELTA : PQ_PLAIN);
 }
 
+/* Rows [@a, @b) of a LIST column, @nv elements from index @k. */
+static int list_page(struct chunk *ch, size_t a, size_t b, size_t k, size_t nv)
+{
+	struct pq_ctx *c = ch->c;
+	const uint32_t *lens = (const uint32_t *)ch->col->lens.buf;
+	unsigned w = ch->col->ptype == PQ_INT64 ? 8 : 4;
+	size_t nl;
+
+	c->page.len = 0;
+	if (!(nl = pq_list_levels(c, &c->page, lens + a, b - a)))
+		return TDAT_ENOMEM;
+	if (nv)
+		sink_write(&c->page, ch->col->vals.buf + k * w, nv * w);
+	if (!ch->data_off)
+		ch->data_off = ch->t->off;
+	ch->levels += nl;
+	return write_page(ch, PQ_DATA_PAGE, nl, PQ_PLAIN);
+}
+
+/* A LIST column's pages: whole rows, up to about PAGE_ROWS levels or PAGE_BYTES of values. */
+static int list_pages(struct chunk *ch, size_t rows)
+{
+	const uint32_t *lens = (const uint32_t *)ch->col->lens.buf;
+	unsigned w = ch->col->ptype == PQ_INT64 ? 8 : 4;
+	size_t a = 0, k = 0;
+	int ret;
+
+	while (a < rows) {
+		size_t b = a, nv = 0, nl = 0;
+
+		while (b < rows && nl < PAGE_ROWS && nv * w < PAGE_BYTES) {
+			uint32_t n = lens[b] == PQ_NULL_LIST ? 0 : lens[b];
+
+			nv += n;
+			nl += n ? n : 1;
+			b++;
+		}
+		if ((ret = list_page(ch, a, b, k, nv)))
+			return ret;
+		a = b;
+		k += nv;
+	}
+	return 0;
+}
+
 static int data_pages(struct chunk *ch, size_t rows)
 {
 	const struct pq_col *col = ch->col;
@@ -514,10 +607,14 @@ static void chunk_meta(struct chunk *ch, struct thrift *m, size_t rows, const st
 	th_elem_i32(m, PQ_RLE);
 	if (ch->dict)
 		th_elem_i32(m, PQ_RLE_DICT);
-	th_list(m, 3, TH_BINARY, 1);
+	th_list(m, 3, TH_BINARY, col->list ? 3 : 1);
 	th_elem_binary(m, col->name, strlen(col->name));
+	if (col->list) {
+		th_elem_binary(m, "list", 4);
+		th_elem_binary(m, "element", 7);
+	}
 	th_i32(m, 4, PQ_ZSTD);
-	th_i64(m, 5, (int64_t)rows);
+	th_i64(m, 5, (int64_t)(col->list ? ch->levels : rows));
 	th_i64(m, 6, (int64_t)ch->raw);
 	th_i64(m, 7, (int64_t)ch->stored);
 	th_i64(m, 9, (int64_t)ch->data_off);
@@ -533,8 +630,13 @@ int pq_chunk(struct pq_ctx *c, struct pq_table *t, int i, struct tdat_sink *out,
 {
 	struct chunk ch = { .c = c, .t = t, .col = &t->cols[i], .out = out };
 	size_t nv = (size_t)(t->rows - ch.col->nnull);
-	struct stats st = { 0 };
+	struct stats st = { .nulls = ch.col->nnull };
 	int ret = 0;
+
+	if (ch.col->list) {	/* the elements; empty lists have no value either */
+		nv = ch.col->vals.len / (ch.col->ptype == PQ_INT64 ? 8 : 4);
+		st.nulls += ch.col->nempty;
+	}
 
 	if (ch.col->ptype == PQ_BYTE_ARRAY && nv)
 		ch.ndict = make_dict(c, ch.col, nv, &ch.dict);
@@ -544,7 +646,8 @@ int pq_chunk(struct pq_ctx *c, struct pq_table *t, int i, struct tdat_sink *out,
 		col_stats(ch.col, nv, &st);
 	if (ch.dict && (ret = dict_page(&ch)))
 		goto out;
-	if ((ret = data_pages(&ch, (size_t)t->rows)))
+	if ((ret = ch.col->list ? list_pages(&ch, (size_t)t->rows) :
+		   data_pages(&ch, (size_t)t->rows)))
 		goto out;
 	chunk_meta(&ch, meta, (size_t)t->rows, &st);
 	*raw_size += ch.raw;

@@ -13,9 +13,12 @@
  *
  * Types: ts and lost INT64 (signed), cpu, input and pid INT32, buffer and
  * comm STRING; a number field an INTEGER of its width and signedness (a
- * pointer unsigned), a string or char array STRING, any other array a
- * STRING of its elements "[a,b,...]" as in the typed CSV, FIELD_sym a
- * STRING (tfield_sym(), as the typed CSV).  Strings are the
+ * pointer unsigned), a string or char array STRING, any other array a LIST
+ * of INTEGERs of its element's width and signedness (the elements the typed
+ * CSV prints "[a,b,...]"; of a stack, the entries the record holds), a
+ * cpumask (a "cpumask_t" field) a LIST of the INT32 numbers of the CPUs
+ * it has set, in increasing order, FIELD_sym a STRING (tfield_sym(), as
+ * the typed CSV).  Strings are the
  * typed CSV's cells unquoted: UTF-8 kept, a backslash doubled, other bytes
  * \xNN, so every value is valid UTF-8 and nothing is lost.  A field outside
  * a damaged event is null.
@@ -36,13 +39,14 @@
 
 #define PQ_GROUP_ROWS (1 << 20)
 #define PQ_BUDGET ((size_t)40 << 20)
-#define PQ_LEVEL 3
+#define PQ_LEVEL 3		/* zstd's level unless the flags say (TDAT_W_LEVEL) */
 #define NFIXED 7		/* ts cpu input buffer pid comm lost */
 
 struct pfile {
 	char *fname;		/* BASE.parquet */
 	char *system, *name, *sig;
 	char *esys, *ename;	/* system and name as events.parquet has them (escaped) */
+	bool *cpumask;		/* by field: a cpumask, written as CPU numbers */
 	struct pq_table t;
 	bool created;
 };
@@ -111,6 +115,7 @@ static void pfile_free(struct pfile *f)
 	free(f->sig);
 	free(f->esys);
 	free(f->ename);
+	free(f->cpumask);
 	free(f);
 }
 
@@ -132,9 +137,29 @@ static int fixed_cols(struct pq_table *t)
 	return r;
 }
 
-static int field_col(struct pq_table *t, int i, const char *name, const struct tfield *f)
+/* Whether @f of @tt is a cpumask ("__data_loc cpumask_t[] NAME" or without the brackets). */
+static bool is_cpumask(const struct ttype *tt, const struct tfield *f)
 {
-	if (f->kind == TK_STR || f->kind == TK_ARRAY)
+	const struct tep_format_field *fl = tt->event && f->kind == TK_ARRAY && !f->msg ?
+					    tep_find_field(tt->event, f->name) : NULL;
+
+	return fl && fl->type && strstr(fl->type, "cpumask_t");
+}
+
+/* An array's elements: 1, 2, 4 or 8 bytes (1 for any other size, as csv_put_array()). */
+static unsigned elem_size(const struct tfield *f)
+{
+	return f->elem == 2 || f->elem == 4 || f->elem == 8 ? f->elem : 1;
+}
+
+static int field_col(struct pq_table *t, int i, const char *name, const struct tfield *f,
+		     bool cpumask)
+{
+	if (cpumask)
+		return pq_col_list(t, i, name, 32, true);
+	if (f->kind == TK_ARRAY)
+		return pq_col_list(t, i, name, elem_size(f) * 8, f->flags & TEP_FIELD_IS_SIGNED);
+	if (f->kind == TK_STR)
 		return pq_col_str(t, i, name);
 	return pq_col_int(t, i, name, f->size * 8, f->kind == TK_INT);
 }
@@ -142,7 +167,7 @@ static int field_col(struct pq_table *t, int i, const char *name, const struct t
 /* A FIELD_sym column after @f (a stack's symbols: not yet). */
 static bool has_sym_col(const struct tfield *f)
 {
-	return f->sym != TSYM_NONE && f->sym != TSYM_STACK;
+	return f->sym != TSYM_NONE;	/* a stack's: its symbols joined by ';', as the typed CSV */
 }
 
 static int sym_cols(const struct ttype *tt)
@@ -231,12 +256,14 @@ static struct pfile *pfile_new(struct tdat_writer *w, struct pqw *d, const struc
 	f->esys = f->system ? escaped(f->system) : NULL;
 	f->ename = f->name ? escaped(f->name) : NULL;
 	cols = typed_columns(tt);
-	if (!f->fname || !f->system || !f->name || !f->esys || !f->ename || !cols ||
+	f->cpumask = calloc((size_t)tt->nfields + 1, sizeof(*f->cpumask));
+	if (!f->fname || !f->system || !f->name || !f->esys || !f->ename || !cols || !f->cpumask ||
 	    pq_table_init(&f->t, f->fname, NFIXED + tt->nfields + sym_cols(tt)) ||
 	    fixed_cols(&f->t) || file_kv(w, &f->t, file, tt))
 		goto fail;
 	for (int i = 0, k = 0, c = NFIXED; i < tt->nfields; i++) {
-		if (field_col(&f->t, c++, cols[k++], &tt->fields[i]))
+		f->cpumask[i] = is_cpumask(tt, &tt->fields[i]);
+		if (field_col(&f->t, c++, cols[k++], &tt->fields[i], f->cpumask[i]))
 			goto fail;
 		if (has_sym_col(&tt->fields[i]) && pq_col_str(&f->t, c++, cols[k]))
 			goto fail;
@@ -340,8 +367,44 @@ static int put_common(struct pqw *d, struct pq_table *t, const struct tdat_event
 	return 0;
 }
 
+/* An array's elements as a list (sign-extended if signed). */
+static void put_array(struct pq_col *c, const struct tdat_file *file, const unsigned char *p,
+		      unsigned len, const struct tfield *f)
+{
+	unsigned elem = elem_size(f), sh = 64 - 8 * elem;
+	bool sign = (f->flags & TEP_FIELD_IS_SIGNED) && elem < 8;
+
+	for (unsigned i = 0; i + elem <= len; i += elem) {
+		uint64_t v = field_raw(file, p + i, elem);
+
+		pq_put_elem(c, sign ? (uint64_t)((int64_t)(v << sh) >> sh) : v);
+	}
+	pq_put_list(c, len / elem);
+}
+
+/*
+ * A cpumask's CPUs: the kernel's bitmap is an array of longs (in the file's
+ * byte order), CPU n bit n % bits of word n / bits; bytes past the last
+ * whole long are read one at a time.
+ */
+static void put_cpumask(struct pq_col *c, const struct tdat_file *file, const unsigned char *p,
+			unsigned len)
+{
+	unsigned lsize = file->info.long_size == 4 ? 4 : 8, n = 0;
+
+	for (unsigned i = 0; i < len;) {
+		unsigned w = i + lsize <= len ? lsize : 1;
+		uint64_t v = field_raw(file, p + i, w);
+
+		for (; v; v &= v - 1, n++)
+			pq_put_elem(c, (uint64_t)(i * 8 + (unsigned)__builtin_ctzll(v)));
+		i += w;
+	}
+	pq_put_list(c, n);
+}
+
 static void put_field(struct pqw *d, struct pq_col *c, const struct tdat_event *ev,
-		      const struct tfield *f)
+		      const struct tfield *f, bool cpumask)
 {
 	const unsigned char *p;
 	unsigned len;
@@ -356,10 +419,10 @@ static void put_field(struct pqw *d, struct pq_col *c, const struct tdat_event *
 		pq_put_null(c);
 	} else if (f->kind == TK_STR) {
 		put_text(d, c, (const char *)p, len);
+	} else if (cpumask) {
+		put_cpumask(c, ev->file, p, len);
 	} else {
-		d->tmp.len = 0;
-		csv_put_array(&d->tmp, ev->file, p, len, f);
-		pq_put_str(c, d->tmp.buf, d->tmp.len);
+		put_array(c, ev->file, p, len, f);
 	}
 }
 
@@ -415,7 +478,7 @@ static int parquet_put(struct tdat_writer *w, const struct tdat_event *ev)
 	if (put_common(d, &f->t, ev, tt) || put_common(d, &all->t, ev, tt))
 		return nomem(w);
 	for (int i = 0, c = NFIXED; i < tt->nfields; i++) {
-		put_field(d, &f->t.cols[c++], ev, &tt->fields[i]);
+		put_field(d, &f->t.cols[c++], ev, &tt->fields[i], f->cpumask[i]);
 		if (has_sym_col(&tt->fields[i]))
 			put_sym(d, &f->t.cols[c++], ev, tt, &tt->fields[i]);
 	}
@@ -498,7 +561,13 @@ static int parquet_open(struct tdat_writer *w)
 	w->priv = d;
 	d->dirfd = -1;
 	d->tmp.fd = -1;
-	if (pq_ctx_init(&d->ctx, PQ_LEVEL, w->errmsg) || sink_init(&d->tmp, -1))
+	if (TDAT_W_LEVEL_OF(w->flags) > TDAT_W_LEVEL_MAX) {
+		tdat_msg(w->errmsg, "zstd level %u: not 1 to %d", TDAT_W_LEVEL_OF(w->flags),
+			 TDAT_W_LEVEL_MAX);
+		return TDAT_EINVAL;
+	}
+	if (pq_ctx_init(&d->ctx, TDAT_W_LEVEL_OF(w->flags) ? (int)TDAT_W_LEVEL_OF(w->flags) : PQ_LEVEL,
+			w->errmsg) || sink_init(&d->tmp, -1))
 		return nomem(w);
 	if (w->flags & TDAT_W_GZIP) {
 		tdat_msg(w->errmsg, "gzip is not supported with parquet");

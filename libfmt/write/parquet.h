@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * parquet.h - the Parquet file builder (parquet-enc.c, parquet-page.c)
- * under the parquet writer (parquet.c): a flat table of OPTIONAL integer,
- * double and string columns, rows buffered in memory and written as row
- * groups, then the footer.
+ * under the parquet writer (parquet.c): a table of OPTIONAL integer,
+ * double, string and LIST-of-integer columns, rows buffered in memory and
+ * written as row groups, then the footer.
+ *
+ * A LIST column is the three-level structure of LogicalTypes.md ("Lists"):
+ * "optional group NAME (LIST) { repeated group list { required INT element;
+ * } }".  Elements are never null, so the maximum definition level is 2:
+ * 0 a null list, 1 an empty one, 2 an element; the repetition level is 0
+ * for a row's first entry, 1 for the elements after it.
  *
  * Each column chunk is one or more DataPage v1 pages (definition levels in
  * the RLE/bit-packed hybrid, PLAIN values, DELTA_BINARY_PACKED ones for a
@@ -22,7 +28,8 @@ enum pq_ptype { PQ_INT32 = 1, PQ_INT64 = 2, PQ_DOUBLE = 5, PQ_BYTE_ARRAY = 6 };
 enum pq_enc { PQ_PLAIN = 0, PQ_RLE = 3, PQ_DELTA = 5, PQ_RLE_DICT = 8 };
 enum pq_page { PQ_DATA_PAGE = 0, PQ_DICT_PAGE = 2 };
 #define PQ_ZSTD 6		/* CompressionCodec */
-#define PQ_OPTIONAL 1		/* FieldRepetitionType */
+enum pq_rep { PQ_REQUIRED = 0, PQ_OPTIONAL = 1, PQ_REPEATED = 2 };	/* FieldRepetitionType */
+#define PQ_NULL_LIST UINT32_MAX	/* a null list in pq_col.lens */
 
 struct pq_col {
 	char *name;
@@ -35,6 +42,10 @@ struct pq_col {
 	struct tdat_sink defs;	/* one byte per row (1 value, 0 null), kept only from
 				 * the first null on: until then every row has a value */
 	uint64_t nnull, nrows;
+	/* a LIST column: vals holds the elements */
+	bool list;
+	struct tdat_sink lens;	/* one uint32_t a row: its count of elements, or PQ_NULL_LIST */
+	uint64_t nempty;	/* rows with an empty list */
 };
 
 struct pq_kv {
@@ -63,24 +74,28 @@ struct pq_ctx {
 	struct tdat_sink page, zpage, head;	/* memory sinks */
 	uint32_t *idx;		/* dictionary indices of a chunk */
 	size_t idx_cap;
+	uint32_t *lev;		/* a page's repetition or definition levels */
+	size_t lev_cap;
 	char *err;		/* the writer's errmsg */
 };
 
 int pq_ctx_init(struct pq_ctx *c, int level, char *err);
 void pq_ctx_release(struct pq_ctx *c);
 
-/* A table of @ncols columns, set with pq_col_int()/pq_col_str(); @name borrowed. */
+/* A table of @ncols columns, set with pq_col_int()/pq_col_str()/pq_col_list(); @name borrowed. */
 int pq_table_init(struct pq_table *t, const char *name, int ncols);
 void pq_table_release(struct pq_table *t);
 int pq_col_int(struct pq_table *t, int i, const char *name, unsigned bits, bool sign);
 int pq_col_str(struct pq_table *t, int i, const char *name);
 /* A DOUBLE column (no logical type; statistics as doubles, NaN left out). */
 int pq_col_double(struct pq_table *t, int i, const char *name);
+/* A LIST of integers of @bits (8, 16, 32, 64) and @sign. */
+int pq_col_list(struct pq_table *t, int i, const char *name, unsigned bits, bool sign);
 /* Key-value metadata of the file (copied). */
 int pq_table_kv(struct pq_table *t, const char *key, const char *value);
 
-/* Values of the row being built, one per column, then pq_row_end(). */
-static inline void pq_put_int(struct pq_col *c, uint64_t v)
+/* An integer value, PLAIN: of the row (pq_put_int) or an element of its list. */
+static inline void pq_put_elem(struct pq_col *c, uint64_t v)
 {
 	uint32_t w = (uint32_t)v;
 
@@ -88,6 +103,12 @@ static inline void pq_put_int(struct pq_col *c, uint64_t v)
 		sink_write(&c->vals, &v, 8);
 	else
 		sink_write(&c->vals, &w, 4);
+}
+
+/* Values of the row being built, one per column, then pq_row_end(). */
+static inline void pq_put_int(struct pq_col *c, uint64_t v)
+{
+	pq_put_elem(c, v);
 	c->nrows++;
 	if (c->nnull)
 		sink_putc(&c->defs, 1);
@@ -103,7 +124,11 @@ static inline void pq_put_double(struct pq_col *c, double v)
 		sink_putc(&c->defs, 1);
 }
 
+/* A null value (a null list in a LIST column). */
 void pq_put_null(struct pq_col *c);
+
+/* The row's value of a LIST column: the @n elements just put with pq_put_elem(). */
+void pq_put_list(struct pq_col *c, uint32_t n);
 
 /* The row is complete; returns the bytes the table's buffers hold (allocated). */
 size_t pq_row_end(struct pq_table *t);
@@ -122,6 +147,14 @@ int pq_chunk(struct pq_ctx *c, struct pq_table *t, int i, struct tdat_sink *out,
 	     struct thrift *meta, uint64_t *raw_size);
 /* RLE/bit-packed hybrid of @n values of @bw bits. */
 void pq_hybrid(struct tdat_sink *s, const uint32_t *v, size_t n, unsigned bw);
+/*
+ * The levels of @n rows of a LIST column whose element counts are @lens
+ * (PQ_NULL_LIST: null), as a DataPage v1 starts: the repetition levels
+ * (bit width 1) and then the definition levels (bit width 2), each a 4-byte
+ * little-endian length and the hybrid encoding.  Returns the count of
+ * levels (entries) of each, 0 without memory.
+ */
+size_t pq_list_levels(struct pq_ctx *c, struct tdat_sink *s, const uint32_t *lens, size_t n);
 /* DELTA_BINARY_PACKED of @n INT64 values (little-endian, 8 bytes each) at @vals. */
 void pq_delta(struct tdat_sink *s, const unsigned char *vals, size_t n);
 

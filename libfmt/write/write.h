@@ -382,6 +382,9 @@ void writer_damaged(struct tdat_writer *w, const struct tdat_event *ev, const ch
 /* @n more damaged events, the first of them @d (a worker's, par.c), after those counted. */
 void writer_damage_add(struct tdat_writer *w, const struct writer_damage *d, uint64_t n);
 
+/* tdat_writer_put() on this thread (what par.c's workers and caller call). */
+int writer_put_now(struct tdat_writer *w, const struct tdat_event *ev);
+
 /*
  * par.c: when @w's format allows it and w->jobs > 1, workers that print
  * its events (*@out; NULL: print on the caller's thread); then par_put()

@@ -387,10 +387,13 @@ static void check_fields(struct tdat_writer *w, const struct tdat_event *ev)
 
 int tdat_writer_put(struct tdat_writer *w, const struct tdat_event *ev)
 {
+	return w->par ? par_put(w->par, ev) : writer_put_now(w, ev);
+}
+
+int writer_put_now(struct tdat_writer *w, const struct tdat_event *ev)
+{
 	int ret;
 
-	if (w->par)
-		return par_put(w->par, ev);
 	if (w->ops->fields)
 		check_fields(w, ev);
 	ret = w->ops->put(w, ev);

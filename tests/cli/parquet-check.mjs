@@ -10,17 +10,20 @@
 //   except BASE P C          rows of the Parquet file not in CSVDIR/BASE.csv
 //                            (EXCEPT ALL) and the other way round, both read
 //                            by DuckDB, the CSV as text cast to the Parquet
-//                            column's type
+//                            column's type (an array's "[a,b,...]" to the
+//                            LIST type; a cpumask's words to the numbers of
+//                            the bits they set)
 //   big BASE N               values >= 2^63 in its UBIGINT columns (if any)
 //   sym EVENT CPU SECS.USECS FIELD SYMBOL
 //                            every value of a FIELD_sym column (the columns
 //                            expected after each field the format's print
 //                            fmt prints with %ps, %pS, %pf, %pF or %pB), the
 //                            time rounded to us as trace-cmd report prints it
-//   hyparquet BASE N SAME    hyparquet's row count, and whether its ts and
-//                            last column equal DuckDB's (yes/no)
+//   hyparquet BASE N SAME    hyparquet's row count, and whether its ts, last
+//                            column and LIST columns equal DuckDB's (yes/no)
+//   lists BASE N             elements of its LIST columns hyparquet read (if any)
 import { createRequire } from 'module';
-import { readdirSync } from 'fs';
+import { readdirSync, readFileSync } from 'fs';
 import { pathToFileURL } from 'url';
 
 const req = createRequire(process.env.NPMDIR + '/');
@@ -37,16 +40,45 @@ const fixed = { ts: 'BIGINT', cpu: 'INTEGER', input: 'INTEGER', buffer: 'VARCHAR
 		comm: 'VARCHAR', lost: 'BIGINT' };
 const ints = { 1: 'TINYINT', 2: 'SMALLINT', 4: 'INTEGER', 8: 'BIGINT' };
 
-// [name, DuckDB type] of each field of a format text, common_* left out
-function formatTypes(text) {
+// libtraceevent's element sizes of a dynamic array "__data_loc T[]" (type_size())
+const dynSize = { u8: 1, u16: 2, u32: 4, u64: 8, s8: 1, s16: 2, s32: 4, s64: 8, char: 1 };
+
+// The bytes of an element of a non-string array field (as libtraceevent 1.7
+// and tdat's fields.c size them: 1 when they cannot tell, as for a
+// "__data_loc cpumask_t" without brackets)
+function elemSize(decl, size, lsize) {
+	const n = decl.match(/\[([^\]]*)\]\s*\w*$/);
+	let e = 1;
+	if (/^__(data|rel)_loc/.test(decl))
+		e = n ? dynSize[(decl.match(/(\w+)\s*\[/) || [])[1]] || 1 : 1;
+	else if (n && /^\d+$/.test(n[1].trim()))
+		e = size / +n[1];
+	else if (size === 0 && /long/.test(decl))
+		e = lsize;
+	return ints[e] ? e : 1;
+}
+
+// [name, DuckDB type, cpumask element bytes] of each field of a format
+// text, common_* left out: a string array (libtraceevent: char, u8 or s8
+// elements) VARCHAR; another array a LIST of its elements' INTEGER type,
+// or of INTEGER for a cpumask (the CPU numbers)
+function formatTypes(text, lsize) {
 	const out = [];
 	for (const m of text.matchAll(/field:([^;]*);\s*offset:\d+;\s*size:(\d+);\s*signed:(\d+);/g)) {
 		const decl = m[1].trim(), size = +m[2], signed = m[3] === '1';
 		const name = (decl.match(/(\w+)\s*(\[[^\]]*\])?$/) || [, decl])[1];
 		if (name.startsWith('common_'))
 			continue;
-		const array = /\[/.test(decl) || /^__(data|rel)_loc/.test(decl) || size === 0;
-		out.push([name, array || !ints[size] ? 'VARCHAR' : (signed ? '' : 'U') + ints[size]]);
+		const array = /\[/.test(decl) || /^__(data|rel)_loc/.test(decl) || size === 0 || !ints[size];
+		const e = elemSize(decl, size, lsize);
+		if (!array)
+			out.push([name, (signed ? '' : 'U') + ints[size]]);
+		else if ((/\[/.test(decl) || size === 0) && /char|u8|s8/.test(decl))
+			out.push([name, 'VARCHAR']);
+		else if (/cpumask_t/.test(decl))
+			out.push([name, 'INTEGER[]', e]);
+		else
+			out.push([name, (signed && e > 0 ? '' : 'U') + ints[e] + '[]']);
 	}
 	return out;
 }
@@ -102,6 +134,17 @@ function symFields(text) {
 	return syms;
 }
 
+// The CPUs a cpumask's words (of @e bytes, CSV text "[w0,w1,...]") set, as a list
+const cpus = (c, e) => `list_sort(flatten(list_transform(generate_series(1, len(cast(${c} as UBIGINT[]))),
+	lambda i: list_transform(list_filter(generate_series(0, ${8 * e - 1}),
+		lambda j: (cast(${c} as UBIGINT[])[i] >> j) & 1 = 1), lambda j: (i - 1) * ${8 * e} + j))))`;
+
+// the long size of the capture (trace.json, tdat-info --json): a flexible array of longs
+let lsize = 8;
+try {
+	lsize = +(readFileSync(dir + '/trace.json', 'utf8').match(/"long_size":(\d+)/) || [, 8])[1];
+} catch (e) { /* no trace.json: 8 */ }
+
 const ev = await q(`select system, event, count(*) from ${lit(dir + '/events.parquet')} group by all`);
 for (const [s, e, n] of ev)
 	console.log(`events ${s}.${e} ${n}`);
@@ -119,8 +162,10 @@ for (const f of readdirSync(dir).filter((n) => n.endsWith('.parquet') && !model.
 	const kv = await q(`select decode(value) from parquet_kv_metadata(${lit(path)})
 			    where decode(key) = 'tdat.format'`);
 	const format = kv.length ? kv[0][0] : '', syms = symFields(format);
-	const want = Object.entries(fixed).concat(formatTypes(format).flatMap(([n, t]) =>
-		syms.has(n) && t !== 'VARCHAR' ? [[n, t], [n + '_sym', 'VARCHAR']] : [[n, t]]));
+	if (/^name: kernel_stack$/m.test(format))
+		syms.add('caller');	/* a stack's symbols, one string */
+	const want = Object.entries(fixed).concat(formatTypes(format, lsize).flatMap((c) =>
+		syms.has(c[0]) && c[1] !== 'VARCHAR' ? [c, [c[0] + '_sym', 'VARCHAR']] : [c]));
 	cols.forEach(([name, type], i) => {
 		const w = want[i] || [name, 'VARCHAR'];	/* a message field past the format */
 		if (type !== w[1] || (name !== w[0] && name !== 'field_' + w[0]))
@@ -128,7 +173,8 @@ for (const f of readdirSync(dir).filter((n) => n.endsWith('.parquet') && !model.
 	});
 
 	const pq = cols.map(([c, t]) => t === 'VARCHAR' ? `coalesce(${id(c)}, '')` : id(c));
-	const cs = cols.map(([c, t]) => t === 'VARCHAR' ? `coalesce(${id(c)}, '')` :
+	const cs = cols.map(([c, t], i) => t === 'VARCHAR' ? `coalesce(${id(c)}, '')` :
+			    want[i] && want[i][2] ? `cast(${cpus(id(c), want[i][2])} as ${t})` :
 			    `cast(${id(c)} as ${t})`);
 	const P = `select ${pq.join(', ')} from ${lit(path)}`;
 	const C = `select ${cs.join(', ')} from read_csv(${lit(csv)}, header = true, all_varchar = true,
@@ -149,12 +195,17 @@ for (const f of readdirSync(dir).filter((n) => n.endsWith('.parquet') && !model.
 			console.log(`sym ${event} ${cpu} ${t} ${c.slice(0, -4)} ${v}`);
 	}
 
-	const last = cols[cols.length - 1][0];
+	const lists = cols.filter(([, t]) => t.endsWith('[]')).map(([c]) => c);
+	const read = [...new Set(['ts', cols[cols.length - 1][0], ...lists])];
 	const rows = await hyp.parquetReadObjects({ file: await hyp.asyncBufferFromFile(path),
-						    columns: ['ts', last], compressors });
-	const duck = await q(`select ts, ${id(last)} from ${lit(path)}`);
-	const str = (v) => v === null || v === undefined ? 'null' : String(v);
+						    columns: read, compressors });
+	const duck = await q(`select ${read.map(id).join(', ')} from ${lit(path)}`);
+	const str = (v) => v === null || v === undefined ? 'null' : Array.isArray(v) ?
+		'[' + v.map(String).join(',') + ']' : String(v);
 	const same = rows.length === duck.length && rows.every((r, i) =>
-		str(r.ts) === str(duck[i][0]) && str(r[last]) === str(duck[i][1]));
+		read.every((c, k) => str(r[c]) === str(duck[i][k])));
 	console.log(`hyparquet ${base} ${rows.length} ${same ? 'yes' : 'no'}`);
+	if (lists.length)
+		console.log(`lists ${base} ${rows.reduce((n, r) =>
+			n + lists.reduce((m, c) => m + (r[c] ? r[c].length : 0), 0), 0)}`);
 }

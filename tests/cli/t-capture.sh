@@ -6,8 +6,9 @@
 # --duration, a failing command's status, --top with settings, pipes,
 # filters, v6/zlib, refusals; trace-cmd record's flags (-f after -e, -F and
 # -P with -c following tasks while another process makes the same events,
-# -M, -T, -B).  After every case tracefs must be as it was (buffer size,
-# clock, instances, top events, tracing_on, cpumask, options, pids followed).
+# -M, -T, -B, -r, -s).  After every case tracefs must be as it was (buffer
+# sizes, clock, instances, top events, tracing_on, cpumask, every option,
+# pids followed).  As root under CI, no tracefs is a failure, not a skip.
 # The messages of usage errors come first: they need no root.
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
 O=$T_TMP
@@ -46,6 +47,10 @@ t_exit "-B after -e is a usage error (trace-cmd gives those to the top buffer)" 
 	tdat-capture record -o "$O/u.dat" -e sched:sched_switch -B x -- true
 t_exit "-M and --cpus together are a usage error" 2 -- tdat-capture record -o "$O/u.dat" -M 1 --cpus 0 -- true
 t_exit "-P on stop is a usage error" 2 -- tdat-capture stop -P 1
+t_exit "-s on start is a usage error (a recorder's setting)" 2 -- tdat-capture start -s 1000
+t_exit "-r 0 is a usage error (SCHED_FIFO is 1 to 99)" 2 -- tdat-capture record -o "$O/u.dat" -r 0 -- true
+t_stderr_match "and says the range" "invalid -r '0' \(a number from 1 to 99\)"
+t_exit "-s that is not a number is a usage error" 2 -- tdat-capture record -o "$O/u.dat" -s 1ms -- true
 
 if [[ $(id -u) != 0 ]]; then
 	skip "tracing" "needs root to trace (tracefs)"
@@ -57,7 +62,12 @@ for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
 	[[ -d $d/instances ]] && TFS=$d && break
 done
 if [[ -z $TFS ]] && ! mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; then
-	skip "tracing" "tracefs is not available (not mounted, cannot mount)"
+	# CI runs as root on a kernel with tracefs: there, no tracefs is a failure, not a skip
+	if [[ -n ${CI-} ]]; then
+		not_ok "tracing" "CI=$CI, root, and tracefs is not available (not mounted, cannot mount)"
+	else
+		skip "tracing" "tracefs is not available (not mounted, cannot mount)"
+	fi
 	done_testing
 	exit 0
 fi
@@ -86,10 +96,13 @@ state() {
 	local f
 	instances
 	for f in buffer_size_kb buffer_subbuf_size_kb trace_clock tracing_on tracing_cpumask \
-		events/enable set_event set_event_notrace_pid set_event_pid buffer_percent options/stacktrace \
-		options/record-tgid options/event-fork \
+		events/enable set_event set_event_notrace_pid set_event_pid buffer_percent \
 		events/sched/sched_switch/enable events/sched/sched_switch/filter; do
 		[[ -e $TFS/$f ]] && echo "$f: $(cat "$TFS/$f")"
+	done
+	# every option, and each CPU's buffer size
+	for f in "$TFS"/options/* "$TFS"/per_cpu/cpu*/buffer_size_kb; do
+		echo "${f#"$TFS"/}: $(cat "$f")"
 	done
 }
 # A kernel that has not traced since boot reads buffer_size_kb as "7 (expanded: 1408)": the
@@ -527,6 +540,24 @@ t_stderr_match "and says so" "instance '$B' exists already"
 t_assert "and leaves it" test -d "$TFS/instances/$B"
 rmdir "$TFS/instances/$B"
 unchanged "-M, -T, -B"
+
+# -r PRIO: the recorder reads at SCHED_FIFO priority PRIO, the command it runs does not.
+if command -v chrt >/dev/null; then
+	t_run "record -r 7" -- tdat-capture record -q -r 7 -o "$O/r.dat" -- sh -c 'chrt -p $PPID; chrt -p $$'
+	t_assert "-r 7: the recorder is SCHED_FIFO at 7" grep -qE "pid [0-9]+'s current scheduling policy: SCHED_FIFO" "$T_OUT"
+	t_assert "-r 7: priority 7" test "$(grep -c "scheduling priority: 7" "$T_OUT")" = 1
+	t_assert "-r 7: the command is not" test "$(grep -c SCHED_OTHER "$T_OUT")" = 1
+else
+	skip "record -r 7" "chrt (util-linux) is not installed"
+fi
+# -s USECS: read at least that often.  300 markers (more than a page) on CPU 0, then a look at
+# its stats 0.4 s later: without -s nothing is read before a second (or 10% of the buffer).
+t_run "record -s 20000" -- tdat-capture record -q -s 20000 -o "$O/s.dat" -- taskset -c 0 sh -c \
+	'for i in $(seq 300); do echo "tdat-s-$i" >"$TDAT_CAPTURE_DIR/trace_marker"; done; sleep 0.4
+	 sed -n "s/^read events: //p" "$TDAT_CAPTURE_DIR/per_cpu/cpu0/stats"'
+t_assert "-s 20000: pages were read while the command ran ($(cat "$T_OUT") events)" test "$(cat "$T_OUT")" -gt 0
+t_assert "-s 20000: every marker is in the file" test "$(report "$O/s.dat" | grep -c 'tracing_mark_write: tdat-s-')" = 300
+unchanged "-r, -s"
 
 # --- thread groups (saved_tgids) reach the process model ---
 if command -v python3 >/dev/null && command -v sqlite3 >/dev/null; then

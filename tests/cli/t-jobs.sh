@@ -2,8 +2,9 @@
 # t-jobs.sh: -j N prints text and csv events on N threads and writes them in
 # order: for every capture in testdata/ (the damaged ones in bad/ too), every
 # text option and csv, -j 2, 3 and 8 give the same output, the same
-# messages and the same exit status as -j 1; so do several inputs, a merged
-# file of many buffers, standard input, a selection and gzip.
+# messages and the same exit status as -j 1; so do several inputs, merged
+# files of many buffers (past the first 4096 events, which the caller
+# prints itself), standard input, a selection and gzip.
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
 TD=testdata
 O=$T_TMP
@@ -47,6 +48,19 @@ same "big.dat (eight buffers) text" "$O/big.dat"
 same "big.dat csv" -f csv "$O/big.dat"
 same "eight inputs text" "$O"/c[1-8].dat
 t_assert "the eight inputs are many batches (over 200000 lines)" test "$(wc -l <"$O/out1")" -gt 200000
+# the first 4096 events are printed on the caller's thread, the rest by the
+# workers: sixteen copies of the small captures whose text has most to get
+# right (a stack's words past its record with -R, lost-event lines, markers)
+for f in stack lost-events markers two-buffers; do
+	for i in $(seq 16); do cp $TD/$f.dat "$O/$f$i.dat"; done
+	if tdat-merge -o "$O/${f}-x16.dat" $(for i in $(seq 16); do echo "$O/$f$i.dat"; done) 2>/dev/null; then
+		same "$f.dat x 16 text -R" -R "$O/${f}-x16.dat"
+		same "$f.dat x 16 text" "$O/${f}-x16.dat"
+	else
+		not_ok "$f.dat x 16: tdat-merge" "$(tdat-merge -o "$O/x.dat" "$O/$f1.dat" "$O/$f2.dat" 2>&1 | head -n 2)"
+	fi
+	rm -f "$O/$f"[0-9]*.dat
+done
 same "standard input" - <$TD/chunks.dat
 same "a selection (-e, --cpu, --start)" -e 'raw_syscalls:*' --cpu 1 --start 3889.1 $TD/chunks.dat
 same "--lenient on damaged data" --lenient $TD/bad/truncated-v7-data.dat

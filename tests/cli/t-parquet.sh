@@ -4,13 +4,15 @@
 # npm into a cache folder reused between runs (never part of the build).
 # For every capture in testdata/: rows per event type as trace-cmd report
 # and tdat-info count them, in the type files and in events.parquet; column
-# types as the event's format declares them (a u64 stays UBIGINT); every
-# type file's rows equal the typed CSV's (EXCEPT ALL both ways, the CSV read
-# as text and cast to the Parquet column's type, so u64 values above 2^63
-# compare exactly); hyparquet reads the same rows and values; a FIELD_sym
-# column after each field the print fmt prints as a kernel symbol, its
-# values the symbols trace-cmd report prints (text-syms.awk).  Then the
-# folder written whole or not at all, and the usage errors.
+# types as the event's format declares them (a u64 stays UBIGINT, an array
+# of u64 UBIGINT[]); every type file's rows equal the typed CSV's (EXCEPT
+# ALL both ways, the CSV read as text and cast to the Parquet column's type,
+# so u64 values above 2^63 compare exactly, an array's "[a,b]" to its LIST);
+# hyparquet reads the same rows and values, lists too; a FIELD_sym column
+# after each field the print fmt prints as a kernel symbol, its values the
+# symbols trace-cmd report prints (text-syms.awk).  A stack's lists are the
+# addresses trace-cmd report prints.  Then the folder written whole or not
+# at all, the zstd level, and the usage errors.
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
 TD=testdata
 NPMDIR=${TDAT_TEST_NPM:-${XDG_CACHE_HOME:-$HOME/.cache}/tdat-test-npm}
@@ -61,6 +63,7 @@ t_none() {
 
 have_readers
 big=0 nsyms=0
+lists=0
 for dat in $TD/*.dat; do
 	f=$(basename "$dat" .dat)
 	out=$T_TMP/$f
@@ -79,10 +82,10 @@ for dat in $TD/*.dat; do
 	t_same "$f.dat: events.parquet has every event" \
 		"$(sed -n 's/^events //p' "$out.chk" | sort)" "$info"
 	t_none "$f.dat: DuckDB's column types are the format's (and no reader failed)" \
-		"$(grep -v '^rows\|^events\|^except\|^hyparquet\|^big\|^sym' "$out.chk")"
+		"$(grep -v '^rows\|^events\|^except\|^hyparquet\|^big\|^sym\|^lists' "$out.chk")"
 	t_none "$f.dat: DuckDB rows equal the typed CSV's (EXCEPT ALL both ways)" \
 		"$(grep '^except' "$out.chk" | grep -v ' 0 0$')"
-	t_same "$f.dat: hyparquet reads the same rows, ts and last column" \
+	t_same "$f.dat: hyparquet reads the same rows, ts, last and LIST columns" \
 		"$(sed -n 's/^hyparquet \([^ ]*\) \([0-9]*\) yes$/\1 \2/p' "$out.chk" | sort)" "$rows"
 	big=$((big + $(sed -n 's/^big [^ ]* //p' "$out.chk" | awk '{ s += $1 } END { print s + 0 }')))
 	# FIELD_sym against trace-cmd report's text, event by event (cpu, time as
@@ -95,6 +98,7 @@ for dat in $TD/*.dat; do
 				-f tests/cli/text-syms.awk tests/expected/$f.text.out | sort)"
 		nsyms=$((nsyms + $(grep -c . <<<"$syms")))
 	fi
+	lists=$((lists + $(sed -n 's/^lists [^ ]* //p' "$out.chk" | awk '{ s += $1 } END { print s + 0 }')))
 done
 # sym/kmem.dat: kmalloc and kfree print call_site with %pS (name+0xOFF)
 K=$T_TMP/kmem
@@ -109,6 +113,7 @@ t_same "sym/kmem.dat: every call_site_sym is the report's name+0xOFF" "$syms" \
 nsyms=$((nsyms + $(grep -c . <<<"$syms")))
 t_assert "FIELD_sym values were among those compared ($nsyms)" test "$nsyms" -gt 1000
 t_assert "u64 values above 2^63 were among those compared ($big)" test "$big" -gt 0
+t_assert "hyparquet read LIST elements equal to DuckDB's ($lists)" test "$lists" -gt 0
 
 # --- types and values that matter ---
 S=$T_TMP/v7-zstd
@@ -146,6 +151,60 @@ const m = await h.parquetMetadataAsync(await h.asyncBufferFromFile('$S/timer.hrt
 console.log(JSON.stringify(m.row_groups.map((g) => g.sorting_columns)),
 	m.schema.find((e) => e.name === 'function').converted_type);")" \
 	'[[{"column_idx":0,"descending":false,"nulls_first":false}]] UINT_64'
+t_same "sys_enter's args[6] is a LIST of UBIGINT, one of 6 a row" \
+	"$(q "select any_value(typeof(args)), min(len(args)), max(len(args)), count(*) from '$T_TMP/chunks/raw_syscalls.sys_enter.parquet'")" \
+	"UBIGINT[]|6|6|$(sed -n 's/^rows raw_syscalls.sys_enter //p' "$T_TMP/chunks.chk")"
+t_same "its values' statistics: one leaf column, nulls counted, bounds of the elements" \
+	"$(q "select path_in_schema, sum(stats_null_count), min(stats_min_value::UBIGINT) = (select min(x) from (select unnest(args) x from '$T_TMP/chunks/raw_syscalls.sys_enter.parquet')),
+	      max(stats_max_value::UBIGINT) = (select max(x) from (select unnest(args) x from '$T_TMP/chunks/raw_syscalls.sys_enter.parquet'))
+	      from parquet_metadata('$T_TMP/chunks/raw_syscalls.sys_enter.parquet') where path_in_schema like 'args%' group by 1")" \
+	"args, list, element|0|true|true"
+if have_trace_cmd; then
+	# each kernel_stack event's "=> func (addr)" lines, one line of addresses an event
+	t_same "stack.dat: kernel_stack's caller lists are the addresses trace-cmd report prints" \
+		"$(q "select array_to_string(list_transform(caller, lambda x: printf('%x', x)), ',')
+		      from '$T_TMP/stack/ftrace.kernel_stack.parquet' order by ts")" \
+		"$("$TRACE_CMD" report testdata/stack.dat 2>/dev/null | awk '
+			/ kernel_stack: / { if (n++) print s; s = ""; next }
+			/^=> / && n { a = $NF; gsub(/[()]/, "", a); s = s (s == "" ? "" : ",") a }
+			END { if (n) print s }')"
+else
+	skip "kernel_stack's caller lists against trace-cmd report: trace-cmd is not installed"
+fi
+# cpumasks: no capture has one (make-cpumask.py says why); records made for the test
+CM=$T_TMP/cpumask
+if command -v python3 >/dev/null && python3 tests/cli/make-cpumask.py $TD/v6.dat "$CM.dat"; then
+	t_exit "cpumasks: -f parquet" 0 -- tdat-convert -f parquet -o "$CM" "$CM.dat"
+	tdat-convert -f csv --split-by-event -o "$CM.csv" "$CM.dat"
+	NPMDIR=$NPMDIR node tests/cli/parquet-check.mjs "$CM" "$CM.csv" >"$CM.chk" 2>&1
+	t_none "cpumasks: INTEGER[], the CSV's words' bits (EXCEPT ALL), hyparquet reads them" \
+		"$(grep -v '^rows\|^events\|^except [^ ]* 0 0$\|^hyparquet [^ ]* [0-9]* yes$\|^big\|^lists\|^sym' "$CM.chk")"
+	t_same "cpumasks: hyparquet read their elements" "$(sed -n 's/^lists ipi.ipi_send_cpumask //p' "$CM.chk")" 9
+	# a sixth record whose mask lies past its end: a null list, not an empty one
+	python3 tests/cli/make-cpumask.py --past-end $TD/v6.dat "$CM-past.dat"
+	t_exit "cpumasks: a mask past its record's end: exit 1" 1 -- tdat-convert -f parquet -o "$CM-past" "$CM-past.dat"
+	tdat-convert --lenient -f csv --split-by-event -o "$CM-past.csv" "$CM-past.dat" 2>/dev/null
+	NPMDIR=$NPMDIR node tests/cli/parquet-check.mjs "$CM-past" "$CM-past.csv" >"$CM-past.chk" 2>&1
+	t_same "cpumasks: a null list and an empty one differ (DuckDB, hyparquet, footer null_count)" \
+		"$(q "select list(cpumask is null order by ts), list(len(cpumask) order by ts) from '$CM-past/ipi.ipi_send_cpumask.parquet'")
+$(q "select stats_null_count from parquet_metadata('$CM-past/ipi.ipi_send_cpumask.parquet') where path_in_schema = 'cpumask, list, element'")
+$(grep '^hyparquet ipi\|^except ipi' "$CM-past.chk")" \
+		"false,false,false,false,false,true|2,1,0,4,2,
+2
+except ipi.ipi_send_cpumask 0 0
+hyparquet ipi.ipi_send_cpumask 6 yes"
+	if have_trace_cmd; then
+		t_same "cpumasks: the CPUs trace-cmd report lists (cpumask=0,63-64,127)" \
+			"$(q "select array_to_string(cpumask, ',') from '$CM/ipi.ipi_send_cpumask.parquet' order by ts")" \
+			"$("$TRACE_CMD" report "$CM.dat" 2>/dev/null | sed -n 's/.* ipi_send_cpumask: *cpumask=\([^ ]*\) .*/\1/p' |
+				awk -F, '{ s = ""; for (i = 1; i <= NF; i++) { n = split($i, r, "-");
+					for (c = r[1]; c <= r[n]; c++) s = s (s == "" ? "" : ",") c }; print s }')"
+	else
+		skip "cpumasks against trace-cmd report: trace-cmd is not installed"
+	fi
+else
+	skip "cpumasks: python3 could not make the capture (tests/cli/make-cpumask.py)"
+fi
 t_same "key-value metadata: clock, source, format" \
 	"$(q "select string_agg(decode(key), ',' order by key) from parquet_kv_metadata('$S/sched.sched_switch.parquet')")" \
 	"tdat.clock,tdat.format,tdat.source"
@@ -192,6 +251,30 @@ t_same "keeps only the selected type (and the analysis tables)" "$(cd "$T_TMP/fi
 		process.parquet process_counter_track.parquet sched.sched_switch.parquet \
 		sched_slice.parquet slice.parquet thread.parquet thread_state.parquet thread_track.parquet \
 		trace.json track.parquet)"
+
+# --- the zstd level ---
+pqbytes() { cat "$1"/*.parquet | wc -c; }
+t_exit "--compression-level 3 (the default)" 0 -- \
+	tdat-convert -f parquet --compression-level 3 -o "$T_TMP/l3" $TD/chunks.dat
+t_assert "is the default: the same files" diff -r "$T_TMP/chunks" "$T_TMP/l3"
+t_exit "--compression-level 1" 0 -- tdat-convert -f parquet --compression-level 1 -o "$T_TMP/l1" $TD/chunks.dat
+t_exit "tdat-filter --compression-level 19" 0 -- \
+	tdat-filter -f parquet --compression-level 19 -o "$T_TMP/l19" $TD/chunks.dat
+l1=$(pqbytes "$T_TMP/l1") l3=$(pqbytes "$T_TMP/l3") l19=$(pqbytes "$T_TMP/l19")
+t_assert "a higher level gives a smaller dataset (1: $l1, 3: $l3, 19: $l19 bytes)" \
+	test "$l19" -lt "$l3" -a "$l3" -le "$l1"
+NPMDIR=$NPMDIR node tests/cli/parquet-check.mjs "$T_TMP/l19" "$T_TMP/chunks.csv" >"$T_TMP/l19.chk" 2>&1
+t_none "level 19: the readers read the same rows (EXCEPT ALL, hyparquet)" \
+	"$(grep -v '^rows\|^events\|^except [^ ]* 0 0$\|^hyparquet [^ ]* [0-9]* yes$\|^big\|^lists' "$T_TMP/l19.chk")"
+for bad in 0 23 -1 3x ''; do
+	t_exit "--compression-level '$bad' is a usage error" 2 -- \
+		tdat-convert -f parquet --compression-level "$bad" -o "$T_TMP/lbad" $TD/markers.dat
+	t_stderr_match "that says the range" "invalid --compression-level '$bad' \(zstd: 1 to 22\)"
+done
+t_exit "tdat-merge --compression-level without -f parquet is a usage error" 2 -- \
+	tdat-merge --compression-level 5 -o "$T_TMP/lbad.dat" $TD/markers.dat
+t_stderr_match "that names -f parquet" "compression-level needs -f parquet"
+t_assert "and nothing was written" test ! -e "$T_TMP/lbad" -a ! -e "$T_TMP/lbad.dat"
 
 # --- the output directory: whole or not at all ---
 mkdir -p "$T_TMP/fail"

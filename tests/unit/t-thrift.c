@@ -13,11 +13,25 @@
  *   list: (n << 4 | elem type) for n < 15, else 0xf0 | type, varint n;
  *   struct: its fields, then a 0 byte; a nested struct counts its field
  *   ids from 0 again.
+ *
+ * And the levels a Parquet LIST column's DataPage v1 starts with
+ * (libfmt/write/parquet-page.c), worked out from the Dremel levels of the
+ * format's spec (README "Nested Encoding", LogicalTypes.md "Lists") for
+ * "optional group (LIST) { repeated group list { required element } }":
+ *
+ *   repetition level 0 for a row's first entry, 1 for each further element;
+ *   definition level 0 a null list, 1 an empty list, 2 an element;
+ *   each as a 4-byte little-endian length, then the RLE/bit-packed hybrid
+ *   (Encodings.md) of bit width 1 (repetition) or 2 (definition): a run of
+ *   8 or more equal values is (count << 1) and the value in one byte,
+ *   others (groups << 1 | 1) and groups of 8 values packed from the least
+ *   significant bit, the last group padded with 0s.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "write/parquet.h"
 #include "write/thrift.h"
 #include "../tap.h"
 
@@ -103,10 +117,62 @@ static void zigzag(void)
 	ok(th_zigzag(INT64_MAX) == UINT64_MAX - 1, "zigzag 2^63 - 1 = 2^64 - 2");
 }
 
+static void levels_are(struct pq_ctx *c, const uint32_t *lens, size_t n, size_t nl,
+		       const unsigned char *want, size_t len, const char *what)
+{
+	struct tdat_sink s = { .fd = -1 };
+
+	is_int(pq_list_levels(c, &s, lens, n), nl, "%s: %zu levels", what, nl);
+	is_int(s.len, len, "%s: %zu bytes", what, len);
+	if (s.len == len)
+		is_mem(s.buf, want, len, "%s: bytes as worked out by hand", what);
+	else
+		ok(0, "%s: bytes as worked out by hand", what);
+	free(s.buf);
+}
+
+static void levels(void)
+{
+	struct pq_ctx c;
+	/* [1, 2, 3], null, [], [7] */
+	static const uint32_t l1[] = { 3, PQ_NULL_LIST, 0, 1 };
+	static const unsigned char w1[] = {
+		0x02, 0, 0, 0,		/* repetition: 2 bytes */
+		0x03, 0x06,		/*   1 group: 0 1 1 0 0 0 (+ 0 0) = 0b00000110 */
+		0x03, 0, 0, 0,		/* definition: 3 bytes */
+		0x03, 0x2a, 0x09,	/*   1 group: 2 2 2 0 | 1 2 (+ 0 0) = 0b00101010, 0b00001001 */
+	};
+	/* three rows of 6 (as raw_syscalls:sys_enter's args) */
+	static const uint32_t l2[] = { 6, 6, 6 };
+	static const unsigned char w2[] = {
+		0x04, 0, 0, 0,		/* repetition: 0 1 1 1 1 1 0 1 | 1 1 1 1 0 1 1 1 | 1 1 (+ 0 x 6) */
+		0x07, 0xbe, 0xef, 0x03,	/*   3 groups */
+		0x02, 0, 0, 0,		/* definition: */
+		0x24, 0x02,		/*   a run of 18 (36) 2s */
+	};
+	/* one row of 20 */
+	static const uint32_t l3[] = { 20 };
+	static const unsigned char w3[] = {
+		0x04, 0, 0, 0,		/* repetition: */
+		0x03, 0xfe,		/*   1 group: 0 1 1 1 1 1 1 1 */
+		0x18, 0x01,		/*   a run of 12 (24) 1s */
+		0x02, 0, 0, 0,		/* definition: */
+		0x28, 0x02,		/*   a run of 20 (40) 2s */
+	};
+
+	if (pq_ctx_init(&c, 3, NULL))
+		bail_out("pq_ctx_init: out of memory");
+	levels_are(&c, l1, 4, 6, w1, sizeof(w1), "a list, a null, an empty list, a list of one");
+	levels_are(&c, l2, 3, 18, w2, sizeof(w2), "three lists of 6");
+	levels_are(&c, l3, 1, 20, w3, sizeof(w3), "a list of 20");
+	pq_ctx_release(&c);
+}
+
 int main(void)
 {
-	plan(7);
+	plan(16);
 	bytes();
 	zigzag();
+	levels();
 	return exit_status();
 }
