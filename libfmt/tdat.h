@@ -646,7 +646,7 @@ enum tdat_writer_flags {
 
 /*
  * parquet: the zstd level of the column chunks, 1 to TDAT_W_LEVEL_MAX, in
- * the writer flags (TDAT_W_LEVEL(9)); none (0) is the default, 3.  Other
+ * the writer flags (TDAT_W_LEVEL(9)); none (0) is the default, 5.  Other
  * formats ignore it.
  */
 #define TDAT_W_LEVEL_SHIFT 24

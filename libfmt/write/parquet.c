@@ -39,7 +39,7 @@
 
 #define PQ_GROUP_ROWS (1 << 20)
 #define PQ_BUDGET ((size_t)40 << 20)
-#define PQ_LEVEL 3		/* zstd's level unless the flags say (TDAT_W_LEVEL) */
+#define PQ_LEVEL 5		/* zstd's level unless the flags say (TDAT_W_LEVEL) */
 #define NFIXED 7		/* ts cpu input buffer pid comm lost */
 
 struct pfile {

@@ -36,7 +36,7 @@ struct pq_col {
 	enum pq_ptype ptype;
 	unsigned bits;		/* integer width 8, 16, 32, 64; 64 a double; 0 a string */
 	bool sign;
-	bool delta;		/* INT64 as DELTA_BINARY_PACKED (timestamps) */
+	bool delta;		/* INT64 as DELTA_BINARY_PACKED (timestamps, row ids) */
 	/* the row group being built */
 	struct tdat_sink vals;	/* the non-null values, PLAIN */
 	struct tdat_sink defs;	/* one byte per row (1 value, 0 null), kept only from
