@@ -713,7 +713,8 @@ int tdat_writer_open(struct tdat_writer *w, int fd, const char *path, struct tda
  * @jobs: threads; 1 or less: the caller's only (the default)
  *
  * The text and csv formats print batches of events on @jobs workers (each
- * with its own handles on the inputs, opened again), written in order; a
+ * with its own handles on the inputs, opened again), written in order; the
+ * parquet format encodes a row group's column chunks on @jobs threads; a
  * gzipped stream (TDAT_W_GZIP) is deflated in blocks on @jobs threads.
  * The bytes written are the same for any @jobs.
  */

@@ -37,6 +37,10 @@ int pq_ctx_init(struct pq_ctx *c, int level, char *err)
 
 void pq_ctx_release(struct pq_ctx *c)
 {
+	for (int i = 0; c->more && i < c->nmore; i++)
+		pq_ctx_release(&c->more[i]);
+	free(c->more);
+	free(c->errs);
 	ZSTD_freeCCtx(c->zctx);
 	sink_release(&c->page);
 	sink_release(&c->zpage);
@@ -234,8 +238,7 @@ int pq_flush(struct pq_ctx *c, struct pq_table *t, int fd)
 		goto out;
 	start = t->off;
 	th_init(&m, &meta);
-	for (int i = 0; i < t->ncols && !ret; i++)
-		ret = pq_chunk(c, t, i, &out, &m, &raw);
+	ret = pq_chunks(c, t, &out, &m, &raw);
 	if (!ret && meta.err)
 		ret = TDAT_ENOMEM;
 	if (ret)

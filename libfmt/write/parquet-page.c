@@ -287,13 +287,6 @@ fail:
 
 /* ---- statistics ---- */
 
-struct stats {
-	uint64_t nulls;		/* entries without a value: null (or empty list) */
-	bool any;
-	uint64_t min, max;	/* integers in the column's order; a double's bits */
-	size_t smin, smax;	/* strings: offsets of the bounds in vals */
-};
-
 static int str_cmp(const unsigned char *base, size_t a, size_t b)
 {
 	uint32_t na = str_len(base + a), nb = str_len(base + b);
@@ -322,7 +315,7 @@ static int str_cmp(const unsigned char *base, size_t a, size_t b)
  * Bounds of @nv doubles at @p: NaN left out (none if all are), a zero
  * minimum as -0.0 and a zero maximum as +0.0 (parquet.thrift's rules).
  */
-static void double_stats(const unsigned char *p, size_t nv, struct stats *st)
+static void double_stats(const unsigned char *p, size_t nv, struct pq_stats *st)
 {
 	double lo = 0, hi = 0, v;
 
@@ -341,7 +334,7 @@ static void double_stats(const unsigned char *p, size_t nv, struct stats *st)
 	memcpy(&st->max, &hi, 8);
 }
 
-static void col_stats(const struct pq_col *col, size_t nv, struct stats *st)
+static void col_stats(const struct pq_col *col, size_t nv, struct pq_stats *st)
 {
 	const unsigned char *base = (const unsigned char *)col->vals.buf;
 	size_t off = 0;
@@ -368,7 +361,7 @@ static void col_stats(const struct pq_col *col, size_t nv, struct stats *st)
 	}
 }
 
-static void dict_stats(const struct pq_col *col, const uint32_t *dict, size_t nd, struct stats *st)
+static void dict_stats(const struct pq_col *col, const uint32_t *dict, size_t nd, struct pq_stats *st)
 {
 	const unsigned char *base = (const unsigned char *)col->vals.buf;
 
@@ -382,7 +375,7 @@ static void dict_stats(const struct pq_col *col, const uint32_t *dict, size_t nd
 	}
 }
 
-static void put_stats(struct thrift *m, const struct pq_col *col, const struct stats *st)
+static void put_stats(struct thrift *m, const struct pq_col *col, const struct pq_stats *st)
 {
 	const unsigned char *base = (const unsigned char *)col->vals.buf;
 	unsigned w = col->ptype == PQ_INT32 ? 4 : 8;
@@ -405,21 +398,9 @@ static void put_stats(struct thrift *m, const struct pq_col *col, const struct s
 
 /* ---- pages ---- */
 
-struct chunk {
-	struct pq_ctx *c;
-	struct pq_table *t;
-	const struct pq_col *col;
-	struct tdat_sink *out;
-	uint64_t raw, stored;	/* page bytes with their headers, before and after zstd */
-	uint64_t dict_off, data_off;
-	uint32_t *dict;		/* NULL: PLAIN */
-	size_t ndict;
-	unsigned bw;		/* bits of an index */
-	uint64_t levels;	/* a LIST column's entries (its ColumnMetaData num_values) */
-};
 
 /* Compress c->page and write it after its header (@nvalues, @enc; type @type). */
-static int write_page(struct chunk *ch, enum pq_page type, size_t nvalues, enum pq_enc enc)
+static int write_page(struct pq_cchunk *ch, enum pq_page type, size_t nvalues, enum pq_enc enc)
 {
 	struct pq_ctx *c = ch->c;
 	size_t bound = ZSTD_compressBound(c->page.len), zlen;
@@ -454,18 +435,18 @@ static int write_page(struct chunk *ch, enum pq_page type, size_t nvalues, enum 
 	sink_write(ch->out, d, zlen);
 	ch->raw += c->head.len + c->page.len;
 	ch->stored += c->head.len + zlen;
-	ch->t->off += c->head.len + zlen;
+	ch->off += c->head.len + zlen;
 	return 0;
 }
 
-static int dict_page(struct chunk *ch)
+static int dict_page(struct pq_cchunk *ch)
 {
 	const unsigned char *base = (const unsigned char *)ch->col->vals.buf;
 
 	ch->c->page.len = 0;
 	for (size_t k = 0; k < ch->ndict; k++)
 		sink_write(&ch->c->page, base + ch->dict[k], 4 + str_len(base + ch->dict[k]));
-	ch->dict_off = ch->t->off;
+	ch->dict_off = ch->off;
 	while ((1u << ch->bw) < ch->ndict)
 		ch->bw++;
 	if (!ch->bw)
@@ -474,7 +455,7 @@ static int dict_page(struct chunk *ch)
 }
 
 /* Rows [@a, @b) holding @nv values from index @k, @bytes of them from offset @voff. */
-static int data_page(struct chunk *ch, size_t a, size_t b, size_t k, size_t nv, size_t voff,
+static int data_page(struct pq_cchunk *ch, size_t a, size_t b, size_t k, size_t nv, size_t voff,
 		     size_t bytes)
 {
 	struct pq_ctx *c = ch->c;
@@ -507,14 +488,16 @@ static int data_page(struct chunk *ch, size_t a, size_t b, size_t k, size_t nv, 
 		if (bytes)	/* a column of nulls only has no values (nor buffer) */
 			sink_write(&c->page, ch->col->vals.buf + voff, bytes);
 	}
-	if (!ch->data_off)
-		ch->data_off = ch->t->off;
+	if (!ch->data_set) {
+		ch->data_off = ch->off;
+		ch->data_set = true;
+	}
 	return write_page(ch, PQ_DATA_PAGE, b - a,
 			  ch->dict ? PQ_RLE_DICT : ch->col->delta ? PQ_DELTA : PQ_PLAIN);
 }
 
 /* Rows [@a, @b) of a LIST column, @nv elements from index @k. */
-static int list_page(struct chunk *ch, size_t a, size_t b, size_t k, size_t nv)
+static int list_page(struct pq_cchunk *ch, size_t a, size_t b, size_t k, size_t nv)
 {
 	struct pq_ctx *c = ch->c;
 	const uint32_t *lens = (const uint32_t *)ch->col->lens.buf;
@@ -526,14 +509,16 @@ static int list_page(struct chunk *ch, size_t a, size_t b, size_t k, size_t nv)
 		return TDAT_ENOMEM;
 	if (nv)
 		sink_write(&c->page, ch->col->vals.buf + k * w, nv * w);
-	if (!ch->data_off)
-		ch->data_off = ch->t->off;
+	if (!ch->data_set) {
+		ch->data_off = ch->off;
+		ch->data_set = true;
+	}
 	ch->levels += nl;
 	return write_page(ch, PQ_DATA_PAGE, nl, PQ_PLAIN);
 }
 
 /* A LIST column's pages: whole rows, up to about PAGE_ROWS levels or PAGE_BYTES of values. */
-static int list_pages(struct chunk *ch, size_t rows)
+static int list_pages(struct pq_cchunk *ch, size_t rows)
 {
 	const uint32_t *lens = (const uint32_t *)ch->col->lens.buf;
 	unsigned w = ch->col->ptype == PQ_INT64 ? 8 : 4;
@@ -558,7 +543,7 @@ static int list_pages(struct chunk *ch, size_t rows)
 	return 0;
 }
 
-static int data_pages(struct chunk *ch, size_t rows)
+static int data_pages(struct pq_cchunk *ch, size_t rows)
 {
 	const struct pq_col *col = ch->col;
 	const unsigned char *defs = (const unsigned char *)col->defs.buf;
@@ -594,7 +579,7 @@ static int data_pages(struct chunk *ch, size_t rows)
 }
 
 /* The ColumnChunk struct (a list element). */
-static void chunk_meta(struct chunk *ch, struct thrift *m, size_t rows, const struct stats *st)
+static void chunk_meta(struct pq_cchunk *ch, struct thrift *m, size_t rows, const struct pq_stats *st)
 {
 	const struct pq_col *col = ch->col;
 
@@ -625,33 +610,47 @@ static void chunk_meta(struct chunk *ch, struct thrift *m, size_t rows, const st
 	th_end(m);
 }
 
+int pq_chunk_encode(struct pq_cchunk *ch, struct pq_stats *st)
+{
+	const struct pq_table *t = ch->t;
+	size_t nv = (size_t)(t->rows - ch->col->nnull);
+	int ret;
+
+	*st = (struct pq_stats){ .nulls = ch->col->nnull };
+	if (ch->col->list) {	/* the elements; empty lists have no value either */
+		nv = ch->col->vals.len / (ch->col->ptype == PQ_INT64 ? 8 : 4);
+		st->nulls += ch->col->nempty;
+	}
+	if (ch->col->ptype == PQ_BYTE_ARRAY && nv)
+		ch->ndict = make_dict(ch->c, ch->col, nv, &ch->dict);
+	if (ch->dict)
+		dict_stats(ch->col, ch->dict, ch->ndict, st);	/* the distinct values suffice */
+	else
+		col_stats(ch->col, nv, st);
+	if (ch->dict && (ret = dict_page(ch)))
+		return ret;
+	return ch->col->list ? list_pages(ch, (size_t)t->rows) : data_pages(ch, (size_t)t->rows);
+}
+
+void pq_chunk_place(struct pq_cchunk *ch, const struct pq_stats *st, struct thrift *meta,
+		    uint64_t *raw_size)
+{
+	ch->dict_off += ch->t->off;
+	ch->data_off += ch->t->off;
+	ch->t->off += ch->off;
+	chunk_meta(ch, meta, (size_t)ch->t->rows, st);
+	*raw_size += ch->raw;
+}
+
 int pq_chunk(struct pq_ctx *c, struct pq_table *t, int i, struct tdat_sink *out,
 	     struct thrift *meta, uint64_t *raw_size)
 {
-	struct chunk ch = { .c = c, .t = t, .col = &t->cols[i], .out = out };
-	size_t nv = (size_t)(t->rows - ch.col->nnull);
-	struct stats st = { .nulls = ch.col->nnull };
-	int ret = 0;
+	struct pq_cchunk ch = { .c = c, .t = t, .col = &t->cols[i], .out = out };
+	struct pq_stats st;
+	int ret = pq_chunk_encode(&ch, &st);
 
-	if (ch.col->list) {	/* the elements; empty lists have no value either */
-		nv = ch.col->vals.len / (ch.col->ptype == PQ_INT64 ? 8 : 4);
-		st.nulls += ch.col->nempty;
-	}
-
-	if (ch.col->ptype == PQ_BYTE_ARRAY && nv)
-		ch.ndict = make_dict(c, ch.col, nv, &ch.dict);
-	if (ch.dict)
-		dict_stats(ch.col, ch.dict, ch.ndict, &st);	/* the distinct values suffice */
-	else
-		col_stats(ch.col, nv, &st);
-	if (ch.dict && (ret = dict_page(&ch)))
-		goto out;
-	if ((ret = ch.col->list ? list_pages(&ch, (size_t)t->rows) :
-		   data_pages(&ch, (size_t)t->rows)))
-		goto out;
-	chunk_meta(&ch, meta, (size_t)t->rows, &st);
-	*raw_size += ch.raw;
-out:
+	if (!ret)
+		pq_chunk_place(&ch, &st, meta, raw_size);
 	free(ch.dict);
 	return ret;
 }

@@ -567,7 +567,7 @@ static int parquet_open(struct tdat_writer *w)
 		return TDAT_EINVAL;
 	}
 	if (pq_ctx_init(&d->ctx, TDAT_W_LEVEL_OF(w->flags) ? (int)TDAT_W_LEVEL_OF(w->flags) : PQ_LEVEL,
-			w->errmsg) || sink_init(&d->tmp, -1))
+			w->errmsg) || pq_ctx_helpers(&d->ctx, w->jobs) || sink_init(&d->tmp, -1))
 		return nomem(w);
 	if (w->flags & TDAT_W_GZIP) {
 		tdat_msg(w->errmsg, "gzip is not supported with parquet");

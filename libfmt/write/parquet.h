@@ -77,7 +77,12 @@ struct pq_ctx {
 	uint32_t *lev;		/* a page's repetition or definition levels */
 	size_t lev_cap;
 	char *err;		/* the writer's errmsg */
+	struct pq_ctx *more;	/* helpers' contexts (parquet-par.c), nmore of them */
+	int nmore;
+	char *errs;		/* their messages, TDAT_MSG_LEN each */
 };
+
+#define PQ_MAX_HELPERS 31	/* threads besides the caller's that encode column chunks */
 
 int pq_ctx_init(struct pq_ctx *c, int level, char *err);
 void pq_ctx_release(struct pq_ctx *c);
@@ -141,10 +146,53 @@ int pq_flush(struct pq_ctx *c, struct pq_table *t, int fd);
 /* Flush, then write the footer and the closing magic. */
 int pq_finish(struct pq_ctx *c, struct pq_table *t, int fd);
 
+/* A column chunk's statistics (parquet-page.c). */
+struct pq_stats {
+	uint64_t nulls;		/* entries without a value: null (or empty list) */
+	bool any;
+	uint64_t min, max;	/* integers in the column's order; a double's bits */
+	size_t smin, smax;	/* strings: offsets of the bounds in vals */
+};
+
+/* A column chunk being written (parquet-page.c). */
+struct pq_cchunk {
+	struct pq_ctx *c;
+	struct pq_table *t;
+	const struct pq_col *col;
+	struct tdat_sink *out;
+	uint64_t raw, stored;	/* page bytes with their headers, before and after zstd */
+	uint64_t off;		/* bytes of the chunk so far */
+	uint64_t dict_off, data_off;	/* from the chunk's start until placed */
+	bool data_set;
+	uint32_t *dict;		/* NULL: PLAIN */
+	size_t ndict;
+	unsigned bw;		/* bits of an index */
+	uint64_t levels;	/* a LIST column's entries (its ColumnMetaData num_values) */
+};
+
+struct thrift;
+/*
+ * parquet-par.c: contexts for @jobs - 1 helper threads (none for 1), so that
+ * pq_chunks() encodes a row group's column chunks on @jobs threads.
+ */
+int pq_ctx_helpers(struct pq_ctx *c, int jobs);
+/* Every column chunk of the row group into @out, in order (pq_chunk() each, or on helpers). */
+int pq_chunks(struct pq_ctx *c, struct pq_table *t, struct tdat_sink *out, struct thrift *meta,
+	      uint64_t *raw);
+
 /* parquet-page.c: a column chunk's pages into @out; its ColumnChunk struct into @meta. */
 struct thrift;
 int pq_chunk(struct pq_ctx *c, struct pq_table *t, int i, struct tdat_sink *out,
 	     struct thrift *meta, uint64_t *raw_size);
+/*
+ * The same in two steps: the pages into ch->out (set by the caller, with
+ * c, t, col), offsets counted from the chunk's start; then, in column
+ * order, the chunk placed at t->off (its bytes written there by the
+ * caller) and its ColumnChunk struct.  The caller frees ch->dict.
+ */
+int pq_chunk_encode(struct pq_cchunk *ch, struct pq_stats *st);
+void pq_chunk_place(struct pq_cchunk *ch, const struct pq_stats *st, struct thrift *meta,
+		    uint64_t *raw_size);
 /* RLE/bit-packed hybrid of @n values of @bw bits. */
 void pq_hybrid(struct tdat_sink *s, const uint32_t *v, size_t n, unsigned bw);
 /*

@@ -65,6 +65,17 @@ same "standard input" - <$TD/chunks.dat
 same "a selection (-e, --cpu, --start)" -e 'raw_syscalls:*' --cpu 1 --start 3889.1 $TD/chunks.dat
 same "--lenient on damaged data" --lenient $TD/bad/truncated-v7-data.dat
 
+# parquet: a row group's column chunks are encoded on -j threads, written in order
+for f in $TD/chunks.dat "$O/big.dat"; do
+	for j in 1 2 3 8; do
+		tdat-convert -j $j -f parquet -o "$O/pq$j" "$f" 2>"$O/pqerr$j"
+	done
+	t_assert "${f##*/} parquet: -j 2, 3, 8 write the files -j 1 does" \
+		sh -c "diff -r '$O/pq1' '$O/pq2' && diff -r '$O/pq1' '$O/pq3' && diff -r '$O/pq1' '$O/pq8'"
+	t_assert "${f##*/} parquet: a dataset of every type" test -s "$O/pq1/raw_syscalls.sys_enter.parquet"
+	rm -rf "$O"/pq[1-9]
+done
+
 for j in 1 2 8; do
 	t_exit "-j $j -o x.txt.gz" 0 -- tdat-convert -j $j -o "$O/x$j.txt.gz" $TD/chunks.dat
 done
