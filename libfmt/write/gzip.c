@@ -11,9 +11,10 @@
  * bytes depend only on its input and the one before, so any number of
  * workers (none: the caller's thread) writes the same file.
  *
- * The caller submits blocks in order to a ring of 2 x workers slots; the
- * workers deflate them; the caller writes finished blocks in order, waiting
- * for the oldest when the ring is full.  Memory: each slot holds a block
+ * The caller submits blocks in order to a ring of 2 x workers slots
+ * (jobring.c); the workers deflate them; the caller writes finished blocks
+ * in order, waiting for the oldest when the ring is full (and deflating it
+ * itself when there is no worker).  Memory: each slot holds a block
  * and its output (about 2 x the sink's buffer).
  */
 #include <errno.h>
@@ -28,10 +29,7 @@
 #define GZ_DICT 32768
 #define GZ_LEVEL 6
 
-enum { SLOT_FREE, SLOT_QUEUED, SLOT_BUSY, SLOT_DONE };
-
 struct gz_slot {
-	int state;
 	char *in, *out;		/* in: GZ_BLOCK bytes */
 	size_t inlen, outlen, outcap;
 	char dict[GZ_DICT];
@@ -41,14 +39,11 @@ struct gz_slot {
 };
 
 struct gz {
-	pthread_mutex_t mu;
-	pthread_cond_t work, done;
+	struct jobring ring;	/* of the slots: next block to submit, next to write */
+	bool ring_init;
 	pthread_t *th;
 	int nth;		/* workers running; 0: deflate in the caller's thread */
-	bool stop;
 	struct gz_slot *slot;
-	unsigned nslot;
-	uint64_t head, tail;	/* next block to submit, next to write */
 	z_stream caller;	/* the caller's deflater when there are no workers */
 	bool caller_init;
 	char tail_dict[GZ_DICT];	/* the last input's end: the next block's dictionary */
@@ -101,31 +96,15 @@ static void *worker(void *arg)
 	struct gz *g = arg;
 	z_stream z;
 	bool ok = !deflater_init(&z);
+	int i;
 
-	pthread_mutex_lock(&g->mu);
-	for (;;) {
-		struct gz_slot *s = NULL;
-
-		for (uint64_t i = g->tail; i < g->head && !s; i++)
-			if (g->slot[i % g->nslot].state == SLOT_QUEUED)
-				s = &g->slot[i % g->nslot];
-		if (!s) {
-			if (g->stop)
-				break;
-			pthread_cond_wait(&g->work, &g->mu);
-			continue;
-		}
-		s->state = SLOT_BUSY;
-		pthread_mutex_unlock(&g->mu);
+	while ((i = jobring_take(&g->ring)) >= 0) {
 		if (ok)
-			deflate_slot(&z, s);
+			deflate_slot(&z, &g->slot[i]);
 		else
-			s->err = ENOMEM;
-		pthread_mutex_lock(&g->mu);
-		s->state = SLOT_DONE;
-		pthread_cond_broadcast(&g->done);
+			g->slot[i].err = ENOMEM;
+		jobring_done(&g->ring, i);
 	}
-	pthread_mutex_unlock(&g->mu);
 	if (ok)
 		deflateEnd(&z);
 	return NULL;
@@ -139,28 +118,23 @@ static void write_out(struct tdat_sink *sk, const void *p, size_t n)
 /* Write the oldest block once it is done (waiting for it), and free its slot. */
 static void write_oldest(struct tdat_sink *sk, struct gz *g)
 {
-	struct gz_slot *s = &g->slot[g->tail % g->nslot];
+	struct gz_slot *s = &g->slot[g->ring.tail % g->ring.n];
 
-	pthread_mutex_lock(&g->mu);
-	while (s->state != SLOT_DONE)
-		pthread_cond_wait(&g->done, &g->mu);
-	pthread_mutex_unlock(&g->mu);
+	if (!jobring_wait_oldest(&g->ring))	/* no worker: deflate it here */
+		deflate_slot(&g->caller, s);
 	if (s->err && !sk->err)
 		sk->err = s->err;
 	write_out(sk, s->out, s->outlen);
 	g->crc = (uint32_t)crc32_combine(g->crc, s->crc, (z_off_t)s->inlen);
 	g->isize += s->inlen;
-	pthread_mutex_lock(&g->mu);
-	s->state = SLOT_FREE;
 	s->inlen = 0;
-	g->tail++;
-	pthread_mutex_unlock(&g->mu);
+	jobring_free_oldest(&g->ring);
 }
 
 /* Have the block being filled deflated, with the dictionary the blocks before it leave. */
 static void submit(struct gz *g)
 {
-	struct gz_slot *s = &g->slot[g->head % g->nslot];
+	struct gz_slot *s = &g->slot[g->ring.head % g->ring.n];
 
 	memcpy(s->dict, g->tail_dict, g->tail_len);
 	s->dictlen = g->tail_len;
@@ -169,17 +143,7 @@ static void submit(struct gz *g)
 		memcpy(g->tail_dict, s->in + s->inlen - GZ_DICT, GZ_DICT);
 		g->tail_len = GZ_DICT;
 	}
-	if (!g->nth) {
-		deflate_slot(&g->caller, s);
-		s->state = SLOT_DONE;
-		g->head++;
-		return;
-	}
-	pthread_mutex_lock(&g->mu);
-	s->state = SLOT_QUEUED;
-	g->head++;
-	pthread_cond_signal(&g->work);
-	pthread_mutex_unlock(&g->mu);
+	jobring_submit(&g->ring);
 }
 
 /*
@@ -194,9 +158,9 @@ int gz_put(struct tdat_sink *sk, const char *p, size_t n)
 		struct gz_slot *s;
 		size_t take;
 
-		if (g->head - g->tail == g->nslot)
+		if (g->ring.head - g->ring.tail == g->ring.n)
 			write_oldest(sk, g);
-		s = &g->slot[g->head % g->nslot];
+		s = &g->slot[g->ring.head % g->ring.n];
 		if (!s->in && !(s->in = malloc(GZ_BLOCK))) {
 			sk->err = ENOMEM;
 			break;
@@ -224,9 +188,9 @@ int gz_finish(struct tdat_sink *sk)
 	static const unsigned char last[2] = { 0x03, 0x00 };	/* an empty final fixed block */
 	unsigned char trailer[8];
 
-	if (g->slot[g->head % g->nslot].inlen && !sk->err)
+	if (g->slot[g->ring.head % g->ring.n].inlen && !sk->err)
 		submit(g);
-	while (g->tail < g->head)
+	while (g->ring.tail < g->ring.head)
 		write_oldest(sk, g);
 	write_out(sk, last, sizeof(last));
 	put_le32(trailer, g->crc);
@@ -239,21 +203,18 @@ void gz_free(struct gz *g)
 {
 	if (!g)
 		return;
-	pthread_mutex_lock(&g->mu);
-	g->stop = true;
-	pthread_cond_broadcast(&g->work);
-	pthread_mutex_unlock(&g->mu);
+	if (g->ring_init)
+		jobring_stop(&g->ring);
 	for (int i = 0; i < g->nth; i++)
 		pthread_join(g->th[i], NULL);
-	for (unsigned i = 0; g->slot && i < g->nslot; i++) {
+	for (unsigned i = 0; g->slot && i < g->ring.n; i++) {
 		free(g->slot[i].in);
 		free(g->slot[i].out);
 	}
 	if (g->caller_init)
 		deflateEnd(&g->caller);
-	pthread_mutex_destroy(&g->mu);
-	pthread_cond_destroy(&g->work);
-	pthread_cond_destroy(&g->done);
+	if (g->ring_init)
+		jobring_release(&g->ring);
 	free(g->slot);
 	free(g->th);
 	free(g);
@@ -268,12 +229,9 @@ struct gz *gz_new(struct tdat_sink *sk, int workers)
 
 	if (!g)
 		return NULL;
-	pthread_mutex_init(&g->mu, NULL);
-	pthread_cond_init(&g->work, NULL);
-	pthread_cond_init(&g->done, NULL);
 	g->crc = (uint32_t)crc32(0, NULL, 0);
-	g->nslot = workers > 1 ? 2 * (unsigned)workers : 1;
-	g->slot = calloc(g->nslot, sizeof(*g->slot));
+	g->ring_init = !jobring_init(&g->ring, workers > 1 ? 2 * (unsigned)workers : 1);
+	g->slot = g->ring_init ? calloc(g->ring.n, sizeof(*g->slot)) : NULL;
 	if (!g->slot || deflater_init(&g->caller)) {
 		gz_free(g);
 		return NULL;
@@ -285,6 +243,7 @@ struct gz *gz_new(struct tdat_sink *sk, int workers)
 			break;	/* fewer workers; none: the caller deflates */
 		g->nth++;
 	}
+	jobring_workers(&g->ring, g->nth);
 	write_out(sk, gzip_head, sizeof(gzip_head));
 	return g;
 }

@@ -15,8 +15,9 @@
  * The first PAR_EVENTS events are printed on the caller's thread, so a
  * small input pays for no worker; the workers start with the first batch,
  * and each opens its handles on its own thread.  A worker that cannot
- * leaves its batches to the caller.  A ring of 3 x workers batches bounds
- * the memory; when it is full the caller waits for the oldest.  Damage a
+ * leaves its batches to the caller.  A ring of 3 x workers batches
+ * (jobring.c, as gzip.c's blocks) bounds the memory; when it is full the
+ * caller waits for the oldest.  Damage a
  * worker's writer counts (writer_damaged()) is summed in order into the
  * caller's writer, so its warning names the same first event.
  */
@@ -32,10 +33,7 @@
 #define PAR_EVENTS 4096		/* events a batch */
 #define PAR_BYTES (1 << 20)	/* record bytes a batch, about */
 
-enum { B_FREE, B_QUEUED, B_BUSY, B_DONE };
-
 struct batch {
-	int state;
 	struct tdat_event *ev;	/* ->data is an offset into bytes until printed */
 	size_t nev;
 	char *bytes;
@@ -59,17 +57,13 @@ struct worker {
 
 struct par {
 	struct tdat_writer *w;		/* the caller's */
-	pthread_mutex_t mu;
-	pthread_cond_t work, done;
-	bool stop;
+	struct jobring jr;		/* of the batches (jobring.c) */
+	bool jr_init;
 	struct worker *wk;
 	int nwk;			/* threads started */
-	int alive;			/* workers still taking batches */
 	int want;			/* threads to start with the first batch */
 	uint64_t direct;		/* events printed on the caller's thread first */
 	struct batch *ring;
-	unsigned nring;
-	uint64_t head, tail;		/* the batch being filled, the next to write */
 	int ret;			/* the first failure */
 };
 
@@ -106,35 +100,16 @@ static void *work(void *arg)
 {
 	struct worker *k = arg;
 	struct par *p = k->p;
+	int i;
 
-	k->ok = !worker_init(p, k);
-	pthread_mutex_lock(&p->mu);
-	if (!k->ok) {
-		p->alive--;
-		pthread_cond_broadcast(&p->done);
-		pthread_mutex_unlock(&p->mu);
+	if (!(k->ok = !worker_init(p, k))) {
+		jobring_workers(&p->jr, -1);	/* its batches go to the caller */
 		return NULL;
 	}
-	for (;;) {
-		struct batch *b = NULL;
-
-		for (uint64_t i = p->tail; i < p->head && !b; i++)
-			if (p->ring[i % p->nring].state == B_QUEUED)
-				b = &p->ring[i % p->nring];
-		if (!b) {
-			if (p->stop)
-				break;
-			pthread_cond_wait(&p->work, &p->mu);
-			continue;
-		}
-		b->state = B_BUSY;
-		pthread_mutex_unlock(&p->mu);
-		print_batch(k, b);
-		pthread_mutex_lock(&p->mu);
-		b->state = B_DONE;
-		pthread_cond_broadcast(&p->done);
+	while ((i = jobring_take(&p->jr)) >= 0) {
+		print_batch(k, &p->ring[i]);
+		jobring_done(&p->jr, i);
 	}
-	pthread_mutex_unlock(&p->mu);
 	return NULL;
 }
 
@@ -150,20 +125,15 @@ static void print_here(struct par *p, struct batch *b)
 			memcpy(b->errmsg, p->w->errmsg, sizeof(b->errmsg));
 	}
 	b->ndamaged = 0;	/* counted in the caller's writer already */
-	b->state = B_DONE;
 }
 
 /* Write the oldest batch once printed, add its damage, free it. */
 static int write_oldest(struct par *p)
 {
-	struct batch *b = &p->ring[p->tail % p->nring];
+	struct batch *b = &p->ring[p->jr.tail % p->jr.n];
 	struct tdat_writer *w = p->w;
 
-	pthread_mutex_lock(&p->mu);
-	while (b->state != B_DONE && (p->alive || b->state != B_QUEUED))
-		pthread_cond_wait(&p->done, &p->mu);
-	pthread_mutex_unlock(&p->mu);
-	if (b->state == B_QUEUED)	/* no worker is left: print it here */
+	if (!jobring_wait_oldest(&p->jr))	/* no worker is left: print it here */
 		print_here(p, b);
 	if (b->ret && !p->ret) {
 		p->ret = b->ret;
@@ -174,10 +144,7 @@ static int write_oldest(struct par *p)
 		writer_damage_add(w, &b->first, b->ndamaged);
 	b->out.len = 0;
 	b->nev = b->blen = 0;
-	pthread_mutex_lock(&p->mu);
-	b->state = B_FREE;
-	p->tail++;
-	pthread_mutex_unlock(&p->mu);
+	jobring_free_oldest(&p->jr);
 	return p->ret;
 }
 
@@ -187,23 +154,19 @@ static void submit(struct par *p)
 {
 	if (!p->nwk)
 		start_workers(p);
-	pthread_mutex_lock(&p->mu);
-	p->ring[p->head % p->nring].state = B_QUEUED;
-	p->head++;
-	pthread_cond_signal(&p->work);
-	pthread_mutex_unlock(&p->mu);
+	jobring_submit(&p->jr);
 }
 
 /* The batch being filled, with room for @size more record bytes; NULL without memory. */
 static struct batch *room(struct par *p, size_t size)
 {
-	struct batch *b = &p->ring[p->head % p->nring];
+	struct batch *b = &p->ring[p->jr.head % p->jr.n];
 
 	if (b->nev == PAR_EVENTS || (b->nev && b->blen + size > PAR_BYTES)) {
 		submit(p);
-		if (p->head - p->tail == p->nring && write_oldest(p))
+		if (p->jr.head - p->jr.tail == p->jr.n && write_oldest(p))
 			return NULL;
-		b = &p->ring[p->head % p->nring];
+		b = &p->ring[p->jr.head % p->jr.n];
 	}
 	if (!b->ev && !(b->ev = malloc(sizeof(*b->ev) * PAR_EVENTS)))
 		return NULL;
@@ -250,9 +213,9 @@ int par_put(struct par *p, const struct tdat_event *ev)
 
 int par_finish(struct par *p)
 {
-	if (p->ring[p->head % p->nring].nev)
+	if (p->ring[p->jr.head % p->jr.n].nev)
 		submit(p);
-	while (p->tail < p->head)
+	while (p->jr.tail < p->jr.head)
 		write_oldest(p);
 	return p->ret;
 }
@@ -293,22 +256,19 @@ void par_free(struct par *p)
 {
 	if (!p)
 		return;
-	pthread_mutex_lock(&p->mu);
-	p->stop = true;
-	pthread_cond_broadcast(&p->work);
-	pthread_mutex_unlock(&p->mu);
+	if (p->jr_init)
+		jobring_stop(&p->jr);
 	for (int i = 0; i < p->nwk; i++)
 		pthread_join(p->wk[i].th, NULL);
 	for (int i = 0; p->wk && i < p->nwk; i++)
 		worker_release(&p->wk[i]);
-	for (unsigned i = 0; p->ring && i < p->nring; i++) {
+	for (unsigned i = 0; p->ring && i < p->jr.n; i++) {
 		free(p->ring[i].ev);
 		free(p->ring[i].bytes);
 		sink_release(&p->ring[i].out);
 	}
-	pthread_mutex_destroy(&p->mu);
-	pthread_cond_destroy(&p->work);
-	pthread_cond_destroy(&p->done);
+	if (p->jr_init)
+		jobring_release(&p->jr);
 	free(p->ring);
 	free(p->wk);
 	free(p);
@@ -321,13 +281,9 @@ static void start_workers(struct par *p)
 		struct worker *k = &p->wk[p->nwk];
 
 		k->p = p;
-		pthread_mutex_lock(&p->mu);
-		p->alive++;
-		pthread_mutex_unlock(&p->mu);
+		jobring_workers(&p->jr, 1);
 		if (pthread_create(&k->th, NULL, work, k)) {
-			pthread_mutex_lock(&p->mu);
-			p->alive--;
-			pthread_mutex_unlock(&p->mu);
+			jobring_workers(&p->jr, -1);
 			break;
 		}
 		p->nwk++;
@@ -358,13 +314,10 @@ int par_new(struct tdat_writer *w, struct par **out)
 	if (!(p = calloc(1, sizeof(*p))))
 		return TDAT_ENOMEM;
 	p->w = w;
-	pthread_mutex_init(&p->mu, NULL);
-	pthread_cond_init(&p->work, NULL);
-	pthread_cond_init(&p->done, NULL);
-	p->nring = 3 * (unsigned)w->jobs;
-	p->ring = calloc(p->nring, sizeof(*p->ring));
+	p->jr_init = !jobring_init(&p->jr, 3 * (unsigned)w->jobs);
+	p->ring = p->jr_init ? calloc(p->jr.n, sizeof(*p->ring)) : NULL;
 	p->wk = calloc((size_t)w->jobs, sizeof(*p->wk));
-	for (unsigned i = 0; p->ring && i < p->nring && !ret; i++)
+	for (unsigned i = 0; p->ring && i < p->jr.n && !ret; i++)
 		ret = sink_init(&p->ring[i].out, -1);
 	if (!p->ring || !p->wk || ret) {
 		par_free(p);

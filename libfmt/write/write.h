@@ -7,6 +7,8 @@
 #ifndef TDAT_WRITE_H
 #define TDAT_WRITE_H
 
+#include <pthread.h>
+
 #include "read/read.h"
 
 /* ---- dat-pages.c: events packed into ring-buffer pages (the writer's encoder) ---- */
@@ -162,6 +164,35 @@ int sink_init(struct tdat_sink *s, int fd);
 int sink_gzip(struct tdat_sink *s, int workers);
 /* Write @n bytes to the sink's descriptor now (a failure is sticky in s->err). */
 void sink_write_fd(struct tdat_sink *s, const void *p, size_t n);
+/*
+ * jobring.c: jobs in @n slots done by worker threads and taken back in the
+ * order given.  The caller fills slot head % n, submits it (the ring is
+ * full when head - tail == n), waits for slot tail % n and frees it.
+ */
+struct jobring {
+	pthread_mutex_t mu;
+	pthread_cond_t work, done;
+	int *state;
+	unsigned n;
+	uint64_t head, tail;	/* the slot being filled, the next to take back */
+	int alive;		/* workers that take jobs */
+	bool stop;
+};
+
+int jobring_init(struct jobring *r, unsigned n);
+void jobring_release(struct jobring *r);
+/* @delta workers more (started) or fewer (gone). */
+void jobring_workers(struct jobring *r, int delta);
+/* Wake the workers to leave (jobring_take() returns -1). */
+void jobring_stop(struct jobring *r);
+/* A worker: the oldest submitted slot, its own until jobring_done(); -1 once stopped. */
+int jobring_take(struct jobring *r);
+void jobring_done(struct jobring *r, int slot);
+void jobring_submit(struct jobring *r);
+/* Wait for slot tail % n: true when done, false when no worker is left to do it (the caller must). */
+bool jobring_wait_oldest(struct jobring *r);
+void jobring_free_oldest(struct jobring *r);
+
 /* gzip.c: the stream of sink_gzip(): start (the header), a flushed buffer, the end. */
 struct gz *gz_new(struct tdat_sink *s, int workers);
 int gz_put(struct tdat_sink *s, const char *p, size_t n);
