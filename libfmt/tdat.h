@@ -318,6 +318,19 @@ int tdat_merge_add(struct tdat_merge *m, struct tdat_file *f);
 int tdat_merge_next(struct tdat_merge *m, const struct tdat_event **ev);
 
 /**
+ * tdat_merge_set_jobs - let @m read ahead on a thread of its own
+ * @m: a merge that has not started
+ * @jobs: the threads the caller gives the work (-j); 1 or less: none
+ *
+ * With @jobs > 1, the compressed (v7) chunks of every CPU are read and
+ * decompressed ahead on one thread while the caller decodes the events.
+ * The events, their order and the damage reported are the same.
+ *
+ * Return: 0, TDAT_EINVAL once started, or TDAT_ENOMEM.
+ */
+int tdat_merge_set_jobs(struct tdat_merge *m, int jobs);
+
+/**
  * tdat_merge_seek - skip what comes before a time, without decoding it
  * @m: a merge that has not started
  * @ts: the time (as events report it)

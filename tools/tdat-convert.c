@@ -481,7 +481,7 @@ int main(int argc, char **argv)
 	n = o.ninputs;
 	in = calloc((size_t)n, sizeof(*in));
 	m = tdat_merge_new();
-	if (!in || !m)
+	if (!in || !m || tdat_merge_set_jobs(m, o.jobs))
 		die_(EXIT_FAIL, "out of memory");
 	for (int i = 0; i < n; i++) {
 		struct tdat_open_opts oo = o.open;

@@ -138,6 +138,39 @@ static size_t chunk_limit(const struct cursor *c)
 	return lim < (64u << 20) ? (64u << 20) : lim;
 }
 
+/*
+ * Ring-buffer pages compress 5-50 times; a chunk claiming more than 1024
+ * times its compressed size (beyond one page) is a decompression bomb, and
+ * its buffer would be allocated before decompression tells.
+ */
+bool chunk_fits(const struct cursor *c, uint64_t off, uint64_t end_off, uint64_t zsize,
+		uint64_t usize)
+{
+	return zsize <= end_off - off - 8 && usize <= chunk_limit(c) && usize &&
+	       usize <= zsize * 1024 + c->b->info.page_size;
+}
+
+/* Use the chunk at @off that the prefetch thread read and decompressed. */
+static void take_ahead(struct cursor *c, uint64_t off)
+{
+	struct ahead *a = &c->ahead;
+	unsigned char *b = c->buf;
+	size_t cap = c->buf_cap;
+
+	c->buf = a->buf;
+	c->buf_cap = a->cap;
+	a->buf = b;
+	a->cap = cap;
+	c->chunks_left--;
+	c->next_off = off + 8 + a->zsize;
+	c->consumed += 8 + a->zsize;
+	c->ubytes += a->usize;
+	c->buf_off = off;
+	c->buf_len = a->usize;
+	c->page_pos = 0;
+	prefetch_post(c);
+}
+
 static int fill_compressed(struct cursor *c)
 {
 	struct tdat_file *f = c->f;
@@ -148,6 +181,10 @@ static int fill_compressed(struct cursor *c)
 
 	while (c->chunks_left) {
 		off = c->next_off;
+		if (prefetch_take(c, off)) {
+			take_ahead(c, off);
+			return 0;
+		}
 		ret = c->end_off - off < 8 ? TDAT_EFORMAT : src_pread(&f->src, hdr, 8, off, f->errmsg);
 		if (ret == TDAT_EIO)
 			return ret;	/* a failing read is not damage: stop, as fill_plain() */
@@ -157,13 +194,7 @@ static int fill_compressed(struct cursor *c)
 		}
 		zsize = file_num(f, hdr, 4);
 		usize = file_num(f, hdr + 4, 4);
-		/*
-		 * Ring-buffer pages compress 5-50 times; a chunk claiming more than 1024
-		 * times its compressed size (beyond one page) is a decompression bomb,
-		 * and its buffer would be allocated before decompression tells.
-		 */
-		if (zsize > c->end_off - off - 8 || usize > chunk_limit(c) || !usize ||
-		    usize > zsize * 1024 + c->b->info.page_size) {
+		if (!chunk_fits(c, off, c->end_off, zsize, usize)) {
 			damage(c, off, c->end_off - off, "chunk sizes do not fit the data");
 			break;
 		}
@@ -193,6 +224,7 @@ static int fill_compressed(struct cursor *c)
 		c->buf_off = off;
 		c->buf_len = usize;
 		c->page_pos = 0;
+		prefetch_post(c);
 		return 0;
 	}
 	c->consumed += c->end_off - c->next_off;
@@ -622,6 +654,7 @@ static int seek_chunks(struct cursor *c, uint64_t ts)
 		probe.buf_cap = 0;
 		probe.zbuf = NULL;
 		probe.zbuf_cap = 0;
+		probe.ahead = (struct ahead){ 0 };
 		if (!fill_compressed(&probe) && probe.buf_len >= 8) {
 			t = file_ts(c->f, file_num(c->f, probe.buf, 8), c->ci->cpu);
 			if (t <= ts)
@@ -647,6 +680,7 @@ int cursor_seek(struct cursor *c, uint64_t ts)
 {
 	if (c->done || c->have || c->loaded)
 		return 0;	/* only before reading */
+	prefetch_take(c, UINT64_MAX);
 	if (c->b->compressed)
 		return seek_chunks(c, ts);
 	seek_plain(c, ts);
@@ -655,6 +689,10 @@ int cursor_seek(struct cursor *c, uint64_t ts)
 
 void cursor_release(struct cursor *c)
 {
+	prefetch_take(c, UINT64_MAX);
+	free(c->ahead.buf);
+	free(c->ahead.zbuf);
+	c->ahead.buf = c->ahead.zbuf = NULL;
 	kbuffer_free(c->kbuf);
 	free(c->buf);
 	free(c->zbuf);

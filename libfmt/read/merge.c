@@ -43,6 +43,7 @@ struct tdat_merge {
 	} *tally;
 	struct tdat_damage *damage;
 	int ndamage;
+	struct prefetch *pf;	/* tdat_merge_set_jobs(): chunks read ahead */
 	char errmsg[TDAT_MSG_LEN];
 };
 
@@ -277,6 +278,8 @@ static int start(struct tdat_merge *m)
 	    !(m->tally = calloc(m->ncursors ? (size_t)m->ncursors : 1, sizeof(*m->tally))))
 		return merge_fail(m, NULL, TDAT_ENOMEM);
 	rank_cursors(m, m->heap);
+	for (int i = 0; i < m->ncursors; i++)
+		m->cursors[i].ahead.pf = m->pf;
 	for (int i = 0; i < m->ncursors; i++) {
 		ret = cursor_peek(&m->cursors[i]);
 		if (ret < 0)
@@ -537,6 +540,15 @@ const struct tdat_damage *tdat_merge_damage(const struct tdat_merge *m, int *n)
 	return m->damage;
 }
 
+int tdat_merge_set_jobs(struct tdat_merge *m, int jobs)
+{
+	if (m->started)
+		return TDAT_EINVAL;
+	if (jobs > 1 && !m->pf && !(m->pf = prefetch_new()))
+		return TDAT_ENOMEM;
+	return 0;
+}
+
 const char *tdat_merge_errmsg(const struct tdat_merge *m)
 {
 	return m->errmsg;
@@ -548,6 +560,7 @@ void tdat_merge_free(struct tdat_merge *m)
 		return;
 	for (int i = 0; i < m->ncursors; i++)
 		cursor_release(&m->cursors[i]);
+	prefetch_free(m->pf);
 	free(m->cursors);
 	free(m->heap);
 	free(m->files);

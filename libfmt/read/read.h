@@ -70,6 +70,8 @@ int src_pread(struct tdat_src *s, void *buf, size_t len, uint64_t off, char *err
 
 /* ---- codec.c: decompression of sections and chunks ---- */
 
+struct prefetch;
+
 struct tdat_codec {
 	const char *name;
 	/* 0 when exactly @dlen bytes came out, else a negative enum tdat_err. */
@@ -471,6 +473,20 @@ int v7_salvage(struct tdat_file *f, uint64_t from, const char *why);
 
 /* ---- dat-cpu.c: a cursor over one CPU of one buffer ---- */
 
+/* A chunk read ahead (prefetch.c); the state is the prefetch's lock's. */
+enum { AHEAD_IDLE, AHEAD_QUEUED, AHEAD_RUNNING, AHEAD_READY };
+struct ahead {
+	struct prefetch *pf;	/* NULL: no reading ahead */
+	int state;
+	bool posted;		/* the cursor's own: a job is out */
+	struct cursor *next;	/* in the prefetch's queue */
+	uint64_t off, end_off;	/* the chunk's header, the CPU data's end */
+	uint64_t zsize;
+	size_t usize;
+	unsigned char *buf, *zbuf;
+	size_t cap, zcap;
+};
+
 struct cursor {
 	struct tdat_file *f;
 	const struct tdat_buffer *b;
@@ -512,6 +528,7 @@ struct cursor {
 		unsigned ok;	/* and a length its records never pass (0: none yet) */
 	} lens[16];
 	uint64_t nofmt;		/* bytes of records with no format on the page walked */
+	struct ahead ahead;
 };
 
 int cursor_init(struct cursor *c, struct tdat_file *f, int input, int buffer, int cpu_index);
@@ -529,6 +546,22 @@ static inline void cursor_advance(struct cursor *c) { c->have = false; }
 /* Before the first peek: skip the pages (or chunks) that end before @ts. */
 int cursor_seek(struct cursor *c, uint64_t ts);
 void cursor_release(struct cursor *c);
+/* Whether a chunk header at @off claiming @zsize/@usize bytes can be read. */
+bool chunk_fits(const struct cursor *c, uint64_t off, uint64_t end_off, uint64_t zsize,
+		uint64_t usize);
+
+/* ---- prefetch.c: v7 chunks decompressed ahead on a thread ---- */
+
+struct prefetch *prefetch_new(void);
+/* After @c took a chunk: read its next one ahead (if it has a prefetch). */
+void prefetch_post(struct cursor *c);
+/*
+ * End @c's job: true if the chunk at @off is ready in c->ahead.buf (usize
+ * bytes, zsize stored), false if @c must read it itself.
+ */
+bool prefetch_take(struct cursor *c, uint64_t off);
+/* Stop the thread; the cursors' jobs must be taken first. */
+void prefetch_free(struct prefetch *p);
 /*
  * The next whole page, for copying: its header and the extent of each of
  * its events are checked (a damaged page is reported and skipped), events

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # t-jobs.sh: -j N prints text and csv events on N threads and writes them in
-# order: for every capture in testdata/ (the damaged ones in bad/ too), every
-# text option and csv, -j 2, 3 and 8 give the same output, the same
-# messages and the same exit status as -j 1; so do several inputs, merged
+# order, and reads v7 chunks ahead on a thread for every format: for every
+# capture in testdata/ (the damaged ones in bad/ too), every text option,
+# csv, json, perfetto, sqlite, typed csv and dat, -j 2, 3 and 8 give the
+# same output, the same messages and the same exit status as -j 1; so do
+# several inputs, merged
 # files of many buffers (past the first 4096 events, which the caller
 # prints itself), standard input, a selection and gzip.
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
@@ -31,13 +33,68 @@ same() {
 	done
 }
 
+# same_out NAME ARGS...: tdat-convert ARGS -o OUT at -j 1 and at -j 2, 8: the
+# same file (or folder), the same messages and exit status
+same_out() {
+	local name=$1 j st1 st
+	shift
+	rm -rf "$O"/so[1-9]*
+	tdat-convert -j 1 "$@" -o "$O/so1" 2>"$O/err1"
+	st1=$?
+	for j in 2 8; do
+		tdat-convert -j $j "$@" -o "$O/so$j" 2>"$O/err$j"
+		st=$?
+		if [[ $st != "$st1" ]]; then
+			not_ok "$name: -j $j as -j 1" "exit $st, -j 1 exit $st1"
+		elif ! diff -r "$O/so1" "$O/so$j" >/dev/null 2>&1; then
+			not_ok "$name: -j $j as -j 1" "output differs: $(diff -r "$O/so1" "$O/so$j" 2>&1 | head -n 2)"
+		elif ! cmp -s "$O/err1" "$O/err$j"; then
+			not_ok "$name: -j $j as -j 1" "messages differ:" "$(diff "$O/err1" "$O/err$j" | head -n 6)"
+		else
+			ok "$name: -j $j as -j 1 (exit $st1)"
+		fi
+	done
+}
+
 for dat in $TD/*.dat $TD/bad/*.dat; do
 	f=${dat#"$TD"/}
 	same "$f text" "$dat"
+	# every format reads v7 chunks ahead on a thread at -j 2 and more
+	same "$f json" -f json "$dat"
 	[[ $f == bad/* ]] && continue
 	same "$f text -t" -t "$dat"
 	same "$f text -R" -R "$dat"
 	same "$f csv" -f csv "$dat"
+	same "$f perfetto" -f perfetto "$dat"
+	same_out "$f sqlite" -f sqlite "$dat"
+	same_out "$f typed csv" -f csv --split-by-event "$dat"
+	same_out "$f dat" -f dat "$dat"
+done
+
+# damage in chunks the thread reads ahead (not a CPU's first): the cursor
+# reads them again itself, so -j 2 reports what -j 1 does, at the same place
+chunk_at() {	# FILE CPU_OFFSET K: the offset of chunk K (from 0)
+	python3 - "$@" <<'PY'
+import struct, sys
+data = open(sys.argv[1], 'rb').read()
+off = int(sys.argv[2]) + 4
+for _ in range(int(sys.argv[3])):
+    off += 8 + struct.unpack_from('<I', data, off)[0]
+print(off)
+PY
+}
+cpu0=$(tdat-info --json $TD/chunks.dat | python3 -c 'import json,sys; print(json.load(sys.stdin)["buffers"][0]["cpus"][0]["offset"])')
+c5=$(chunk_at $TD/chunks.dat "$cpu0" 5)
+c9=$(chunk_at $TD/chunks.dat "$cpu0" 9)
+cp $TD/chunks.dat "$O/zdata.dat"
+printf '\377\377\377\377\377\377\377\377' | dd of="$O/zdata.dat" bs=1 seek=$((c5 + 40)) conv=notrunc 2>/dev/null
+cp $TD/chunks.dat "$O/zsize.dat"
+printf '\377\377\377\177' | dd of="$O/zsize.dat" bs=1 seek=$((c9 + 4)) conv=notrunc 2>/dev/null
+for f in zdata zsize; do
+	t_assert "$f.dat: a damaged chunk in the middle of CPU 0 is reported" \
+		sh -c "tdat-convert -j 1 -f json -o /dev/null '$O/$f.dat' 2>&1 | grep -q 'offset'"
+	same "$f.dat json" -f json "$O/$f.dat"
+	same "$f.dat text" "$O/$f.dat"
 done
 
 # many batches on a ring that wraps: eight copies of chunks.dat merged
@@ -90,6 +147,8 @@ if command -v strace >/dev/null; then
 	t_assert "-j 3 prints on three threads ($(grep -c clone "$O/st3") clone calls)" \
 		test "$(grep -c 'clone' "$O/st3")" -ge 3
 	t_assert "-j 1 on the caller's only" test "$(grep -c 'clone' "$O/st1")" = 0
+	strace -f -qq -e trace=clone,clone3 -o "$O/stj" tdat-convert -j 2 -f json -o /dev/null $TD/chunks.dat
+	t_assert "-j 2 -f json reads chunks ahead on a thread" grep -q clone "$O/stj"
 else
 	skip "-j 3 prints on three threads" "strace is not installed"
 fi
