@@ -41,6 +41,7 @@ struct split {
 	const char *prefix;
 	unsigned wflags;
 	int progress;
+	int jobs;		/* -j */
 	struct tdat_open_opts open;
 	struct tdat_select *sel;
 	struct tdat_merge *m;
@@ -56,7 +57,7 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 {
 	fprintf(fp,
 		"Usage: %s (--every DURATION | --events N | --size BYTES | --per-cpu | --per-buffer)\n"
-		"       [-o PREFIX] [--max-pieces N] [--file-version 6|7]\n"
+		"       [-o PREFIX] [-j N] [--max-pieces N] [--file-version 6|7]\n"
 		"       [--compression zstd|zlib|none] [--ts2secs HZ] [--progress | --no-progress]\n"
 		"       [--lenient] [--verbose] [SELECTION] [-i] FILE\n"
 		"Split a trace.dat (\"-\" reads standard input; none: a pipe on standard input,\n"
@@ -72,6 +73,9 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"  -o, --output PREFIX   piece names start with PREFIX (default: the input's\n"
 		"                        name without .dat)\n"
 		"  -i, --input FILE      the input, as trace-cmd's -i\n"
+		"  -j, --jobs N          threads (default: the CPUs, at most 8): compressed\n"
+		"                        input is read ahead on a thread; the same pieces\n"
+		"                        for any N\n"
 		"      --max-pieces N    stop (and remove the pieces) rather than write more than\n"
 		"                        N pieces (default 10000)\n"
 		"      --file-version 6|7  trace.dat version of the pieces (default 7)\n"
@@ -104,6 +108,7 @@ static const struct option longopts[] = {
 	{ "per-buffer", no_argument, NULL, OPT_PER_BUFFER },
 	{ "output", required_argument, NULL, 'o' },
 	{ "input", required_argument, NULL, 'i' },
+	{ "jobs", required_argument, NULL, 'j' },
 	{ "max-pieces", required_argument, NULL, OPT_MAX_PIECES },
 	{ "file-version", required_argument, NULL, OPT_FILE_VERSION },
 	{ "compression", required_argument, NULL, OPT_COMPRESSION },
@@ -160,7 +165,7 @@ static void parse_args(struct split *sp, int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, "o:i:hV" SELECT_SHORTOPTS, longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:i:j:hV" SELECT_SHORTOPTS, longopts, NULL)) != -1) {
 		if (select_option(&sp->sel, c, optarg))
 			continue;
 		switch (c) {
@@ -175,6 +180,7 @@ static void parse_args(struct split *sp, int argc, char **argv)
 				usage_error("one input file only");
 			sp->input = optarg;
 			break;
+		case 'j': sp->jobs = parse_jobs(optarg); break;
 		case OPT_MAX_PIECES: sp->max_pieces = parse_count("max-pieces", optarg, false); break;
 		case OPT_FILE_VERSION: case OPT_COMPRESSION:
 			sp->wflags = dat_layout_option(sp->wflags, c == OPT_FILE_VERSION, optarg);
@@ -483,6 +489,16 @@ static int split_events(struct split *sp)
  * What marks this split's pieces: the same in every piece of this run of
  * this command on this file, another for another cut or another file.
  */
+/* Whether argv[@i] is -j's (-j N, -jN, --jobs N, --jobs=N, or its N). */
+static bool jobs_arg(char **argv, int argc, int i)
+{
+	const char *a = i < argc ? argv[i] : "";
+
+	if (!strncmp(a, "-j", 2) || !strncmp(a, "--jobs", 6))
+		return true;
+	return i > 0 && i < argc && (!strcmp(argv[i - 1], "-j") || !strcmp(argv[i - 1], "--jobs"));
+}
+
 static void set_mark(struct split *sp, int argc, char **argv)
 {
 	const struct tdat_file_info *fi = tdat_file_info(tdat_merge_file(sp->m, 0));
@@ -495,6 +511,8 @@ static void set_mark(struct split *sp, int argc, char **argv)
 	for (int i = 0; i <= argc; i++) {
 		const char *p = i < argc ? argv[i] : buf;
 
+		if (jobs_arg(argv, argc, i))
+			continue;	/* the same pieces for any -j */
 		for (; *p; p++)
 			h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
 		h = (h ^ 0xff) * 0x100000001b3ULL;
@@ -540,13 +558,14 @@ static int run(struct split *sp)
 
 int main(int argc, char **argv)
 {
-	struct split sp = { .progress = -1, .max_pieces = DEFAULT_MAX_PIECES };
+	struct split sp = { .progress = -1, .max_pieces = DEFAULT_MAX_PIECES,
+			    .jobs = default_jobs() };
 	struct tdat_file *in = NULL;
 	int ret = EXIT_FAIL;
 
 	tool_init(argv);
 	parse_args(&sp, argc, argv);
-	if (!(sp.m = tdat_merge_new()))
+	if (!(sp.m = tdat_merge_new()) || tdat_merge_set_jobs(sp.m, sp.jobs))
 		die_(EXIT_FAIL, "out of memory");
 	in = open_input(sp.input, &sp.open);
 	if (in && !sp.prefix)

@@ -133,6 +133,16 @@ for f in $TD/chunks.dat "$O/big.dat"; do
 	rm -rf "$O"/pq[1-9]
 done
 
+# tdat-split reads ahead too: the same pieces, named and marked the same
+for j in 1 2 8; do
+	mkdir -p "$O/split$j"
+	(cd "$O/split$j" && tdat-split -j $j --events 7000 -o p "$OLDPWD/$TD/chunks.dat") 2>"$O/spliterr$j"
+	echo $? >>"$O/spliterr$j"
+done
+t_assert "tdat-split: -j 2 and -j 8 write the pieces -j 1 does ($(ls "$O/split1" | wc -l) pieces)" \
+	sh -c "test -s '$O/split1/p.0005.dat' && diff -r '$O/split1' '$O/split2' && diff -r '$O/split1' '$O/split8' &&
+	       cmp -s '$O/spliterr1' '$O/spliterr2' && cmp -s '$O/spliterr1' '$O/spliterr8'"
+
 for j in 1 2 8; do
 	t_exit "-j $j -o x.txt.gz" 0 -- tdat-convert -j $j -o "$O/x$j.txt.gz" $TD/chunks.dat
 done

@@ -2,7 +2,8 @@
  * t-merge.c - unit tests of the merge through tdat.h: events come out in
  * timestamp order, each exactly once, ties broken by input; counts agree
  * with the per-CPU statistics; lost events are part of the stream; the
- * statistics a counting merge gathers equal tdat_stats_collect()'s.
+ * statistics a counting merge gathers equal tdat_stats_collect()'s; a merge
+ * that reads chunks ahead (tdat_merge_set_jobs()) gives the same events.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,6 +191,39 @@ static void check_uncounted(void)
 	tdat_file_free(f);
 }
 
+/*
+ * @name read ahead on a thread and read plainly: the same events, field for
+ * field and byte for byte, in the same order; and no jobs once started.
+ */
+static void check_ahead(const char *name)
+{
+	struct tdat_file *f = open_td(name), *g = open_td(name);
+	struct tdat_merge *a = tdat_merge_new(), *b = tdat_merge_new();
+	const struct tdat_event *x, *y;
+	uint64_t n = 0, diff = 0;
+	int ra, rb;
+
+	is_int(tdat_merge_set_jobs(a, 2), 0, "%s: read ahead", name);
+	tdat_merge_add(a, f);
+	tdat_merge_add(b, g);
+	for (;;) {
+		ra = tdat_merge_next(a, &x);
+		rb = tdat_merge_next(b, &y);
+		if (ra || rb)
+			break;
+		n++;
+		diff += x->ts != y->ts || x->cpu != y->cpu || x->size != y->size ||
+			x->missed != y->missed || memcmp(x->data, y->data, x->size);
+	}
+	ok(ra == TDAT_END && rb == TDAT_END, "%s: both end (%d, %d)", name, ra, rb);
+	is_uint(diff, 0, "%s: the same %llu events read ahead", name, (unsigned long long)n);
+	is_int(tdat_merge_set_jobs(a, 2), TDAT_EINVAL, "%s: no jobs once started", name);
+	tdat_merge_free(a);
+	tdat_merge_free(b);
+	tdat_file_free(f);
+	tdat_file_free(g);
+}
+
 int main(void)
 {
 	static const char *files[] = { "v6.dat", "v7-none.dat", "v7-zstd.dat", "two-buffers.dat",
@@ -209,5 +243,8 @@ int main(void)
 	check_counted("bad/truncated-v6-data.dat", NULL);
 	check_counted("bad/format-crash.dat", NULL);
 	check_uncounted();
+	check_ahead("chunks.dat");
+	check_ahead("v7-zstd.dat");
+	check_ahead("two-buffers.dat");
 	return done_testing();
 }
