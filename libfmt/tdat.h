@@ -658,12 +658,15 @@ enum tdat_writer_flags {
 };
 
 /*
- * parquet: the zstd level of the column chunks, 1 to TDAT_W_LEVEL_MAX, in
- * the writer flags (TDAT_W_LEVEL(9)); none (0) is the default, 5.  Other
- * formats ignore it.
+ * A compression level in the writer flags (TDAT_W_LEVEL(9)); none (0) is
+ * the default.  parquet: the zstd level of the column chunks, 1 to
+ * TDAT_W_LEVEL_MAX (default 5); a gzipped stream (TDAT_W_GZIP): the deflate
+ * level, 1 to TDAT_W_GZIP_LEVEL_MAX (default 6; a higher one is taken as
+ * it).  Other formats ignore it.
  */
 #define TDAT_W_LEVEL_SHIFT 24
 #define TDAT_W_LEVEL_MAX 22
+#define TDAT_W_GZIP_LEVEL_MAX 12
 #define TDAT_W_LEVEL(n) ((unsigned)(n) << TDAT_W_LEVEL_SHIFT)
 #define TDAT_W_LEVEL_OF(flags) (((unsigned)(flags) >> TDAT_W_LEVEL_SHIFT) & 31)
 

@@ -76,7 +76,8 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"      --file-version 6|7  dat: trace.dat version (default 7)\n"
 		"      --compression zstd|zlib|none  dat: v7 compression (default zstd);\n"
 		"                                    perfetto: zlib deflates the packets\n"
-		"      --compression-level N  parquet: zstd level, 1 (fastest) to 22 (default 5)\n"
+		"      --compression-level N  parquet: zstd level, 1 (fastest) to 22 (default 5);\n"
+		"                        -o NAME.gz: deflate level, 1 to 12 (default 6)\n"
 		"  -t, --nsec            text: full nanosecond timestamps (trace-cmd report -t)\n"
 		"  -R, --raw             text: every field as name=value, not as the event's print\n"
 		"                        format says (trace-cmd report -R)\n"
@@ -140,17 +141,23 @@ static void push_arg(char ***list, int *n, char *arg)
 	(*list)[(*n)++] = arg;
 }
 
-/* --compression-level @arg (-f parquet: zstd's 1 to 22) as writer flags; a bad one exits 2. */
-static unsigned level_option(const char *arg, const char *format)
+/*
+ * --compression-level @arg as writer flags: -f parquet, zstd's 1 to 22; a
+ * gzipped output, deflate's 1 to 12.  A bad one exits 2.
+ */
+static unsigned level_option(const char *arg, const char *format, unsigned wflags)
 {
+	bool gz = wflags & TDAT_W_GZIP;
+	int max = gz ? TDAT_W_GZIP_LEVEL_MAX : TDAT_W_LEVEL_MAX;
 	char *end;
 	long v;
 
-	if (strcmp(format, "parquet"))
-		usage_error("--compression-level needs -f parquet");
+	if (strcmp(format, "parquet") && !gz)
+		usage_error("--compression-level needs -f parquet or a gzipped output (-o NAME.gz)");
 	v = strtol(arg, &end, 10);
-	if (end == arg || *end || v < 1 || v > TDAT_W_LEVEL_MAX)
-		usage_error("invalid --compression-level '%s' (zstd: 1 to %d)", arg, TDAT_W_LEVEL_MAX);
+	if (end == arg || *end || v < 1 || v > max)
+		usage_error("invalid --compression-level '%s' (%s: 1 to %d)", arg,
+			    gz ? "gzip" : "zstd", max);
 	return TDAT_W_LEVEL(v);
 }
 
@@ -239,8 +246,6 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		usage_error("--file-version and --compression need -f dat "
 			    "(--compression zlib or none: -f perfetto too)");
 	}
-	if (o->level)
-		o->wflags |= level_option(o->level, o->format);
 	if (!strcmp(o->format, "dat"))
 		dat_zlib_warning(o->wflags);
 	if ((o->wflags & TDAT_W_V6) && (o->wflags & TDAT_W_ZLIB))
@@ -251,6 +256,8 @@ static void parse_args(struct opts *o, int argc, char **argv)
 	if ((o->wflags & TDAT_W_GZIP) && tdat_format_output(o->format, o->wflags) != TDAT_OUT_STREAM)
 		usage_error("-o %s: %s output is a database or a directory; it cannot be gzipped",
 			    o->out, o->format);
+	if (o->level)
+		o->wflags |= level_option(o->level, o->format, o->wflags);
 	for (int i = optind; i < argc; i++)
 		push_arg(&o->inputs, &o->ninputs, argv[i]);
 	if (!o->ninputs)

@@ -161,7 +161,7 @@ int sink_init(struct tdat_sink *s, int fd);
  * Compress everything written from now on as one gzip stream, deflated on
  * @workers threads (1 or less: the caller's); the same bytes for any number.
  */
-int sink_gzip(struct tdat_sink *s, int workers);
+int sink_gzip(struct tdat_sink *s, int workers, int level);
 /* Write @n bytes to the sink's descriptor now (a failure is sticky in s->err). */
 void sink_write_fd(struct tdat_sink *s, const void *p, size_t n);
 /*
@@ -194,7 +194,7 @@ bool jobring_wait_oldest(struct jobring *r);
 void jobring_free_oldest(struct jobring *r);
 
 /* gzip.c: the stream of sink_gzip(): start (the header), a flushed buffer, the end. */
-struct gz *gz_new(struct tdat_sink *s, int workers);
+struct gz *gz_new(struct tdat_sink *s, int workers, int level);
 int gz_put(struct tdat_sink *s, const char *p, size_t n);
 int gz_finish(struct tdat_sink *s);
 void gz_free(struct gz *g);

@@ -81,10 +81,10 @@ int sink_flush(struct tdat_sink *s)
 	return s->err ? TDAT_EIO : 0;
 }
 
-int sink_gzip(struct tdat_sink *s, int workers)
+int sink_gzip(struct tdat_sink *s, int workers, int level)
 {
 	sink_flush(s);
-	s->gz = gz_new(s, workers);
+	s->gz = gz_new(s, workers, level);
 	return s->gz ? 0 : TDAT_ENOMEM;
 }
 
@@ -325,7 +325,9 @@ int tdat_writer_open(struct tdat_writer *w, int fd, const char *path, struct tda
 	}
 	for (int i = 0; w->ops->symbols && merge_member(m, i); i++)
 		file_load_symbols(merge_member(m, i));
-	if ((ret = sink_init(&w->sink, fd)) || ((flags & TDAT_W_GZIP) && fd >= 0 && (ret = sink_gzip(&w->sink, w->jobs)))) {
+	if ((ret = sink_init(&w->sink, fd)) ||
+	    ((flags & TDAT_W_GZIP) && fd >= 0 &&
+	     (ret = sink_gzip(&w->sink, w->jobs, (int)TDAT_W_LEVEL_OF(flags))))) {
 		tdat_msg(w->errmsg, "out of memory");
 		return ret;
 	}

@@ -103,7 +103,7 @@ for j in 1 2 3 8; do
 		cmp -s <(gzip -dc "$T_TMP/c$j.json.gz") "$T_TMP/c.json"
 	t_assert "-j $j: the same file as -j 1" cmp -s "$T_TMP/c$j.json.gz" "$T_TMP/c1.json.gz"
 done
-t_assert "chunks.json spans several 256 KiB blocks" test "$(stat -c %s "$T_TMP/c.json")" -gt 1000000
+t_assert "chunks.json spans several 1 MiB blocks" test "$(stat -c %s "$T_TMP/c.json")" -gt 3000000
 if command -v python3 >/dev/null; then
 	t_assert "python's zlib reads it as one stream, to its end" python3 -c '
 import sys, zlib
@@ -112,6 +112,27 @@ out = d.decompress(open(sys.argv[1], "rb").read())
 sys.exit(not (d.eof and not d.unused_data and out == open(sys.argv[2], "rb").read()))' \
 		"$T_TMP/c2.json.gz" "$T_TMP/c.json"
 fi
+# --compression-level: the deflate level of a gzipped output, 1 to 12
+for l in 1 12; do
+	t_exit "--compression-level $l -o c.json.gz" 0 -- \
+		tdat-convert -j 2 --compression-level $l -o "$T_TMP/c-l$l.json.gz" $TD/chunks.dat
+	t_assert "level $l: gunzips to the same bytes as plain json" \
+		cmp -s <(gzip -dc "$T_TMP/c-l$l.json.gz") "$T_TMP/c.json"
+	tdat-convert -j 1 --compression-level $l -o "$T_TMP/c-l$l-j1.json.gz" $TD/chunks.dat
+	t_assert "level $l: the same file at -j 1" cmp -s "$T_TMP/c-l$l.json.gz" "$T_TMP/c-l$l-j1.json.gz"
+done
+z1=$(stat -c %s "$T_TMP/c-l1.json.gz") z6=$(stat -c %s "$T_TMP/c1.json.gz") z12=$(stat -c %s "$T_TMP/c-l12.json.gz")
+t_assert "a higher level is smaller (1: $z1, 6 (the default): $z6, 12: $z12 bytes)" \
+	test "$z12" -lt "$z6" -a "$z6" -lt "$z1"
+for bad in 0 13 x; do
+	t_exit "--compression-level $bad of a gzipped output is a usage error" 2 -- \
+		tdat-convert --compression-level $bad -o "$T_TMP/bad.json.gz" $TD/v6.dat
+	t_stderr_match "that says the range" "invalid --compression-level '$bad' \(gzip: 1 to 12\)"
+done
+t_exit "--compression-level of a plain json is a usage error" 2 -- \
+	tdat-convert --compression-level 3 -o "$T_TMP/bad.json" $TD/v6.dat
+t_stderr_match "that names what takes it" "needs -f parquet or a gzipped output"
+t_assert "and nothing was written" test ! -e "$T_TMP/bad.json" -a ! -e "$T_TMP/bad.json.gz"
 t_exit "-j 0 is a usage error" 2 -- tdat-convert -j 0 -o "$T_TMP/bad.json.gz" $TD/v6.dat
 t_exit "-j x is a usage error" 2 -- tdat-convert -j x -o "$T_TMP/bad.json.gz" $TD/v6.dat
 t_run "pipe" -- sh -c "cat $TD/v6.dat | tdat-convert -f json -"
@@ -161,8 +182,17 @@ if [[ -x $TP ]]; then
 	t_run "trace_processor m3" -- "$TP" query "$T_TMP/m3.json" "SELECT count(*) FROM sched"
 	t_assert "and builds its sched table from one buffer's lines" test "$(sed 1d "$T_OUT")" = \
 		"$(info_count "$T_TMP/v6.info" sched sched_switch)"
+	# the gzipped JSON of several 1 MiB blocks (-j 2 and level 1): the same tables as the plain
+	q="SELECT (SELECT count(*) FROM slice), (SELECT count(*) FROM thread), (SELECT sum(dur) FROM slice)"
+	"$TP" query "$T_TMP/c.json" "$q" >"$T_TMP/c.tpq" 2>/dev/null
+	for z in c2.json.gz c-l1.json.gz; do
+		t_run "trace_processor $z" -- "$TP" query "$T_TMP/$z" "$q"
+		t_assert "trace_processor reads $z as the plain JSON ($(sed 1d "$T_OUT" | tr -d '"'))" \
+			bash -c "sed 1d '$T_OUT' | cmp -s - <(sed 1d '$T_TMP/c.tpq') && test -s '$T_TMP/c.tpq'"
+	done
 else
 	skip "trace_processor tells the buffers apart" "no trace_processor_shell ($TP)"
+	skip "trace_processor reads a gzipped JSON" "no trace_processor_shell ($TP)"
 fi
 
 # --- errors: the document is still closed, nothing is left behind ---
