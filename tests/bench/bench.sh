@@ -43,6 +43,8 @@ JOBS=$(nproc 2>/dev/null || echo 1)	# tdat's default -j (at most 8)
 ((JOBS > 8)) && JOBS=8
 TARGET_JSONGZ=5		# tdat-convert -j 2 -o x.json.gz events/s over trace-cmd report's
 TARGET_JSONGZ_J2=1.3	# ... over -j 1's
+TARGET_J2_TYPED=1.5	# -j 2 over -j 1: typed csv and parquet
+TARGET_J2_STATEFUL=1.3	# -j 2 over -j 1: json and sqlite
 TARGET_SPLIT=2		# tdat-split --events events/s over trace-cmd split -e -r's
 TARGET_CONVERT=1	# tdat-convert -f dat over trace-cmd convert, each way
 TARGET_WINDOW=0.05	# tdat-filter 1% window time over a full tdat-filter pass
@@ -334,10 +336,26 @@ has_format() {
 	(($? != 2))
 }
 
+# jobs_pair KEY LABEL TARGET OUT FORMAT_ARGS...: tdat-convert ARGS -o OUT at -j 1
+# and at -j 2 (OUT removed before each run), their rows, and the speed-up's verdict.
+jobs_pair() {
+	local key=$1 label=$2 target=$3 out=$4 j
+	shift 4
+	for j in 1 2; do
+		measure "$key$j" sh -c 'out=$1 && shift && rm -rf "$out" && exec "$@" -o "$out"' sh \
+			"$out" "$BIN/tdat-convert" -j $j "$@" "$F_BENCH"
+		row "$key$j" "tdat-convert -j $j $label" "$N_BENCH"
+	done
+	verdict "$label: -j 2 / -j 1 speed" "$(ratio "${WALL[${key}1]}" "${WALL[${key}2]}")" ">=" \
+		"$target" x
+	rm -rf "$out"
+}
+
 # The exports of the exports issue, against trace-cmd report on the same file,
 # and a 1% time window in the middle of the file against a full pass.
 bench_exports() {
 	local f=$1 n=$2 first span a b
+	F_BENCH=$f N_BENCH=$n
 	echo "  exports and windows:"
 	if has_format sqlite; then
 		measure td_sqlite sh -c 'rm -f "$1"; exec "$2" -o "$1" "$3"' sh "$SCRATCH/x.db" "$BIN/tdat-convert" "$f"
@@ -346,6 +364,7 @@ bench_exports() {
 			"$(ratio "${WALL[tc_text]}" "${WALL[td_sqlite]}")" ">=" "$TARGET_SQLITE" x
 		verdict "sqlite peak RSS" "${RSS[td_sqlite]}" "<" $((TARGET_RSS_MIB + SQLITE_CACHE_MIB)) " MiB"
 		rm -f "$SCRATCH/x.db"
+		jobs_pair td_sqlite_j "-f sqlite" "$TARGET_J2_STATEFUL" "$SCRATCH/x.db" -f sqlite
 	fi
 	if has_format json; then
 		measure td_json "$BIN/tdat-convert" -f json "$f"
@@ -353,6 +372,7 @@ bench_exports() {
 		verdict "json: tdat / trace-cmd events/s" \
 			"$(ratio "${WALL[tc_text]}" "${WALL[td_json]}")" ">=" "$TARGET_EXPORT" x
 		verdict "json peak RSS" "${RSS[td_json]}" "<" "$TARGET_RSS_MIB" " MiB"
+		jobs_pair td_json_j "-f json" "$TARGET_J2_STATEFUL" "$SCRATCH/x.json" -f json
 		# .json.gz: deflate in blocks on -j threads (the same bytes for any -j)
 		for j in 1 2; do
 			measure td_jsongz$j "$BIN/tdat-convert" -j $j -o "$SCRATCH/x.json.gz" "$f"
@@ -377,6 +397,7 @@ bench_exports() {
 		verdict "typed csv: tdat / trace-cmd events/s" \
 			"$(ratio "${WALL[tc_text]}" "${WALL[td_split]}")" ">=" "$TARGET_EXPORT" x
 		rm -rf "$SCRATCH/split"
+		jobs_pair td_typed_j "typed csv" "$TARGET_J2_TYPED" "$SCRATCH/split" -f csv --split-by-event
 	fi
 	if "$BIN/tdat-convert" --help | grep -q -- --start; then
 		first=$("$BIN/tdat-convert" -f csv "$f" | sed -n 2p | cut -d, -f1)
@@ -463,6 +484,7 @@ bench_parquet() {
 	printf '  %-34s %8s\n' "parquet bytes per event" \
 		"$(awk -v a="$bytes" -v n="$n" 'BEGIN { printf "%.2f", a / n }')"
 	rm -rf "$SCRATCH/pq"
+	jobs_pair td_parquet_j "-f parquet" "$TARGET_J2_TYPED" "$SCRATCH/pq" -f parquet
 }
 
 # -f perfetto side by side with -f json (timed just before): at least as fast,
