@@ -301,12 +301,15 @@ static struct ttype *build(struct tep_event *e, unsigned id)
 
 const struct ttype *file_type(struct tdat_file *f, const struct tdat_event *ev)
 {
-	unsigned id;
-	void **slot;
-
 	if (ev->size < 2)
 		return NULL;
-	id = (unsigned)file_num(f, ev->data, 2);
+	return file_type_id(f, (unsigned)file_num(f, ev->data, 2));
+}
+
+const struct ttype *file_type_id(struct tdat_file *f, unsigned id)
+{
+	void **slot;
+
 	if (!(slot = idtab_slot(&f->types, id)))
 		return NULL;
 	if (!*slot)

@@ -273,6 +273,8 @@ bool select_window_get(const struct tdat_select *s, int which, int64_t *ns);
 
 /* The type of @ev (built on first use, owned by the file); NULL without memory. */
 const struct ttype *file_type(struct tdat_file *f, const struct tdat_event *ev);
+/* The type of event type id @id of @f (as file_type()); NULL without memory. */
+const struct ttype *file_type_id(struct tdat_file *f, unsigned id);
 const struct tfield *ttype_field(const struct ttype *t, const char *name);
 void file_types_free(struct tdat_file *f);
 /* A number field (TK_INT sign-extended); false if absent or outside the event. */

@@ -22,6 +22,11 @@
  * SYSTEM.EVENT.2.csv, then .3, ...  Events whose type has no format go to
  * unknown.ID.csv.
  *
+ * With -j, workers print batches of rows into memory (a writer opened with
+ * no path: each row after the one before, cut by type, par.c's segments),
+ * and csvdir_put_segs() appends each piece to its type's file, in order:
+ * the same files, the same names (given in the order types first appear).
+ *
  * csv_open() hands over to csvdir_open(), which installs these ops.  Each
  * event type of each input is resolved once to its file; at most
  * CSVDIR_MAX_OPEN files (fewer if the descriptor limit is lower) are open
@@ -71,6 +76,7 @@ struct csvdir {
 	int nfiles, files_cap;
 	int nopen, max_open;
 	uint64_t tick;
+	bool mem;		/* a -j worker's: rows into w->sink, cut into w->segs */
 };
 
 /* ---- files ---- */
@@ -465,27 +471,66 @@ static int nomem(struct tdat_writer *w)
 	return TDAT_ENOMEM;
 }
 
+/* The open file of type @id of input @input, in *@f; 0 or an error. */
+static int file_of(struct tdat_writer *w, struct csvdir *d, int input, unsigned id,
+		   struct dfile **f)
+{
+	const struct ttype *tt;
+	void **slot;
+	int ret;
+
+	if (!(slot = idtab_slot(&d->in[input].types, id)))
+		return nomem(w);
+	if (!(*f = *slot) &&
+	    (!(tt = file_type_id(tdat_merge_file(w->merge, input), id)) ||
+	     !(*f = *slot = find_file(d, tt))))
+		return nomem(w);
+	if (!(*f)->open && (ret = dfile_open(w, d, *f)))
+		return ret;
+	(*f)->used = ++d->tick;
+	return 0;
+}
+
 static int csvdir_put(struct tdat_writer *w, const struct tdat_event *ev)
 {
 	struct csvdir *d = w->priv;
 	struct dinput *in = &d->in[ev->input];
 	const struct ttype *tt = file_type(ev->file, ev);
+	size_t len = w->sink.len;
 	struct dfile *f;
-	void **slot;
 	int ret;
 
 	if (!tt)
 		return nomem(w);
-	if (!(slot = idtab_slot(&in->types, tt->id)))
-		return nomem(w);
-	if (!(f = *slot) && !(f = *slot = find_file(d, tt)))
-		return nomem(w);
-	if (!f->open && (ret = dfile_open(w, d, f)))
+	if (d->mem) {
+		if (put_row(&w->sink, in, ev, tt) ||
+		    par_seg_add(&w->segs, ev->input, tt->id, w->sink.len - len))
+			return nomem(w);
+		return 0;
+	}
+	if ((ret = file_of(w, d, ev->input, tt->id, &f)))
 		return ret;
-	f->used = ++d->tick;
 	if (put_row(&f->sink, in, ev, tt))
 		return nomem(w);
 	return f->sink.err ? fail_io(w, f, f->sink.err) : 0;
+}
+
+/* A worker's batch: each piece of @text to its type's file, in order. */
+static int csvdir_put_segs(struct tdat_writer *w, const char *text, const struct par_segs *s)
+{
+	struct csvdir *d = w->priv;
+	struct dfile *f;
+	int ret;
+
+	for (size_t i = 0; i < s->n; i++) {
+		if ((ret = file_of(w, d, s->v[i].input, s->v[i].id, &f)))
+			return ret;
+		sink_write(&f->sink, text, s->v[i].len);
+		text += s->v[i].len;
+		if (f->sink.err)
+			return fail_io(w, f, f->sink.err);
+	}
+	return 0;
 }
 
 /* ---- open, close, free ---- */
@@ -536,6 +581,8 @@ static void csvdir_free(struct tdat_writer *w)
 static const struct tdat_writer_ops csvdir_ops = {
 	.name = "csv",
 	.exts = ".csv",
+	.parallel = true,
+	.put_segs = csvdir_put_segs,
 	.put = csvdir_put,
 	.close = csvdir_close,
 	.free = csvdir_free,
@@ -572,8 +619,9 @@ int csvdir_open(struct tdat_writer *w)
 		tdat_msg(w->errmsg, "gzip is not supported with one file per event type");
 		return TDAT_EUNSUPP;
 	}
-	d->dirfd = open(w->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (d->dirfd < 0) {
+	d->mem = !w->path;	/* a -j worker's (par.c) */
+	d->dirfd = d->mem ? -1 : open(w->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d->dirfd < 0 && !d->mem) {
 		w->sink.err = errno;
 		tdat_msg(w->errmsg, "%s", strerror(errno));
 		return TDAT_EIO;

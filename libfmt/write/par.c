@@ -4,11 +4,12 @@
  * the same bytes as one thread.
  *
  * For formats whose text for an event depends on that event and the file
- * only (ops->parallel: text, csv), tdat_writer_put() copies each event into
+ * only (ops->parallel: text, csv, typed csv), tdat_writer_put() copies each event into
  * a batch; workers print whole batches with writers of their own, over
  * handles of their own on the same files (file_clone(): libtraceevent's
  * handles are not shared between threads), into memory; the caller writes
- * the batches' text in the order they were filled.  Decoding and merging
+ * the batches' text in the order they were filled (typed csv: each piece
+ * of it to its type's file, ops->put_segs).  Decoding and merging
  * the inputs stays on the caller's thread; printing, most of the time of
  * these formats, runs on the workers.
  *
@@ -39,6 +40,7 @@ struct batch {
 	char *bytes;
 	size_t blen, bcap;
 	struct tdat_sink out;	/* the printed text */
+	struct par_segs segs;	/* its destinations (ops->put_segs), or none: one stream */
 	int ret;
 	char errmsg[TDAT_MSG_LEN];
 	uint64_t ndamaged;	/* of these events */
@@ -72,6 +74,7 @@ static void print_batch(struct worker *k, struct batch *b)
 {
 	struct tdat_writer *w = k->w;
 	struct tdat_sink swap;
+	struct par_segs segs;
 
 	w->ndamaged = 0;
 	b->ret = 0;
@@ -92,6 +95,30 @@ static void print_batch(struct worker *k, struct batch *b)
 	w->sink = swap;
 	w->sink.len = 0;
 	w->sink.err = 0;
+	segs = b->segs;
+	b->segs = w->segs;
+	w->segs = segs;
+	w->segs.n = 0;
+}
+
+int par_seg_add(struct par_segs *s, int input, unsigned id, size_t len)
+{
+	struct par_seg *g = s->n ? &s->v[s->n - 1] : NULL;
+
+	if (g && g->input == input && g->id == id) {
+		g->len += len;
+		return 0;
+	}
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 256;
+
+		if (!(g = realloc(s->v, cap * sizeof(*g))))
+			return TDAT_ENOMEM;
+		s->v = g;
+		s->cap = cap;
+	}
+	s->v[s->n++] = (struct par_seg){ .input = input, .id = id, .len = len };
+	return 0;
 }
 
 static int worker_init(struct par *p, struct worker *k);
@@ -139,7 +166,15 @@ static int write_oldest(struct par *p)
 		p->ret = b->ret;
 		memcpy(w->errmsg, b->errmsg, sizeof(w->errmsg));
 	}
-	sink_write(&w->sink, b->out.buf, b->out.len);
+	if (b->segs.n) {
+		int ret = w->ops->put_segs(w, b->out.buf, &b->segs);
+
+		if (ret && !p->ret)
+			p->ret = ret;	/* its message is in w->errmsg */
+		b->segs.n = 0;
+	} else {
+		sink_write(&w->sink, b->out.buf, b->out.len);
+	}
 	if (b->ndamaged)
 		writer_damage_add(w, &b->first, b->ndamaged);
 	b->out.len = 0;
@@ -246,7 +281,7 @@ static int worker_init(struct par *p, struct worker *k)
 	}
 	if (!(k->w = tdat_writer_new(w->ops->name)))
 		return TDAT_ENOMEM;
-	if ((ret = tdat_writer_open(k->w, -1, NULL, k->m, w->flags & ~TDAT_W_GZIP)))
+	if ((ret = writer_open_worker(k->w, k->m, w->flags & ~TDAT_W_GZIP)))
 		return ret;
 	k->w->sink.len = 0;
 	return 0;
@@ -265,6 +300,7 @@ void par_free(struct par *p)
 	for (unsigned i = 0; p->ring && i < p->jr.n; i++) {
 		free(p->ring[i].ev);
 		free(p->ring[i].bytes);
+		free(p->ring[i].segs.v);
 		sink_release(&p->ring[i].out);
 	}
 	if (p->jr_init)
@@ -294,7 +330,7 @@ static void start_workers(struct par *p)
 /* Whether @w's events can be printed by workers: a format that allows it, clonable inputs. */
 static bool par_fits(struct tdat_writer *w)
 {
-	if (!w->ops->parallel || w->jobs < 2 || w->sink.fd < 0)
+	if (!w->ops->parallel || w->jobs < 2 || (w->sink.fd < 0 && !w->ops->put_segs))
 		return false;
 	/* notices name libtraceevent's strings of one handle: keep those files on one thread */
 	for (int i = 0; i < tdat_merge_nfiles(w->merge); i++)

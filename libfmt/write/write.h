@@ -359,6 +359,22 @@ void csv_comms_release(struct csv_comms *c);
 struct tdat_writer;
 struct tdat_sink;
 
+/*
+ * A worker's batch text for several destinations (typed csv's files), in
+ * order: @len bytes for event type @id of input @input each (par.c).
+ */
+struct par_seg {
+	int input;
+	unsigned id;
+	size_t len;
+};
+struct par_segs {
+	struct par_seg *v;
+	size_t n, cap;
+};
+/* Add @len bytes for (@input, @id) to @s, joined to the last one when it is the same. */
+int par_seg_add(struct par_segs *s, int input, unsigned id, size_t len);
+
 struct tdat_writer_ops {
 	const char *name;
 	const char *exts;	/* space separated file name endings */
@@ -374,6 +390,12 @@ struct tdat_writer_ops {
 	void (*free)(struct tdat_writer *w);
 	uint64_t (*size)(struct tdat_writer *w);	/* optional: output bytes so far */
 	int (*copy)(struct tdat_writer *w);	/* optional: every event, page by page */
+	/*
+	 * Optional, for a parallel format with no single stream: write a worker's
+	 * batch, @text cut by @s.  A worker's writer (opened with no fd and no
+	 * path) puts its text in its sink and its cuts in w->segs.
+	 */
+	int (*put_segs)(struct tdat_writer *w, const char *text, const struct par_segs *s);
 };
 
 struct tdat_writer {
@@ -392,6 +414,7 @@ struct tdat_writer {
 		const char *one, *many;		/* what the last one was, in the warning */
 	} damage;
 	struct par *par;		/* events printed on several threads (par.c) */
+	struct par_segs segs;		/* a worker's text by destination (ops->put_segs) */
 	char *piece;			/* dat: the piece mark to write, NULL: none */
 	size_t piece_len;
 	struct writer_notice {		/* events of a type whose print format is not supported */
@@ -412,6 +435,12 @@ void writer_damaged(struct tdat_writer *w, const struct tdat_event *ev, const ch
 		    const char *name, const char *why, const char *one, const char *many);
 /* @n more damaged events, the first of them @d (a worker's, par.c), after those counted. */
 void writer_damage_add(struct tdat_writer *w, const struct writer_damage *d, uint64_t n);
+
+/*
+ * A -j worker's writer (par.c): no output, its text into w->sink (and, for a
+ * format with ops->put_segs, cut into w->segs); no workers of its own.
+ */
+int writer_open_worker(struct tdat_writer *w, struct tdat_merge *m, unsigned flags);
 
 /* tdat_writer_put() on this thread (what par.c's workers and caller call). */
 int writer_put_now(struct tdat_writer *w, const struct tdat_event *ev);

@@ -310,15 +310,16 @@ const char *tdat_format_from_path(const char *path)
 	return NULL;
 }
 
-int tdat_writer_open(struct tdat_writer *w, int fd, const char *path, struct tdat_merge *m,
-		     unsigned flags)
+/* Open @w on @fd or @path; @worker: a -j worker's, into memory (par.c). */
+static int writer_open(struct tdat_writer *w, int fd, const char *path, struct tdat_merge *m,
+		       unsigned flags, bool worker)
 {
 	int ret;
 
 	w->merge = m;
 	w->flags = flags;
 	w->path = path;
-	if (tdat_format_output(w->ops->name, flags) != TDAT_OUT_STREAM && !path) {
+	if (tdat_format_output(w->ops->name, flags) != TDAT_OUT_STREAM && !path && !worker) {
 		tdat_msg(w->errmsg, "the %s format needs an output %s (-o)", w->ops->name,
 			 (flags & TDAT_W_SPLIT) ? "directory" : "file");
 		return TDAT_EINVAL;
@@ -333,9 +334,20 @@ int tdat_writer_open(struct tdat_writer *w, int fd, const char *path, struct tda
 	}
 	if (w->ops->open && (ret = w->ops->open(w)))
 		return ret;
-	if ((ret = par_new(w, &w->par)))
+	if (!worker && (ret = par_new(w, &w->par)))
 		tdat_msg(w->errmsg, "out of memory");
 	return ret;
+}
+
+int tdat_writer_open(struct tdat_writer *w, int fd, const char *path, struct tdat_merge *m,
+		     unsigned flags)
+{
+	return writer_open(w, fd, path, m, flags, false);
+}
+
+int writer_open_worker(struct tdat_writer *w, struct tdat_merge *m, unsigned flags)
+{
+	return writer_open(w, -1, NULL, m, flags, true);
 }
 
 void tdat_writer_set_jobs(struct tdat_writer *w, int jobs)
@@ -482,6 +494,7 @@ void tdat_writer_free(struct tdat_writer *w)
 	if (w->ops->free)
 		w->ops->free(w);
 	sink_release(&w->sink);
+	free(w->segs.v);
 	free(w->notices);
 	free(w);
 }

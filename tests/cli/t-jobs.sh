@@ -104,6 +104,18 @@ t_exit "eight copies of chunks.dat merged" 0 -- tdat-merge -o "$O/big.dat" "$O"/
 same "big.dat (eight buffers) text" "$O/big.dat"
 same "big.dat csv" -f csv "$O/big.dat"
 same "eight inputs text" "$O"/c[1-8].dat
+# typed csv: workers print rows into memory, each piece appended to its type's file
+same_out "big.dat typed csv" -f csv --split-by-event "$O/big.dat"
+t_assert "big.dat typed csv: a file per type ($(ls "$O/so1" | wc -l))" test -s "$O/so1/sched.sched_switch.csv"
+# a sched_switch whose field is renamed goes to sched.sched_switch.2.csv, named
+# in the order types first appear, whichever thread printed their rows
+# (chunks.dat as v6, whose formats are not compressed)
+tdat-convert -f dat --file-version 6 -o "$O/c-v6.dat" $TD/chunks.dat
+LC_ALL=C sed 's/\([ >]\)prev_pid\([;,]\)/\1prev_pie\2/g' "$O/c-v6.dat" >"$O/renamed.dat"
+same_out "nine inputs typed csv" -f csv --split-by-event "$O"/c[1-8].dat "$O/renamed.dat" $TD/v6.dat
+t_assert "nine inputs typed csv: the renamed field's rows in sched.sched_switch.2.csv" \
+	sh -c "head -n 1 '$O/so1/sched.sched_switch.2.csv' | grep -q prev_pie &&
+	       test \$(wc -l <'$O/so1/sched.sched_switch.2.csv') -gt 800"
 t_assert "the eight inputs are many batches (over 200000 lines)" test "$(wc -l <"$O/out1")" -gt 200000
 # the first 4096 events are printed on the caller's thread, the rest by the
 # workers: sixteen copies of the small captures whose text has most to get

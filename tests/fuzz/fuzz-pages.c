@@ -5,7 +5,9 @@
  * (formats, page size, compression) is parsed once.  The first byte picks
  * the capture: v6 (plain pages), v7 zstd (chunks of compressed pages) or v7
  * without compression.  Every event is decoded, named and merged; damage is
- * reported, never fatal.
+ * reported, never fatal.  The data is read twice, plainly and with chunks
+ * read ahead on a thread (tdat_merge_set_jobs()): the events and the damage
+ * must be the same, or the target aborts.
  */
 #include <string.h>
 
@@ -44,13 +46,45 @@ static void load(struct tmpl *t, const char *name)
 	t->f->buffers[0].cpus[0].offset = len;
 }
 
+/* Read @t's data through a merge (@jobs: read ahead): a hash of what came out. */
+static uint64_t read_all(struct tmpl *t, int jobs)
+{
+	struct tdat_merge *m = tdat_merge_new();
+	const struct tdat_damage *d;
+	const struct tdat_event *ev;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	const char *sys;
+	int n;
+
+#define MIX(v) (h = (h ^ (uint64_t)(v)) * 0x100000001b3ULL)
+	if (!m || tdat_merge_set_jobs(m, jobs) || tdat_merge_add(m, t->f)) {
+		tdat_merge_free(m);
+		return 0;
+	}
+	while (tdat_merge_next(m, &ev) == 0) {
+		tdat_event_name(ev, &sys);
+		tdat_event_pid(ev);
+		MIX(ev->ts);
+		MIX(ev->cpu);
+		MIX(ev->missed);
+		MIX(ev->size);
+		for (unsigned i = 0; i < ev->size; i++)
+			MIX(((const unsigned char *)ev->data)[i]);
+	}
+	d = tdat_merge_damage(m, &n);
+	for (int i = 0; i < n; i++) {
+		MIX(d[i].offset);
+		MIX(d[i].bytes);
+		MIX(d[i].reason[0]);
+	}
+#undef MIX
+	tdat_merge_free(m);
+	return h;
+}
+
 FUZZ_TARGET(fuzz_pages)
 {
 	struct tmpl *t;
-	struct tdat_merge *m;
-	const struct tdat_event *ev;
-	const char *sys;
-	int n;
 
 	if (size < 1)
 		return 0;
@@ -60,16 +94,7 @@ FUZZ_TARGET(fuzz_pages)
 	fuzz_mem_fill(&t->mem, t->size, data + 1, size - 1);
 	t->f->src.size = t->size + size - 1;
 	t->f->buffers[0].cpus[0].size = size - 1;
-	m = tdat_merge_new();
-	if (!m || tdat_merge_add(m, t->f)) {
-		tdat_merge_free(m);
-		return 0;
-	}
-	while (tdat_merge_next(m, &ev) == 0) {
-		tdat_event_name(ev, &sys);
-		tdat_event_pid(ev);
-	}
-	tdat_merge_damage(m, &n);
-	tdat_merge_free(m);
+	if (read_all(t, 1) != read_all(t, 2))
+		abort();	/* reading ahead changed the events or the damage */
 	return 0;
 }
