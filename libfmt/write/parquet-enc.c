@@ -37,6 +37,7 @@ int pq_ctx_init(struct pq_ctx *c, int level, char *err)
 
 void pq_ctx_release(struct pq_ctx *c)
 {
+	pq_pending_drop(c);
 	for (int i = 0; c->more && i < c->nmore; i++)
 		pq_ctx_release(&c->more[i]);
 	free(c->more);
@@ -181,7 +182,7 @@ size_t pq_row_end(struct pq_table *t)
 	return t->buffered = b;
 }
 
-static int write_out(struct pq_ctx *c, struct pq_table *t, struct tdat_sink *out)
+int pq_write_out(struct pq_ctx *c, struct pq_table *t, struct tdat_sink *out)
 {
 	sink_flush(out);
 	if (out->err) {
@@ -192,8 +193,8 @@ static int write_out(struct pq_ctx *c, struct pq_table *t, struct tdat_sink *out
 }
 
 /* The RowGroup struct of the chunks just written (their ColumnChunks in @meta). */
-static void row_group(struct pq_table *t, const struct tdat_sink *meta, uint64_t start,
-		      uint64_t raw)
+void pq_row_group(struct pq_table *t, const struct tdat_sink *meta, uint64_t start, uint64_t raw,
+		  uint64_t rows)
 {
 	struct thrift r;
 
@@ -202,7 +203,7 @@ static void row_group(struct pq_table *t, const struct tdat_sink *meta, uint64_t
 	th_list(&r, 1, TH_STRUCT, (size_t)t->ncols);
 	sink_write(&t->rgs, meta->buf, meta->len);
 	th_i64(&r, 2, (int64_t)raw);
-	th_i64(&r, 3, (int64_t)t->rows);
+	th_i64(&r, 3, (int64_t)rows);
 	if (t->sort_col >= 0) {
 		th_list(&r, 4, TH_STRUCT, 1);
 		th_elem_struct(&r);
@@ -224,6 +225,8 @@ int pq_flush(struct pq_ctx *c, struct pq_table *t, int fd)
 	uint64_t start, raw = 0;
 	int ret = 0;
 
+	if ((ret = pq_drain(c)))	/* a row group in flight first */
+		return ret;
 	if (!t->rows && t->off)
 		return 0;
 	if (sink_init(&out, fd) || sink_init(&meta, -1)) {
@@ -236,6 +239,15 @@ int pq_flush(struct pq_ctx *c, struct pq_table *t, int fd)
 	}
 	if (!t->rows)
 		goto out;
+	if (pq_async_fits(c, t)) {	/* encoded on the helpers while the caller goes on */
+		if (!(ret = pq_write_out(c, t, &out)))
+			ret = pq_launch(c, t, fd);
+		sink_release(&out);
+		sink_release(&meta);
+		if (ret == TDAT_ENOMEM)
+			tdat_msg(c->err, "out of memory");
+		return ret;
+	}
 	start = t->off;
 	th_init(&m, &meta);
 	ret = pq_chunks(c, t, &out, &m, &raw);
@@ -243,7 +255,7 @@ int pq_flush(struct pq_ctx *c, struct pq_table *t, int fd)
 		ret = TDAT_ENOMEM;
 	if (ret)
 		goto out;
-	row_group(t, &meta, start, raw);
+	pq_row_group(t, &meta, start, raw, t->rows);
 	t->total_rows += t->rows;
 	t->rows = 0;
 	t->buffered = 0;
@@ -256,7 +268,7 @@ int pq_flush(struct pq_ctx *c, struct pq_table *t, int fd)
 	}
 out:
 	if (!ret)
-		ret = write_out(c, t, &out);
+		ret = pq_write_out(c, t, &out);
 	if (ret == TDAT_ENOMEM)
 		tdat_msg(c->err, "out of memory");
 	sink_release(&out);
@@ -372,6 +384,8 @@ int pq_finish(struct pq_ctx *c, struct pq_table *t, int fd)
 	uint32_t len;
 	int ret = pq_flush(c, t, fd);
 
+	if (!ret)
+		ret = pq_drain(c);	/* this table's last row group */
 	if (ret)
 		return ret;
 	if (sink_init(&out, fd) || sink_init(&f, -1)) {
@@ -386,7 +400,7 @@ int pq_finish(struct pq_ctx *c, struct pq_table *t, int fd)
 	sink_write(&out, "PAR1", 4);
 	if (f.err)
 		out.err = f.err;
-	ret = write_out(c, t, &out);
+	ret = pq_write_out(c, t, &out);
 	sink_release(&out);
 	sink_release(&f);
 	return ret;

@@ -1,19 +1,28 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * parquet-par.c - a row group's column chunks encoded and compressed on
- * several threads (tdat_writer_set_jobs()), written in column order: the
- * same file as one thread.
+ * helper threads (tdat_writer_set_jobs()) while the caller goes on filling
+ * the next rows: the same files as one thread.
  *
- * Each thread takes the next column, builds its pages into a memory sink
- * with a context of its own (zstd, scratch buffers), counting offsets from
- * the chunk's start; then the caller writes the chunks one after another
- * and places each (pq_chunk_place(): its offsets and ColumnChunk struct).
- * The columns' buffers are only read meanwhile.  Small row groups, or a
- * single context, take the one-thread path (pq_chunk()).
+ * When a table's row group is flushed with helpers (pq_launch()), its
+ * column buffers move into a frozen copy of the table and the table goes on
+ * with empty ones; the helpers each take the next column and build its
+ * pages into a memory sink with a context of their own (zstd, scratch
+ * buffers), counting offsets from the chunk's start.  The next flush of any
+ * table, or the table's end, first drains that row group (pq_drain()): the
+ * caller writes its chunks in column order into the table's file and
+ * places each (pq_chunk_place(): offsets and ColumnChunk structs), then its
+ * RowGroup struct.  One row group is in flight at a time, which bounds the
+ * memory; the flush decisions do not depend on it, so the files do not
+ * depend on the thread count.  Small row groups, or no helper, take the
+ * one-thread path (pq_chunks()).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "write/parquet.h"
 #include "write/thrift.h"
@@ -30,13 +39,17 @@ struct chunks {
 	int next;		/* the next column to take */
 };
 
-struct helper {
-	struct chunks *cs;
-	struct pq_ctx *c;
-	pthread_t th;
-};
+int pq_chunks(struct pq_ctx *c, struct pq_table *t, struct tdat_sink *out, struct thrift *meta,
+	      uint64_t *raw)
+{
+	int ret = 0;
 
-/* Encode columns with context @c until none is left. */
+	for (int i = 0; i < t->ncols && !ret; i++)
+		ret = pq_chunk(c, t, i, out, meta, raw);
+	return ret;
+}
+
+/* Encode columns of cs->t with context @c until none is left. */
 static void take_columns(struct chunks *cs, struct pq_ctx *c)
 {
 	for (;;) {
@@ -53,6 +66,12 @@ static void take_columns(struct chunks *cs, struct pq_ctx *c)
 	}
 }
 
+struct helper {
+	struct chunks *cs;
+	struct pq_ctx *c;
+	pthread_t th;
+};
+
 static void *helper_run(void *arg)
 {
 	struct helper *h = arg;
@@ -61,65 +80,185 @@ static void *helper_run(void *arg)
 	return NULL;
 }
 
-/* Encode every column on the threads, then write and place them in order. */
-static int par_chunks(struct pq_ctx *c, struct chunks *cs, struct tdat_sink *out,
-		      struct thrift *meta, uint64_t *raw)
-{
+/* A row group in flight (see the top of the file). */
+struct pq_pending {
+	struct pq_table ft;	/* frozen: its own columns, the buffers moved into them */
+	struct pq_table *live;
+	int fd;			/* its own descriptor of the table's file (-1: none) */
+	struct chunks cs;
 	struct helper h[PQ_MAX_HELPERS];
-	int nh = 0, ret = 0, n = cs->t->ncols;
+	int nh;
+};
 
-	for (int k = 0; k < c->nmore && k < PQ_MAX_HELPERS; k++) {
-		h[nh] = (struct helper){ .cs = cs, .c = &c->more[k] };
-		if (!pthread_create(&h[nh].th, NULL, helper_run, &h[nh]))
-			nh++;
-	}
-	take_columns(cs, c);
-	for (int k = 0; k < nh; k++)
-		pthread_join(h[k].th, NULL);
-	for (int i = 0; i < n; i++) {
-		if (!ret && (ret = cs->ret[i]) && cs->ch[i].c != c)
-			memcpy(c->err, cs->ch[i].c->err, TDAT_MSG_LEN);	/* a helper's message */
-		if (!ret) {
-			sink_write(out, cs->out[i].buf, cs->out[i].len);
-			pq_chunk_place(&cs->ch[i], &cs->st[i], meta, raw);
-		}
+static void chunks_free(struct chunks *cs, int n)
+{
+	for (int i = 0; cs->out && i < n; i++)
+		sink_release(&cs->out[i]);
+	for (int i = 0; cs->ch && i < n; i++)
 		free(cs->ch[i].dict);
-	}
-	return ret;
+	free(cs->ch);
+	free(cs->st);
+	free(cs->out);
+	free(cs->ret);
 }
 
-int pq_chunks(struct pq_ctx *c, struct pq_table *t, struct tdat_sink *out, struct thrift *meta,
-	      uint64_t *raw)
+static int chunks_init(struct chunks *cs, struct pq_table *t)
 {
-	struct chunks cs = { .t = t };
-	int ret = 0, n = t->ncols;
+	int n = t->ncols, ret = 0;
 
-	if (!c->nmore || n < 2 || t->rows < PAR_MIN_ROWS) {
-		for (int i = 0; i < n && !ret; i++)
-			ret = pq_chunk(c, t, i, out, meta, raw);
+	cs->t = t;
+	cs->ch = calloc((size_t)n, sizeof(*cs->ch));
+	cs->st = calloc((size_t)n, sizeof(*cs->st));
+	cs->out = calloc((size_t)n, sizeof(*cs->out));
+	cs->ret = calloc((size_t)n, sizeof(*cs->ret));
+	for (int i = 0; cs->out && i < n && !ret; i++)
+		ret = sink_init(&cs->out[i], -1);
+	return !cs->ch || !cs->st || !cs->out || !cs->ret || ret ? TDAT_ENOMEM : 0;
+}
+
+/* Wait for @p's helpers; free what it holds (its chunks and frozen buffers). */
+static void pending_free(struct pq_pending *p)
+{
+	for (int k = 0; k < p->nh; k++)
+		pthread_join(p->h[k].th, NULL);
+	pthread_mutex_destroy(&p->cs.mu);
+	chunks_free(&p->cs, p->ft.ncols);
+	for (int i = 0; p->ft.cols && i < p->ft.ncols; i++) {
+		sink_release(&p->ft.cols[i].vals);
+		sink_release(&p->ft.cols[i].defs);
+		sink_release(&p->ft.cols[i].lens);
+	}
+	free(p->ft.cols);
+	if (p->fd >= 0)
+		close(p->fd);
+	free(p);
+}
+
+/* Move @t's row group into @p->ft; @t goes on with empty buffers. */
+static int freeze(struct pq_pending *p, struct pq_table *t)
+{
+	size_t size = sizeof(*t->cols) * (size_t)t->ncols;
+
+	p->ft = *t;
+	if (!(p->ft.cols = malloc(size ? size : 1))) {
+		p->ft.ncols = 0;
+		return TDAT_ENOMEM;
+	}
+	memcpy(p->ft.cols, t->cols, size);
+	for (int i = 0; i < t->ncols; i++) {
+		struct pq_col *col = &t->cols[i];
+
+		col->vals.buf = col->defs.buf = col->lens.buf = NULL;
+		col->vals.cap = col->defs.cap = col->lens.cap = 0;
+		col->vals.len = col->defs.len = col->lens.len = 0;
+		col->nnull = col->nrows = col->nempty = 0;
+	}
+	t->total_rows += t->rows;
+	t->rows = 0;
+	t->buffered = 0;
+	return 0;
+}
+
+bool pq_async_fits(const struct pq_ctx *c, const struct pq_table *t)
+{
+	return c->nmore && t->ncols >= 2 && t->rows >= PAR_MIN_ROWS;
+}
+
+int pq_launch(struct pq_ctx *c, struct pq_table *t, int fd)
+{
+	struct pq_pending *p = calloc(1, sizeof(*p));
+	int ret;
+
+	if (!p)
+		return TDAT_ENOMEM;
+	p->fd = -1;
+	pthread_mutex_init(&p->cs.mu, NULL);
+	if ((ret = freeze(p, t)) || (ret = chunks_init(&p->cs, &p->ft))) {
+		pending_free(p);
 		return ret;
 	}
-	cs.ch = calloc((size_t)n, sizeof(*cs.ch));
-	cs.st = calloc((size_t)n, sizeof(*cs.st));
-	cs.out = calloc((size_t)n, sizeof(*cs.out));
-	cs.ret = calloc((size_t)n, sizeof(*cs.ret));
-	for (int i = 0; cs.out && i < n && !ret; i++)
-		ret = sink_init(&cs.out[i], -1);
-	if (!cs.ch || !cs.st || !cs.out || !cs.ret || ret) {
+	p->live = t;
+	/* the caller closes its descriptor when this returns */
+	if ((p->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+		tdat_msg(c->err, "%s: %s", t->name, strerror(errno));
+		pending_free(p);	/* the row group is lost: the writer fails */
+		return TDAT_EIO;
+	}
+	for (int k = 0; k < c->nmore && k < PQ_MAX_HELPERS; k++) {
+		p->h[p->nh] = (struct helper){ .cs = &p->cs, .c = &c->more[k] };
+		if (!pthread_create(&p->h[p->nh].th, NULL, helper_run, &p->h[p->nh]))
+			p->nh++;
+	}
+	if (!p->nh)
+		take_columns(&p->cs, c);	/* no thread: here, now */
+	c->pend = p;
+	return 0;
+}
+
+/* Write the chunks of @p in column order and place them; the RowGroup struct. */
+static int write_pending(struct pq_ctx *c, struct pq_pending *p)
+{
+	struct tdat_sink out, meta = { .fd = -1 };
+	struct thrift m;
+	uint64_t start, raw = 0;
+	int ret = 0;
+
+	if (sink_init(&out, p->fd) || sink_init(&meta, -1)) {
 		ret = TDAT_ENOMEM;
 		goto out;
 	}
-	pthread_mutex_init(&cs.mu, NULL);
-	ret = par_chunks(c, &cs, out, meta, raw);
-	pthread_mutex_destroy(&cs.mu);
+	th_init(&m, &meta);
+	start = p->ft.off = p->live->off;
+	for (int i = 0; i < p->ft.ncols && !ret; i++) {
+		if ((ret = p->cs.ret[i])) {
+			if (p->cs.ch[i].c != c)
+				memcpy(c->err, p->cs.ch[i].c->err, TDAT_MSG_LEN);	/* a helper's */
+			break;
+		}
+		sink_write(&out, p->cs.out[i].buf, p->cs.out[i].len);
+		pq_chunk_place(&p->cs.ch[i], &p->cs.st[i], &m, &raw);
+	}
+	if (!ret && meta.err)
+		ret = TDAT_ENOMEM;
+	if (!ret) {
+		p->live->off = p->ft.off;
+		pq_row_group(p->live, &meta, start, raw, p->ft.rows);
+		ret = pq_write_out(c, p->live, &out);
+	}
+	if (close(p->fd) && !ret) {
+		tdat_msg(c->err, "%s: %s", p->live->name, strerror(errno));
+		ret = TDAT_EIO;
+	}
+	p->fd = -1;
 out:
-	for (int i = 0; cs.out && i < n; i++)
-		sink_release(&cs.out[i]);
-	free(cs.ch);
-	free(cs.st);
-	free(cs.out);
-	free(cs.ret);
+	if (ret == TDAT_ENOMEM)
+		tdat_msg(c->err, "out of memory");
+	sink_release(&out);
+	sink_release(&meta);
 	return ret;
+}
+
+int pq_drain(struct pq_ctx *c)
+{
+	struct pq_pending *p = c->pend;
+	int ret;
+
+	if (!p)
+		return 0;
+	c->pend = NULL;
+	for (int k = 0; k < p->nh; k++)
+		pthread_join(p->h[k].th, NULL);
+	p->nh = 0;
+	ret = write_pending(c, p);
+	pending_free(p);
+	return ret;
+}
+
+void pq_pending_drop(struct pq_ctx *c)
+{
+	if (c->pend)
+		pending_free(c->pend);
+	c->pend = NULL;
 }
 
 int pq_ctx_helpers(struct pq_ctx *c, int jobs)

@@ -80,6 +80,7 @@ struct pq_ctx {
 	struct pq_ctx *more;	/* helpers' contexts (parquet-par.c), nmore of them */
 	int nmore;
 	char *errs;		/* their messages, TDAT_MSG_LEN each */
+	struct pq_pending *pend;	/* a row group in flight on the helpers, or NULL */
 };
 
 #define PQ_MAX_HELPERS 31	/* threads besides the caller's that encode column chunks */
@@ -176,9 +177,21 @@ struct thrift;
  * pq_chunks() encodes a row group's column chunks on @jobs threads.
  */
 int pq_ctx_helpers(struct pq_ctx *c, int jobs);
-/* Every column chunk of the row group into @out, in order (pq_chunk() each, or on helpers). */
+/* Every column chunk of the row group into @out, in order, on this thread (pq_chunk() each). */
 int pq_chunks(struct pq_ctx *c, struct pq_table *t, struct tdat_sink *out, struct thrift *meta,
 	      uint64_t *raw);
+/* Whether @t's row group is worth encoding on @c's helpers. */
+bool pq_async_fits(const struct pq_ctx *c, const struct pq_table *t);
+/* Hand @t's row group to the helpers; @t goes on empty (call pq_drain() first). */
+int pq_launch(struct pq_ctx *c, struct pq_table *t, int fd);
+/* Write and place the row group in flight, if any (waiting for it); 0 or an error. */
+int pq_drain(struct pq_ctx *c);
+/* Forget the row group in flight (on failure), once its helpers are done. */
+void pq_pending_drop(struct pq_ctx *c);
+/* parquet-enc.c: the RowGroup struct of @rows rows just placed; flush @out into @t's file. */
+void pq_row_group(struct pq_table *t, const struct tdat_sink *meta, uint64_t start, uint64_t raw,
+		  uint64_t rows);
+int pq_write_out(struct pq_ctx *c, struct pq_table *t, struct tdat_sink *out);
 
 /* parquet-page.c: a column chunk's pages into @out; its ColumnChunk struct into @meta. */
 struct thrift;
