@@ -337,18 +337,23 @@ has_format() {
 }
 
 # jobs_pair KEY LABEL TARGET OUT FORMAT_ARGS...: tdat-convert ARGS -o OUT at -j 1
-# and at -j 2 (OUT removed before each run), their rows, and the speed-up's verdict.
+# and at -j 2 (OUT removed before each run; "-": standard output, to /dev/null as
+# the other rows), their rows, and the speed-up's verdict.
 jobs_pair() {
 	local key=$1 label=$2 target=$3 out=$4 j
 	shift 4
 	for j in 1 2; do
-		measure "$key$j" sh -c 'out=$1 && shift && rm -rf "$out" && exec "$@" -o "$out"' sh \
-			"$out" "$BIN/tdat-convert" -j $j "$@" "$F_BENCH"
+		if [[ $out == - ]]; then
+			measure "$key$j" "$BIN/tdat-convert" -j $j "$@" "$F_BENCH"
+		else
+			measure "$key$j" sh -c 'out=$1 && shift && rm -rf "$out" && exec "$@" -o "$out"' \
+				sh "$out" "$BIN/tdat-convert" -j $j "$@" "$F_BENCH"
+		fi
 		row "$key$j" "tdat-convert -j $j $label" "$N_BENCH"
 	done
 	verdict "$label: -j 2 / -j 1 speed" "$(ratio "${WALL[${key}1]}" "${WALL[${key}2]}")" ">=" \
 		"$target" x
-	rm -rf "$out"
+	[[ $out == - ]] || rm -rf "$out"
 }
 
 # The exports of the exports issue, against trace-cmd report on the same file,
@@ -372,7 +377,7 @@ bench_exports() {
 		verdict "json: tdat / trace-cmd events/s" \
 			"$(ratio "${WALL[tc_text]}" "${WALL[td_json]}")" ">=" "$TARGET_EXPORT" x
 		verdict "json peak RSS" "${RSS[td_json]}" "<" "$TARGET_RSS_MIB" " MiB"
-		jobs_pair td_json_j "-f json" "$TARGET_J2_STATEFUL" "$SCRATCH/x.json" -f json
+		jobs_pair td_json_j "-f json" "$TARGET_J2_STATEFUL" - -f json
 		# .json.gz: deflate in blocks on -j threads (the same bytes for any -j)
 		for j in 1 2; do
 			measure td_jsongz$j "$BIN/tdat-convert" -j $j -o "$SCRATCH/x.json.gz" "$f"
