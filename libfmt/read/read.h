@@ -8,6 +8,7 @@
 #ifndef TDAT_READ_H
 #define TDAT_READ_H
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -71,6 +72,12 @@ int src_pread(struct tdat_src *s, void *buf, size_t len, uint64_t off, char *err
 /* ---- codec.c: decompression of sections and chunks ---- */
 
 struct prefetch;
+
+/*
+ * thread.c: pthread_create() with every signal blocked in the new thread
+ * (signals are the tools' to handle, on their own thread).  0 or an errno.
+ */
+int thread_start(pthread_t *th, void *(*fn)(void *), void *arg);
 
 struct tdat_codec {
 	const char *name;

@@ -298,7 +298,7 @@ struct gz *gz_new(struct tdat_sink *sk, int workers, int level)
 	}
 	g->th = workers > 1 ? calloc((size_t)workers, sizeof(*g->th)) : NULL;
 	for (int i = 0; g->th && i < workers; i++) {
-		if (pthread_create(&g->th[i], NULL, worker, g))
+		if (thread_start(&g->th[i], worker, g))
 			break;	/* fewer workers; none: the caller deflates */
 		g->nth++;
 	}

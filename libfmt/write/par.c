@@ -318,7 +318,7 @@ static void start_workers(struct par *p)
 
 		k->p = p;
 		jobring_workers(&p->jr, 1);
-		if (pthread_create(&k->th, NULL, work, k)) {
+		if (thread_start(&k->th, work, k)) {
 			jobring_workers(&p->jr, -1);
 			break;
 		}
