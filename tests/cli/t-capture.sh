@@ -57,11 +57,26 @@ if [[ $(id -u) != 0 ]]; then
 	done_testing
 	exit 0
 fi
+# Other worktrees may run this test at the same time, and the top buffer is shared (--top
+# cases, the snapshots below): one run at a time, from finding tracefs to putting it back.
+if command -v flock >/dev/null; then
+	exec 9>/tmp/tdat-t-capture.lock
+	flock -w 900 9 || diag "another t-capture.sh has held /tmp/tdat-t-capture.lock for 15 minutes"
+fi
 TFS=
+MOUNTED=	# set when this test mounted tracefs: it unmounts it at the end
 for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
 	[[ -d $d/instances ]] && TFS=$d && break
 done
-if [[ -z $TFS ]] && ! mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; then
+# put_back_tracefs: unmount tracefs if this test mounted it (at exit, whatever ends it)
+put_back_tracefs() {
+	[[ -n $MOUNTED ]] && umount /sys/kernel/tracing 2>/dev/null
+	MOUNTED=
+}
+if [[ -z $TFS ]] && mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; then
+	MOUNTED=1
+	trap 'rc=$?; put_back_tracefs; (exit $rc); _t_at_exit' EXIT
+elif [[ -z $TFS ]]; then
 	# CI runs as root on a kernel with tracefs: there, no tracefs is a failure, not a skip
 	if [[ -n ${CI-} ]]; then
 		not_ok "tracing" "CI=$CI, root, and tracefs is not available (not mounted, cannot mount)"
@@ -72,12 +87,6 @@ if [[ -z $TFS ]] && ! mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; th
 	exit 0
 fi
 TFS=${TFS:-/sys/kernel/tracing}
-# Other worktrees may run this test at the same time, and the top buffer is shared (--top
-# cases, the snapshots below): one run at a time.
-if command -v flock >/dev/null; then
-	exec 9>/tmp/tdat-t-capture.lock
-	flock -w 900 9 || diag "another t-capture.sh has held /tmp/tdat-t-capture.lock for 15 minutes"
-fi
 
 # Instances but those of another run still going (a record's tdat-capture-PID, a test's
 # tdat-test-...-PID, whose PID lives): a test of an older tree does not take the lock.
@@ -178,7 +187,8 @@ other_stop() {
 	[[ -n $other_pid ]] && kill "$other_pid" 2>/dev/null && wait "$other_pid" 2>/dev/null
 	other_pid=
 }
-trap 'rc=$?; other_stop; (exit $rc); _t_at_exit' EXIT
+# tracefs as it was found: unmounted again if this test mounted it
+trap 'rc=$?; other_stop; put_back_tracefs; (exit $rc); _t_at_exit' EXIT
 # report FILE: the file as trace-cmd report prints it (our text, which equals it, without trace-cmd)
 report() {
 	if have_trace_cmd; then
