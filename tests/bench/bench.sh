@@ -21,7 +21,7 @@ REPO=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${BIN:-$REPO/tools}
 TRACE_CMD=${TRACE_CMD:-trace-cmd}
 BENCH_DIR=${TDAT_BENCH_DIR:-/var/tmp/tdat-bench}
-MIN_EVENTS=${TDAT_BENCH_MIN_EVENTS:-3000000}
+MIN_EVENTS=${TDAT_BENCH_MIN_EVENTS:-4000000}
 RUNS=${TDAT_BENCH_RUNS:-3}
 FIRST_SECONDS=${TDAT_BENCH_SECONDS:-15}	# workload length of the first try
 MAX_SECONDS=180				# never record longer than this
@@ -58,6 +58,7 @@ TARGET_PARQUET_SIZE=1.5	# the dataset's size over the trace.dat's, at most
 
 SCRATCH=
 SAVED_SIZES=()
+MOUNTED_TRACEFS=	# set when this script mounted tracefs: unmounted at exit
 MISSED=0
 
 say() { printf 'bench: %s\n' "$*" >&2; }
@@ -74,6 +75,8 @@ usage() {
 
 cleanup() {
 	restore_buffer_sizes
+	[[ -n $MOUNTED_TRACEFS ]] && umount "$TRACEFS" 2>/dev/null
+	MOUNTED_TRACEFS=
 	[[ -n $SCRATCH ]] && rm -rf "$SCRATCH"
 	return 0
 }
@@ -100,6 +103,13 @@ need_tools() {
 }
 
 # --- tracefs: leave it as found -------------------------------------------------
+
+# need_tracefs: tracefs mounted at TRACEFS (by this script if it was not: unmounted at exit)
+need_tracefs() {
+	mountpoint -q "$TRACEFS" && return 0
+	mount -t tracefs nodev "$TRACEFS" || die "tracefs is not mounted at $TRACEFS and cannot be"
+	MOUNTED_TRACEFS=1
+}
 
 tracefs_state() {
 	local f
@@ -197,6 +207,7 @@ make_capture() {
 	fi
 	[[ $(id -u) == 0 ]] || die "recording needs root (or pass a capture: $0 FILE.dat)"
 	[[ -x $SANDBOX ]] || die "trace-cmd-sandboxed not found at $SANDBOX (set TDAT_SANDBOX)"
+	need_tracefs
 	tmp=$SCRATCH/$name
 	for try in 1 2 3; do
 		record_once "$tmp" "$secs" "$@"

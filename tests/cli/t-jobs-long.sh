@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# t-jobs-long.sh: -j N on a capture of millions of events: chunks.dat's pages
+# repeated 70 times, each copy later than the one before (make-long.py), a
+# v7 zstd trace.dat of two CPUs and 2.1 million events in one timeline.
+# trace-cmd report prints it as tdat-convert does, and every format (text,
+# text -R, csv, json, json.gz, perfetto, sqlite, typed csv, parquet, dat)
+# is the same at -j 2, 3 and 8 as at -j 1: the same bytes, the same
+# messages, the same exit status.
+. "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
+O=$T_TMP
+COPIES=70
+
+tdat-convert -f dat --file-version 6 -o "$O/c6.dat" testdata/chunks.dat &&
+	python3 tests/cli/make-long.py $COPIES "$O/c6.dat" "$O/long6.dat" &&
+	tdat-convert -f dat -o "$O/long.dat" "$O/long6.dat"
+t_assert "the long capture is made" test -s "$O/long.dat"
+rm -f "$O/long6.dat"
+L=$O/long.dat
+events() { tdat-info --json "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])'; }
+n1=$(events testdata/chunks.dat)
+n=$(events "$L")
+t_assert "it holds $COPIES times chunks.dat's $n1 events ($n)" test "$n" = $((COPIES * n1))
+t_assert "over two million events" test "$n" -gt 2000000
+
+# digest CMD...: the CRC and size of CMD's standard output (cksum), its exit
+# status and the md5 of its messages
+digest() {
+	local st
+	"$@" 2>"$O/err" | cksum
+	st=${PIPESTATUS[0]}
+	echo "exit $st $(md5sum <"$O/err" | cut -c1-32)"
+}
+# tree_digest DIR_OR_FILE: the md5 of every file under it, by name
+tree_digest() {
+	(cd "$1" 2>/dev/null && find . -type f | LC_ALL=C sort | xargs md5sum) ||
+		md5sum <"$1"
+}
+
+if have_trace_cmd; then
+	t_assert "trace-cmd report prints the long capture as tdat-convert -j 1 does" \
+		test "$("$TRACE_CMD" report "$L" 2>/dev/null | md5sum)" = "$(tdat-convert -j 1 "$L" | md5sum)"
+else
+	skip "trace-cmd report prints the long capture as tdat-convert" "trace-cmd is not installed"
+fi
+
+# same_stream NAME ARGS...: tdat-convert ARGS to stdout at -j 1, 2, 3, 8
+same_stream() {
+	local name=$1 j ref got
+	shift
+	ref=$(digest tdat-convert -j 1 "$@" "$L")
+	t_assert "long: $name -j 1 prints over 10 MB, exit 0 ($(echo $ref))" \
+		test "$(echo $ref | cut -d' ' -f2)" -gt 10000000 -a "$(echo $ref | cut -d' ' -f4)" = 0
+	for j in 2 3 8; do
+		got=$(digest tdat-convert -j $j "$@" "$L")
+		is "long: $name -j $j as -j 1" "$got" "$ref"
+	done
+}
+# same_file NAME OUT ARGS...: tdat-convert ARGS -o $O/OUT at -j 1, 2, 3, 8
+same_file() {
+	local name=$1 out=$O/$2 j ref got st
+	shift 2
+	for j in 1 2 3 8; do
+		rm -rf "$out"
+		tdat-convert -j $j "$@" -o "$out" "$L" 2>"$O/err"
+		st=$?
+		got="exit $st $(md5sum <"$O/err") $(tree_digest "$out" | md5sum)"
+		if ((j == 1)); then
+			ref=$got
+			t_assert "long: $name -j 1 writes its output (exit $st)" test -e "$out" -a "$st" = 0
+		else
+			is "long: $name -j $j as -j 1" "$got" "$ref"
+		fi
+	done
+	rm -rf "$out"
+}
+
+same_stream "text" -f text
+same_stream "text -R" -R
+same_stream "csv" -f csv
+same_stream "json" -f json
+same_stream "perfetto" -f perfetto
+same_file "json.gz" x.json.gz
+same_file "sqlite" x.db -f sqlite
+same_file "typed csv" csvdir -f csv --split-by-event
+same_file "parquet" pq -f parquet
+same_file "dat" x.dat -f dat
+done_testing
