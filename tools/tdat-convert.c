@@ -21,14 +21,15 @@
 #if defined(TOOL_MERGE)
 #define DEFAULT_FORMAT "dat"
 #define SUMMARY "Merge trace.dat files (\"-\" reads standard input) into one: the selected\n" \
-	"events of all inputs, each input's buffers named after it, as a trace.dat"
+	"events of all inputs, each input's buffers named after it, as a trace.dat\n" \
+	"unless -f or -o's extension says otherwise."
 #elif defined(DEFAULT_FORMAT)
 #define SUMMARY "Filter trace.dat files (\"-\" reads standard input): the selected events,\n" \
-	"as a trace.dat"
+	"as a trace.dat unless -f or -o's extension says otherwise."
 #else
 #define DEFAULT_FORMAT "text"
 #define SUMMARY "Convert trace.dat files (\"-\" reads standard input): the selected events,\n" \
-	"as text"
+	"as text unless -f or -o's extension says otherwise."
 #endif
 
 struct opts {
@@ -59,19 +60,20 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"       [--file-version 6|7] [--compression zstd|zlib|none] [--compression-level N]\n"
 		"       [--ts-offset [FILE=]NS] [--align] [--name FILE=NAME] [--lenient]\n"
 		"       [--progress | --no-progress] [--verbose] [SELECTION] [-i FILE]... [FILE...]\n"
-		SUMMARY "\nunless -f or -o's extension says otherwise.\n"
+		SUMMARY "\n"
 		"Events of all CPUs, buffers and files are merged by timestamp; the pieces of\n"
 		"one tdat-split merge back into the file they came from.  With no FILE:\n"
 		"standard input when it is a pipe or a file, ./trace.dat when it is a terminal.\n\n"
-		"  -f, --format FORMAT   text (as trace-cmd report), csv, json, sqlite, dat, perfetto;\n"
-		"                        default from -o's extension (.txt, .csv, ...; .gz gzips),\n"
-		"                        else %s\n"
+		"  -f, --format FORMAT   text (as trace-cmd report), csv, json, sqlite, perfetto,\n"
+		"                        parquet, dat; default from -o's extension (.txt, .csv,\n"
+		"                        ...; .gz gzips), else %s\n"
 		"  -o, --output OUT      output file (default: standard output)\n"
 		"  -i, --input FILE      an input (repeatable), as trace-cmd report -i\n"
 		"  -j, --jobs N          threads (default: the CPUs, at most 8): text and csv (typed\n"
-		"                        too) printed on N, parquet's column chunks encoded on N,\n"
-		"                        a gzipped output (-o NAME.gz) deflated on N, v7 input\n"
-		"                        read ahead on a thread; the same bytes for any N\n"
+		"                        too) printed on N, json's fields formatted on N, parquet's\n"
+		"                        column chunks encoded on N, a gzipped output (-o NAME.gz)\n"
+		"                        deflated on N, v7 input read ahead on a thread; the same\n"
+		"                        bytes for any N\n"
 		"      --split-by-event  csv: one typed file per event type in the directory -o\n"
 		"      --file-version 6|7  dat: trace.dat version (default 7)\n"
 		"      --compression zstd|zlib|none  dat: v7 compression (default zstd);\n"

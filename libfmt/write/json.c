@@ -129,9 +129,21 @@ static void put_label(struct tdat_sink *sk, const struct jlabel *lb)
 	sink_putc(sk, '"');
 }
 
-/* {"field":value,...}, with the buffer first if @lb */
-static void put_args(struct tdat_sink *sk, const struct tdat_event *ev, const struct jtype *jt,
-		     const struct jlabel *lb)
+/* "field":value,... of every field of @ev */
+static void put_fields(struct tdat_sink *sk, const struct tdat_event *ev, const struct jtype *jt)
+{
+	for (int i = 0; i < jt->tt->nfields; i++) {
+		put_padded(sk, jt->keys[i], jt->key_lens[i]);
+		put_value(sk, ev, &jt->tt->fields[i]);
+	}
+}
+
+/*
+ * {"field":value,...}, with the buffer first if @lb; the fields a -j worker
+ * prepared (json_prepare()) when @ev is the event being put and it has them.
+ */
+static void put_args(const struct json *j, struct tdat_sink *sk, const struct tdat_event *ev,
+		     const struct jtype *jt, const struct jlabel *lb)
 {
 	sink_putc(sk, '{');
 	if (lb) {
@@ -139,10 +151,10 @@ static void put_args(struct tdat_sink *sk, const struct tdat_event *ev, const st
 		if (jt->tt->nfields)
 			sink_putc(sk, ',');
 	}
-	for (int i = 0; i < jt->tt->nfields; i++) {
-		put_padded(sk, jt->keys[i], jt->key_lens[i]);
-		put_value(sk, ev, &jt->tt->fields[i]);
-	}
+	if (ev == j->pre_ev)
+		sink_write(sk, j->pre, j->pre_len);
+	else
+		put_fields(sk, ev, jt);
 	sink_putc(sk, '}');
 }
 
@@ -361,7 +373,7 @@ static void emit_instant(struct json *j, struct tdat_sink *sk, const struct tdat
 	put_us(sk, rel(j, ev->ts));
 	put_ids(sk, pid, tid);
 	put_lit(sk, ",\"args\":");
-	put_args(sk, ev, jt, lb);
+	put_args(j, sk, ev, jt, lb);
 	sink_putc(sk, '}');
 }
 
@@ -411,7 +423,7 @@ static int sl_begin(void *ctx, const struct tdat_event *ev, struct sl_buf *b, vo
 	*user = jt;
 	j->scratch.len = 0;
 	sink_write(&j->scratch, jt->argkey, jt->argkey_len);
-	put_args(&j->scratch, ev, jt, NULL);
+	put_args(j, &j->scratch, ev, jt, NULL);
 	if (j->scratch.err)
 		return TDAT_ENOMEM;
 	sl_keep(b, j->scratch.buf, j->scratch.len);
@@ -448,7 +460,7 @@ static int sl_slice(void *ctx, const struct sl_slice *s)
 	if (s->end && (ejt = type_of(j, s->end))) {
 		sink_putc(sk, ',');
 		sink_write(sk, ejt->argkey, ejt->argkey_len);
-		put_args(sk, s->end, ejt, NULL);
+		put_args(j, sk, s->end, ejt, NULL);
 	} else {
 		put_lit(sk, ",\"unfinished\":true");
 	}
@@ -490,6 +502,9 @@ static int json_put(struct tdat_writer *w, const struct tdat_event *ev)
 
 	if (!jt)
 		return TDAT_ENOMEM;
+	j->pre_ev = w->pre ? ev : NULL;
+	j->pre = w->pre;
+	j->pre_len = w->pre_len;
 	if (!j->based) {
 		j->based = true;
 		j->base = ev->ts >= REBASE_MIN ? ev->ts : 0;
@@ -510,11 +525,31 @@ static int json_put(struct tdat_writer *w, const struct tdat_event *ev)
 		ret = put_slice(j, ev, jt, utid);
 	else if (jt->role == JR_INSTANT || !line_buffer(j, ev, jt) || put_line(j, ev, jt, utid, tid))
 		emit_instant(j, sk, ev, jt, json_thread_pid(j, utid, &j->th[utid]), (uint32_t)tid);
+	j->pre_ev = NULL;
 	if (!ret && j->stage.err) {
 		tdat_msg(w->errmsg, "temporary file: %s", strerror(j->stage.err));
 		return TDAT_EIO;
 	}
 	return ret;
+}
+
+/*
+ * On a -j worker (par.c): the fields of an event that will be an instant or
+ * a slice's begin or end, as put_args() puts them, into w->sink; the
+ * caller's json_put() copies them in.  Text lines and the ids, times and
+ * nesting, which depend on the events before, stay with the caller.
+ */
+static int json_prepare(struct tdat_writer *w, const struct tdat_event *ev)
+{
+	struct json *j = w->priv;
+	const struct jtype *jt = type_of(j, ev);
+
+	if (!jt)
+		return TDAT_ENOMEM;
+	if (jt->role != JR_INSTANT && jt->role != JR_SLICE)
+		return 1;
+	put_fields(&w->sink, ev, jt);
+	return 0;
 }
 
 /* ---- the end: open slices, names, the text, metadata ---- */
@@ -717,7 +752,7 @@ static int json_open(struct tdat_writer *w)
 	for (int i = 0; i < j->ninputs; i++)
 		if (labels(j, w, i))
 			return TDAT_ENOMEM;
-	return stage_open(j, w);
+	return w->worker ? 0 : stage_open(j, w);
 }
 
 static void json_free(struct tdat_writer *w)
@@ -753,6 +788,7 @@ const struct tdat_writer_ops tdat_writer_json_ops = {
 	.output = TDAT_OUT_STREAM,
 	.open = json_open,
 	.put = json_put,
+	.prepare = json_prepare,
 	.close = json_close,
 	.free = json_free,
 };

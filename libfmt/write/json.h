@@ -72,6 +72,9 @@ struct json {
 	bool stage_ok;
 	bool started, based;
 	uint64_t base, last_ts, nev;
+	const struct tdat_event *pre_ev;	/* the event being put, if a worker prepared its fields */
+	const char *pre;		/* those fields (json_prepare()) */
+	size_t pre_len;
 };
 
 /* ---- json.c ---- */

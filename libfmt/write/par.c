@@ -13,6 +13,12 @@
  * the inputs stays on the caller's thread; printing, most of the time of
  * these formats, runs on the workers.
  *
+ * A format whose output for an event depends on the events before it
+ * (json: slices, ids, text lines) gives ops->prepare instead: the workers
+ * only format what of each event depends on it and its file (its fields),
+ * and the caller puts the batch's events in order through the format's
+ * put(), each with its prepared bytes in w->pre.
+ *
  * The first PAR_EVENTS events are printed on the caller's thread, so a
  * small input pays for no worker; the workers start with the first batch,
  * and each opens its handles on its own thread.  A worker that cannot
@@ -33,6 +39,7 @@
 
 #define PAR_EVENTS 4096		/* events a batch */
 #define PAR_BYTES (1 << 20)	/* record bytes a batch, about */
+#define NO_PRE SIZE_MAX		/* an event ops->prepare made nothing of */
 
 struct batch {
 	struct tdat_event *ev;	/* ->data is an offset into bytes until printed */
@@ -41,6 +48,8 @@ struct batch {
 	size_t blen, bcap;
 	struct tdat_sink out;	/* the printed text */
 	struct par_segs segs;	/* its destinations (ops->put_segs), or none: one stream */
+	size_t *pre_off, *pre_len;	/* ops->prepare: each event's bytes in out (len
+					 * NO_PRE: none) */
 	int ret;
 	char errmsg[TDAT_MSG_LEN];
 	uint64_t ndamaged;	/* of these events */
@@ -80,11 +89,22 @@ static void print_batch(struct worker *k, struct batch *b)
 	b->ret = 0;
 	for (size_t i = 0; i < b->nev && !b->ret; i++) {
 		struct tdat_event ev = b->ev[i];
+		size_t start = w->sink.len;
+		int r;
 
 		ev.data = b->bytes + (uintptr_t)ev.data;
 		ev.file = k->files[ev.input];
-		if ((b->ret = tdat_writer_put(w, &ev)))
-			memcpy(b->errmsg, w->errmsg, sizeof(b->errmsg));
+		if (!w->ops->prepare) {
+			if ((b->ret = tdat_writer_put(w, &ev)))
+				memcpy(b->errmsg, w->errmsg, sizeof(b->errmsg));
+			continue;
+		}
+		if ((r = w->ops->prepare(w, &ev)) < 0 || w->sink.err) {
+			b->ret = r < 0 ? r : TDAT_ENOMEM;
+			tdat_msg(b->errmsg, "out of memory");
+		}
+		b->pre_off[i] = start;
+		b->pre_len[i] = r ? NO_PRE : w->sink.len - start;
 	}
 	b->ndamaged = w->ndamaged;
 	if (w->ndamaged)
@@ -154,7 +174,26 @@ static void print_here(struct par *p, struct batch *b)
 	b->ndamaged = 0;	/* counted in the caller's writer already */
 }
 
-/* Write the oldest batch once printed, add its damage, free it. */
+/* ops->prepare: put batch @b's events in order, each with what a worker prepared. */
+static void put_prepared(struct par *p, struct batch *b)
+{
+	struct tdat_writer *w = p->w;
+
+	for (size_t i = 0; i < b->nev && !b->ret; i++) {
+		struct tdat_event ev = b->ev[i];
+
+		ev.data = b->bytes + (uintptr_t)ev.data;
+		ev.file = merge_member(w->merge, ev.input);
+		w->pre = b->pre_len[i] == NO_PRE ? NULL : b->out.buf + b->pre_off[i];
+		w->pre_len = b->pre_len[i] == NO_PRE ? 0 : b->pre_len[i];
+		if ((b->ret = writer_put_now(w, &ev)))
+			memcpy(b->errmsg, w->errmsg, sizeof(b->errmsg));
+	}
+	w->pre = NULL;
+	b->out.len = 0;
+}
+
+/* Write the oldest batch once printed (or put it, prepared), add its damage, free it. */
 static int write_oldest(struct par *p)
 {
 	struct batch *b = &p->ring[p->jr.tail % p->jr.n];
@@ -162,6 +201,8 @@ static int write_oldest(struct par *p)
 
 	if (!jobring_wait_oldest(&p->jr))	/* no worker is left: print it here */
 		print_here(p, b);
+	else if (w->ops->prepare && !b->ret)
+		put_prepared(p, b);
 	if (b->ret && !p->ret) {
 		p->ret = b->ret;
 		memcpy(w->errmsg, b->errmsg, sizeof(w->errmsg));
@@ -204,6 +245,10 @@ static struct batch *room(struct par *p, size_t size)
 		b = &p->ring[p->jr.head % p->jr.n];
 	}
 	if (!b->ev && !(b->ev = malloc(sizeof(*b->ev) * PAR_EVENTS)))
+		return NULL;
+	if (p->w->ops->prepare && !b->pre_off &&
+	    (!(b->pre_off = malloc(sizeof(size_t) * PAR_EVENTS)) ||
+	     !(b->pre_len = malloc(sizeof(size_t) * PAR_EVENTS))))
 		return NULL;
 	if (b->blen + size > b->bcap) {
 		size_t cap = b->blen + size > PAR_BYTES ? b->blen + size : PAR_BYTES;
@@ -301,6 +346,8 @@ void par_free(struct par *p)
 		free(p->ring[i].ev);
 		free(p->ring[i].bytes);
 		free(p->ring[i].segs.v);
+		free(p->ring[i].pre_off);
+		free(p->ring[i].pre_len);
 		sink_release(&p->ring[i].out);
 	}
 	if (p->jr_init)
@@ -330,7 +377,8 @@ static void start_workers(struct par *p)
 /* Whether @w's events can be printed by workers: a format that allows it, clonable inputs. */
 static bool par_fits(struct tdat_writer *w)
 {
-	if (!w->ops->parallel || w->jobs < 2 || (w->sink.fd < 0 && !w->ops->put_segs))
+	if (w->jobs < 2 || !(w->ops->parallel || w->ops->prepare) ||
+	    (w->ops->parallel && w->sink.fd < 0 && !w->ops->put_segs))
 		return false;
 	/* notices name libtraceevent's strings of one handle: keep those files on one thread */
 	for (int i = 0; i < tdat_merge_nfiles(w->merge); i++)
@@ -359,7 +407,7 @@ int par_new(struct tdat_writer *w, struct par **out)
 		par_free(p);
 		return TDAT_ENOMEM;
 	}
-	p->want = w->jobs;
+	p->want = w->jobs;	/* the caller puts every event */
 	*out = p;
 	return 0;
 }

@@ -396,6 +396,14 @@ struct tdat_writer_ops {
 	 * path) puts its text in its sink and its cuts in w->segs.
 	 */
 	int (*put_segs)(struct tdat_writer *w, const char *text, const struct par_segs *s);
+	/*
+	 * Optional, for a format whose output for an event depends on the events
+	 * before it: on a -j worker's writer, what of @ev depends on it and its
+	 * file only (its fields, formatted) into w->sink; 0, or 1 if nothing is
+	 * prepared for @ev, or a negative error.  The caller's writer then puts
+	 * the events in order, each with its prepared bytes in w->pre (par.c).
+	 */
+	int (*prepare)(struct tdat_writer *w, const struct tdat_event *ev);
 };
 
 struct tdat_writer {
@@ -415,6 +423,9 @@ struct tdat_writer {
 	} damage;
 	struct par *par;		/* events printed on several threads (par.c) */
 	struct par_segs segs;		/* a worker's text by destination (ops->put_segs) */
+	const char *pre;		/* put(): what a worker's ops->prepare made of the event, */
+	size_t pre_len;			/* NULL: nothing (par.c) */
+	bool worker;			/* a -j worker's writer (writer_open_worker()) */
 	char *piece;			/* dat: the piece mark to write, NULL: none */
 	size_t piece_len;
 	struct writer_notice {		/* events of a type whose print format is not supported */

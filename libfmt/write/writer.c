@@ -319,6 +319,7 @@ static int writer_open(struct tdat_writer *w, int fd, const char *path, struct t
 	w->merge = m;
 	w->flags = flags;
 	w->path = path;
+	w->worker = worker;
 	if (tdat_format_output(w->ops->name, flags) != TDAT_OUT_STREAM && !path && !worker) {
 		tdat_msg(w->errmsg, "the %s format needs an output %s (-o)", w->ops->name,
 			 (flags & TDAT_W_SPLIT) ? "directory" : "file");

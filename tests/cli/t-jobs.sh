@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # t-jobs.sh: -j N prints text and csv events on N threads and writes them in
-# order, and reads v7 chunks ahead on a thread for every format: for every
+# order, formats json's fields on N threads for the caller to put in order,
+# and reads v7 chunks ahead on a thread for every format: for every
 # capture in testdata/ (the damaged ones in bad/ too), every text option,
 # csv, json, perfetto, sqlite, typed csv and dat, -j 2, 3 and 8 give the
 # same output, the same messages and the same exit status as -j 1; so do
@@ -103,6 +104,9 @@ for i in 1 2 3 4 5 6 7 8; do cp $TD/chunks.dat "$O/c$i.dat"; done
 t_exit "eight copies of chunks.dat merged" 0 -- tdat-merge -o "$O/big.dat" "$O"/c[1-8].dat
 same "big.dat (eight buffers) text" "$O/big.dat"
 same "big.dat csv" -f csv "$O/big.dat"
+# json: workers format each event's fields, the caller puts the events in order
+same "big.dat json" -f json "$O/big.dat"
+same "eight inputs json" -f json "$O"/c[1-8].dat
 same "eight inputs text" "$O"/c[1-8].dat
 # typed csv: workers print rows into memory, each piece appended to its type's file
 same_out "big.dat typed csv" -f csv --split-by-event "$O/big.dat"
@@ -125,6 +129,7 @@ for f in stack lost-events markers two-buffers; do
 	if tdat-merge -o "$O/${f}-x16.dat" $(for i in $(seq 16); do echo "$O/$f$i.dat"; done) 2>/dev/null; then
 		same "$f.dat x 16 text -R" -R "$O/${f}-x16.dat"
 		same "$f.dat x 16 text" "$O/${f}-x16.dat"
+		same "$f.dat x 16 json" -f json "$O/${f}-x16.dat"
 	else
 		not_ok "$f.dat x 16: tdat-merge" "$(tdat-merge -o "$O/x.dat" "$O/$f1.dat" "$O/$f2.dat" 2>&1 | head -n 2)"
 	fi
