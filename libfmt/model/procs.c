@@ -29,6 +29,15 @@ struct procmodel {
 	uint64_t *keys;		/* (input << 32 | tid) + 1; 0 = empty */
 	int *vals;		/* current utid of the key */
 	size_t nkeys, kcap;
+	struct idtab *kinds;	/* by input: each type's enum feed_kind + 1, found once */
+	int nkinds;
+};
+
+/* What pm_feed() learns from a type's events (feed_kind_of()). */
+enum feed_kind {
+	FK_RAN,		/* only that the thread ran */
+	FK_SWITCH, FK_NEWTASK, FK_FORK, FK_EXEC, FK_EXIT, FK_FREE, FK_PRINT, FK_RENAME,
+	FK_FIELDS,	/* a pid and a tgid (the thread's process) or a comm (its name) */
 };
 
 /* ---- the (input, tid) -> utid map ---- */
@@ -153,6 +162,9 @@ void pm_free(struct procmodel *pm)
 		free(pm->procs[i].name);
 		free(pm->procs[i].cmdline);
 	}
+	for (int i = 0; i < pm->nkinds; i++)
+		idtab_release(&pm->kinds[i], NULL);
+	free(pm->kinds);
 	free(pm->threads);
 	free(pm->procs);
 	free(pm->keys);
@@ -446,53 +458,67 @@ static bool str_field(const struct tfield *f)
 	return f && f->kind == TK_STR;
 }
 
+
+/* The feed kind of type @t, by its name and fields. */
+static enum feed_kind feed_kind_of(const struct ttype *t)
+{
+	static const struct { const char *name; enum feed_kind kind; } names[] = {
+		{ "sched_switch", FK_SWITCH }, { "task_newtask", FK_NEWTASK },
+		{ "sched_process_fork", FK_FORK }, { "sched_process_exec", FK_EXEC },
+		{ "sched_process_exit", FK_EXIT }, { "sched_process_free", FK_FREE },
+		{ "task_rename", FK_RENAME },
+	};
+	const struct tfield *pid = ttype_field(t, "pid");
+
+	if (!t->event)
+		return FK_RAN;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(t->name, names[i].name))
+			return names[i].kind;
+	if (!strcmp(t->name, "print") && !strcmp(t->system, "ftrace"))
+		return FK_PRINT;
+	if (num_field(pid) && (num_field(ttype_field(t, "tgid")) || str_field(ttype_field(t, "comm"))))
+		return FK_FIELDS;
+	return FK_RAN;
+}
+
 /* Would pm_feed() learn anything from this type beyond "the thread ran"? */
 bool pm_wants(const struct ttype *tt)
 {
-	static const char *const names[] = { "sched_switch", "task_newtask", "sched_process_fork",
-					     "sched_process_exec", "sched_process_exit",
-					     "sched_process_free", "task_rename", "print", NULL };
-	const struct tfield *pid = ttype_field(tt, "pid");
-
-	for (int i = 0; names[i]; i++)
-		if (!strcmp(tt->name, names[i]))
-			return true;
-	return num_field(pid) &&
-	       (num_field(ttype_field(tt, "tgid")) || str_field(ttype_field(tt, "comm")));
+	return feed_kind_of(tt) != FK_RAN;
 }
 
-int pm_feed(struct procmodel *pm, const struct tdat_event *ev, const struct ttype *t)
+/* The feed kind of @ev's type @t, found once per input and type; negative: no memory. */
+static int feed_kind(struct procmodel *pm, const struct tdat_event *ev, const struct ttype *t)
+{
+	void **slot;
+
+	if (ev->input >= pm->nkinds) {
+		int n = ev->input + 1;
+		struct idtab *k = realloc(pm->kinds, sizeof(*k) * (size_t)n);
+
+		if (!k)
+			return TDAT_ENOMEM;
+		memset(k + pm->nkinds, 0, sizeof(*k) * (size_t)(n - pm->nkinds));
+		pm->kinds = k;
+		pm->nkinds = n;
+	}
+	if (!(slot = idtab_slot(&pm->kinds[ev->input], t->id)))
+		return TDAT_ENOMEM;
+	if (!*slot)
+		*slot = (void *)(uintptr_t)(feed_kind_of(t) + 1);
+	return (int)(uintptr_t)*slot - 1;
+}
+
+/* A pid and a tgid: the thread joins its group leader's process; else a pid and a comm: its name. */
+static int by_fields(struct procmodel *pm, const struct tdat_event *ev, const struct ttype *t)
 {
 	const unsigned char *p;
 	unsigned n;
 	int64_t pid, tgid;
-	int utid = pm_utid(pm, ev->input, tdat_event_pid(ev));
 
-	if (utid < 0)
-		return utid;
-	pm->threads[utid].seen = true;
-	if (!t->event)
-		return 0;
-	if (!strcmp(t->name, "sched_switch")) {
-		named_thread(pm, ev, t, "prev_pid", "prev_comm");
-		named_thread(pm, ev, t, "next_pid", "next_comm");
-	} else if (!strcmp(t->name, "task_newtask")) {
-		return newtask(pm, ev, t);
-	} else if (!strcmp(t->name, "sched_process_fork")) {
-		return fork_child(pm, ev, t);
-	} else if (!strcmp(t->name, "sched_process_exec")) {
-		return exec(pm, ev, t);
-	} else if (!strcmp(t->name, "sched_process_exit")) {
-		exit_thread(pm, ev, t, false);
-	} else if (!strcmp(t->name, "sched_process_free")) {
-		exit_thread(pm, ev, t, true);
-	} else if (!strcmp(t->name, "print") && !strcmp(t->system, "ftrace")) {
-		return marker(pm, ev, t);
-	} else if (!strcmp(t->name, "task_rename")) {
-		if ((utid = named_thread(pm, ev, t, "pid", NULL)) > 0 && field_str(ev, t, "newcomm", &p, &n))
-			set_name(&pm->threads[utid].name, p, n);
-	} else if (field_int(ev, t, "pid", &pid) && field_int(ev, t, "tgid", &tgid) && pid > 0 && tgid > 0) {
-		int leader = pm_utid(pm, ev->input, tgid), upid;
+	if (field_int(ev, t, "pid", &pid) && field_int(ev, t, "tgid", &tgid) && pid > 0 && tgid > 0) {
+		int leader = pm_utid(pm, ev->input, tgid), utid, upid;
 
 		if ((utid = pm_utid(pm, ev->input, pid)) < 0 || leader < 0)
 			return TDAT_ENOMEM;
@@ -501,6 +527,45 @@ int pm_feed(struct procmodel *pm, const struct tdat_event *ev, const struct ttyp
 		join(pm, utid, upid);
 	} else if (field_str(ev, t, "comm", &p, &n) && field_int(ev, t, "pid", &pid)) {
 		named_thread(pm, ev, t, "pid", "comm");
+	}
+	return 0;
+}
+
+int pm_feed(struct procmodel *pm, const struct tdat_event *ev, const struct ttype *t)
+{
+	const unsigned char *p;
+	unsigned n;
+	int utid = pm_utid(pm, ev->input, tdat_event_pid(ev));
+	int kind = utid < 0 ? utid : feed_kind(pm, ev, t);
+
+	if (kind < 0)
+		return kind;
+	pm->threads[utid].seen = true;
+	switch ((enum feed_kind)kind) {
+	case FK_RAN:
+		return 0;
+	case FK_SWITCH:
+		named_thread(pm, ev, t, "prev_pid", "prev_comm");
+		named_thread(pm, ev, t, "next_pid", "next_comm");
+		return 0;
+	case FK_NEWTASK:
+		return newtask(pm, ev, t);
+	case FK_FORK:
+		return fork_child(pm, ev, t);
+	case FK_EXEC:
+		return exec(pm, ev, t);
+	case FK_EXIT:
+	case FK_FREE:
+		exit_thread(pm, ev, t, kind == FK_FREE);
+		return 0;
+	case FK_PRINT:
+		return marker(pm, ev, t);
+	case FK_RENAME:
+		if ((utid = named_thread(pm, ev, t, "pid", NULL)) > 0 && field_str(ev, t, "newcomm", &p, &n))
+			set_name(&pm->threads[utid].name, p, n);
+		return 0;
+	case FK_FIELDS:
+		return by_fields(pm, ev, t);
 	}
 	return 0;
 }

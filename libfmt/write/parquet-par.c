@@ -10,8 +10,9 @@
  * pages into a memory sink with a context of their own (zstd, scratch
  * buffers), counting offsets from the chunk's start.  The next flush of any
  * table, or the table's end, first drains that row group (pq_drain()): the
- * caller writes its chunks in column order into the table's file and
- * places each (pq_chunk_place(): offsets and ColumnChunk structs), then its
+ * caller encodes the columns no helper has taken yet, then writes its
+ * chunks in column order into the table's file and places each
+ * (pq_chunk_place(): offsets and ColumnChunk structs), then its
  * RowGroup struct.  One row group is in flight at a time, which bounds the
  * memory; the flush decisions do not depend on it, so the files do not
  * depend on the thread count.  Small row groups, or no helper, take the
@@ -246,6 +247,7 @@ int pq_drain(struct pq_ctx *c)
 	if (!p)
 		return 0;
 	c->pend = NULL;
+	take_columns(&p->cs, c);	/* the columns no helper has started: here, not idle */
 	for (int k = 0; k < p->nh; k++)
 		pthread_join(p->h[k].th, NULL);
 	p->nh = 0;
