@@ -28,6 +28,13 @@ enum tep_guard {
 	TEP_GUARD_BAD,		/* do not parse it at all */
 };
 enum tep_guard tep_guard_format(const char *buf, size_t *keep);
+/*
+ * libtraceevent's format and filter parser keeps its place and what it saw
+ * in globals: every call into it (and tep_guard_format(), which parses in a
+ * handle of its own) holds this lock, as -j workers open their own handles.
+ */
+void tep_guard_lock(void);
+void tep_guard_unlock(void);
 const char *tep_guard_filter(const char *expr, size_t *at);
 
 /* print-guard.c: what libtraceevent's printer would read outside a record */

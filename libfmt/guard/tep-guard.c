@@ -6,6 +6,7 @@
  * testing; the input that found it is kept in tests/fuzz/corpus/ or
  * testdata/bad/.  Everything else libtraceevent reports itself.
  */
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -432,6 +433,18 @@ static bool header_ok(const char *buf)
 		if (*p < '0' || *p > '9')
 			return false;
 	return true;
+}
+
+static pthread_mutex_t parse_mu = PTHREAD_MUTEX_INITIALIZER;
+
+void tep_guard_lock(void)
+{
+	pthread_mutex_lock(&parse_mu);
+}
+
+void tep_guard_unlock(void)
+{
+	pthread_mutex_unlock(&parse_mu);
 }
 
 /**

@@ -28,8 +28,10 @@ static int read_header_info(struct rd *r)
 	if ((ret = rd_expect(r, "header_page", 12)) ||
 	    (ret = rd_sized(r, 8, &m->header_page.data, &m->header_page.len, "header_page")))
 		return ret;
+	tep_guard_lock();
 	tep_parse_header_page(r->f->tep, m->header_page.data, (unsigned long)m->header_page.len,
 			      r->f->info.long_size);
+	tep_guard_unlock();
 	if ((ret = rd_expect(r, "header_event", 13)) ||
 	    (ret = rd_sized(r, 8, &m->header_event.data, &m->header_event.len, "header_event")))
 		return ret;
@@ -40,6 +42,7 @@ static int read_header_info(struct rd *r)
 static int read_formats(struct rd *r, const char *system, struct tdat_blob **arr, int *nfmts)
 {
 	uint64_t count, n;
+	enum tep_guard g;
 	char *buf;
 	int ret;
 
@@ -54,20 +57,22 @@ static int read_formats(struct rd *r, const char *system, struct tdat_blob **arr
 		if ((ret = rd_sized(r, 8, &buf, &n, "event format")))
 			return ret;
 		at = (unsigned long long)(r->mem ? r->sec_off : r->off - n);
-		switch (tep_guard_format(buf, &keep)) {
+		tep_guard_lock();
+		g = tep_guard_format(buf, &keep);
+		if (g == TEP_GUARD_FIELDS)	/* what libtraceevent would not survive is in the print format: drop it */
+			buf[keep] = '\0';
+		if (g != TEP_GUARD_BAD)
+			tep_parse_event(r->f->tep, buf, (unsigned long)(g == TEP_GUARD_OK ? n : keep), system);
+		tep_guard_unlock();
+		switch (g) {
 		case TEP_GUARD_OK:
-			tep_parse_event(r->f->tep, buf, (unsigned long)n, system);
 			break;
 		case TEP_GUARD_UNSUPP:
-			/* the kernel's own format, kept whole for writers: libtraceevent gets its fields */
-			tep_parse_event(r->f->tep, buf, (unsigned long)keep, system);
+			/* the kernel's own format, kept whole for writers: libtraceevent got its fields */
 			file_unsupported(r->f, buf, system);
 			break;
 		case TEP_GUARD_FIELDS:
-			/* what libtraceevent would not survive is in the print format: drop it */
-			buf[keep] = '\0';
 			n = keep;
-			tep_parse_event(r->f->tep, buf, (unsigned long)n, system);
 			r->f->meta_changed = true;
 			file_warn(r->f, "damaged print format in event format %llu of system \"%.64s\" (at offset "
 				  "%llu): its events are shown with their fields only", (unsigned long long)i,

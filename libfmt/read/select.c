@@ -237,7 +237,9 @@ static int compile(struct tdat_select *s, struct tep_handle *tep, struct strlist
 				tdat_msg(s->errmsg, "filter '%s': %s, at its end", l->v[i], flaw);
 			return TDAT_EINVAL;
 		}
+		tep_guard_lock();
 		err = tep_filter_add_filter_str(*out, l->v[i]);
+		tep_guard_unlock();
 		if (err < 0) {
 			tep_filter_strerror(*out, err, buf, sizeof(buf));
 			tdat_msg(s->errmsg, "filter '%s': %s", l->v[i], buf);
