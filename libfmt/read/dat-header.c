@@ -59,7 +59,7 @@ static int read_formats(struct rd *r, const char *system, struct tdat_blob **arr
 		at = (unsigned long long)(r->mem ? r->sec_off : r->off - n);
 		tep_guard_lock();
 		g = tep_guard_format(buf, &keep);
-		if (g == TEP_GUARD_FIELDS)	/* what libtraceevent would not survive is in the print format: drop it */
+		if (g == TEP_GUARD_FIELDS)	/* the print format is unsafe: drop it */
 			buf[keep] = '\0';
 		if (g != TEP_GUARD_BAD)
 			tep_parse_event(r->f->tep, buf, (unsigned long)(g == TEP_GUARD_OK ? n : keep), system);
