@@ -728,13 +728,62 @@ int tdat_writer_open(struct tdat_writer *w, int fd, const char *path, struct tda
  * @w: a writer not yet open
  * @jobs: threads; 1 or less: the caller's only (the default)
  *
- * The text and csv formats print batches of events on @jobs workers (each
- * with its own handles on the inputs, opened again), written in order; the
- * parquet format encodes a row group's column chunks on @jobs threads; a
- * gzipped stream (TDAT_W_GZIP) is deflated in blocks on @jobs threads.
- * The bytes written are the same for any @jobs.
+ * tdat_writer_run() decodes, selects and formats the events on @jobs
+ * workers, one time window each, each with its own handles on the inputs
+ * (opened again); the parquet format also encodes a row group's column
+ * chunks on @jobs threads, and a gzipped stream (TDAT_W_GZIP) is deflated
+ * in blocks on @jobs threads.  The bytes written are the same for any @jobs.
  */
 void tdat_writer_set_jobs(struct tdat_writer *w, int jobs);
+
+/**
+ * tdat_writer_set_window - the size of tdat_writer_run()'s time windows
+ * @w: a writer
+ * @bytes: trace data (decompressed) a window holds, about; 0: the default, 2 MiB
+ *
+ * Smaller windows spread a small trace over the workers, at the cost of
+ * a seek for each; a trace that fits in one window is read on one thread.
+ */
+void tdat_writer_set_window(struct tdat_writer *w, uint64_t bytes);
+
+/**
+ * struct tdat_run - what tdat_writer_run() did, and whom it tells as it goes
+ * @events: events read from the merge, kept or not
+ * @kept: events the selection kept (every one without a selection)
+ * @windows: time windows whose events -j workers read
+ * @alone: 0, or the event (from 1) from which the caller read on alone
+ *         after the windows (a CPU's times going back across a cut, a
+ *         stack trace whose fate an earlier window decides, a worker failing)
+ * @tick: if not NULL, called on the caller's thread every few thousand
+ *        events with @arg and @events (tdat_merge_progress() says how far)
+ * @arg: for @tick
+ */
+struct tdat_run {
+	uint64_t events, kept;
+	uint64_t windows, alone;
+	void (*tick)(void *arg, uint64_t events);
+	void *arg;
+};
+
+/**
+ * tdat_writer_run - write every event of the writer's merge that @sel keeps
+ * @w: an open writer whose merge has not been read from
+ * @sel: a selection bound to that merge (tdat_select_bind()), or NULL: all
+ * @run: zeroed counts, and the progress callback
+ *
+ * The loop of tdat_merge_next(), tdat_select_done(), tdat_select_match()
+ * and tdat_writer_put(), on the caller's thread or, with
+ * tdat_writer_set_jobs() above 1, on that many workers, each of which
+ * decodes, selects and formats one time window of the timeline while the
+ * caller writes (or, for formats that keep state across events, puts)
+ * the windows' events in timeline order.  The output, the damage
+ * tdat_merge_damage() lists, the selection's counts and tdat_merge_stats()
+ * are the same for any number of workers.  The merge is used up.
+ *
+ * Return: TDAT_END after the last event, or a negative enum tdat_err
+ * (tdat_merge_errmsg() or tdat_writer_errmsg() says why).
+ */
+int tdat_writer_run(struct tdat_writer *w, struct tdat_select *sel, struct tdat_run *run);
 
 /** tdat_writer_put - write one event; 0 or a negative enum tdat_err. */
 int tdat_writer_put(struct tdat_writer *w, const struct tdat_event *ev);

@@ -135,6 +135,21 @@ int parse_jobs(const char *arg)
 	return (int)v;
 }
 
+uint64_t jobs_window(void)
+{
+	const char *v = getenv("TDAT_JOBS_WINDOW");
+	unsigned long long n;
+	char *end;
+
+	if (!v || !*v)
+		return 0;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (errno || end == v || *end)
+		usage_error("invalid TDAT_JOBS_WINDOW '%s' (bytes)", v);
+	return n;
+}
+
 /* The unit at @s ("ns", "us", "ms", "s" or none) in ns; 0 if it is none of them. */
 static int64_t unit_ns(const char *s)
 {
@@ -516,11 +531,12 @@ void progress_start(int mode)
 
 void progress_tick(struct tdat_merge *m, uint64_t events)
 {
-	uint64_t done, total;
+	uint64_t done, total, prev = progress_events;
 	double t, pct, rate, left;
 
 	progress_events = events;
-	if (!progress_on || (events & 0xffff))
+	/* every 65536 events, however many come at a time */
+	if (!progress_on || (events >> 16) == (prev >> 16))
 		return;
 	t = now();
 	/* auto mode stays quiet for short runs */

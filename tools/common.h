@@ -40,6 +40,8 @@ void dat_zlib_warning(unsigned wflags);
 int default_jobs(void);
 /* -j N: threads, 1 to JOBS_MAX; a bad one exits 2. */
 int parse_jobs(const char *arg);
+/* $TDAT_JOBS_WINDOW: the bytes of a -j time window (tdat_writer_set_window()), 0: unset. */
+uint64_t jobs_window(void);
 
 /* --ts2secs HZ: a whole number of ticks a second, above 0; a bad one exits 2. */
 uint64_t parse_hz(const char *arg);

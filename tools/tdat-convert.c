@@ -407,18 +407,33 @@ static int write_trace_json(const char *dir, struct tdat_merge *m, struct tdat_f
 	return ret ? -1 : 0;
 }
 
+/* --verbose: how the -j workers shared the timeline. */
+static void note_windows(const struct opts *o, const struct tdat_run *r)
+{
+	warnx_("-j %d: %llu time window%s read by the workers", o->jobs,
+	       (unsigned long long)r->windows, r->windows == 1 ? "" : "s");
+	if (r->alone)
+		warnx_("-j %d: from event %llu on, read on one thread (times that go back across "
+		       "a cut, or a stack trace whose event is in the window before)", o->jobs,
+		       (unsigned long long)r->alone);
+}
+
+static void tick(void *m, uint64_t events)
+{
+	progress_tick(m, events);
+}
+
 static int run(struct opts *o, int n, struct tdat_merge *m, struct tdat_file **in)
 {
 	struct tdat_writer *w = tdat_writer_new(o->format);
-	const struct tdat_event *ev;
+	struct tdat_run r = { .tick = tick, .arg = m };
 	struct tool_out out;
-	uint64_t count = 0;
 	int ret, unprinted, kind = tdat_format_output(o->format, o->wflags);
-	bool kept = false;
 
 	if (!w)
 		die_(EXIT_FAIL, "out of memory");
 	tdat_writer_set_jobs(w, o->jobs);
+	tdat_writer_set_window(w, jobs_window());
 	if (out_open(&out, o->out, kind, (o->wflags & TDAT_W_GZIP) || !strcmp(o->format, "dat") ||
 		     !strcmp(o->format, "perfetto"))) {
 		tdat_writer_free(w);
@@ -439,19 +454,12 @@ static int run(struct opts *o, int n, struct tdat_merge *m, struct tdat_file **i
 		ret = tdat_writer_copy(w);
 		ret = ret == TDAT_EUNSUPP ? 0 : ret ? ret : TDAT_END;
 	}
-	while (!ret && (ret = tdat_merge_next(m, &ev)) == 0) {
-		if (o->sel && tdat_select_done(o->sel, ev)) {
-			ret = TDAT_END;
-			break;
-		}
-		if (!o->sel || tdat_select_match(o->sel, ev)) {
-			ret = tdat_writer_put(w, ev);
-			kept = true;
-		}
-		progress_tick(m, ++count);
-	}
+	if (!ret)
+		ret = tdat_writer_run(w, o->sel, &r);
+	if (verbose && r.windows)
+		note_windows(o, &r);
 	progress_end();
-	if (ret == TDAT_END && o->sel && !kept)
+	if (ret == TDAT_END && o->sel && !r.kept)
 		warn_empty_selection(o->sel, m);
 	if (ret < 0 && !*tdat_writer_errmsg(w))
 		warnx_("%s", *tdat_merge_errmsg(m) ? tdat_merge_errmsg(m) : tdat_strerror(ret));

@@ -537,7 +537,7 @@ int cursor_init(struct cursor *c, struct tdat_file *f, int input, int buffer, in
 	c->ci = &c->b->cpus[cpu_index];
 	c->input = input;
 	c->buffer = buffer;
-	c->next_off = c->ci->offset;
+	c->next_off = c->data_off = c->ci->offset;
 	c->end_off = c->ci->offset + c->ci->size;
 	c->ev.cpu = c->ci->cpu;
 	c->ev.input = input;
@@ -556,6 +556,7 @@ int cursor_init(struct cursor *c, struct tdat_file *f, int input, int buffer, in
 	if (c->b->compressed) {
 		if (c->end_off - c->next_off < 4 || src_pread(&f->src, cnt, 4, c->next_off, f->errmsg)) {
 			c->done = true;
+			c->data_off = c->end_off;	/* none, after cursor_rewind() too */
 			return 0;
 		}
 		/* a salvaged CPU (dat-salvage.c) knows its whole chunks better than the file */
@@ -570,7 +571,42 @@ int cursor_init(struct cursor *c, struct tdat_file *f, int input, int buffer, in
 		c->next_off += 4;
 		c->consumed = 4;
 	}
+	c->data_off = c->next_off;
+	c->nchunks = c->chunks_left;
 	return 0;
+}
+
+void cursor_rewind(struct cursor *c)
+{
+	prefetch_take(c, UINT64_MAX);
+	c->next_off = c->data_off;
+	c->chunks_left = c->nchunks;
+	c->consumed = c->data_off - c->ci->offset;
+	c->ubytes = 0;
+	c->buf_len = c->page_pos = 0;
+	c->buf_off = 0;
+	c->loaded = c->have = c->done = false;
+	c->page_start = false;
+	c->page_missed = 0;
+	c->nofmt = 0;
+}
+
+void cursor_pos(const struct cursor *c, struct cpos *p)
+{
+	size_t in_page;
+
+	*p = (struct cpos){ .unit = CPOS_END };
+	if (!c->have)
+		return;
+	in_page = (size_t)((const unsigned char *)c->ev.data - c->page);
+	if (c->b->compressed) {
+		p->unit = c->buf_off;
+		p->left = c->chunks_left + 1;
+		p->inner = (uint32_t)(c->page_pos + in_page);
+	} else {
+		p->unit = c->buf_off + c->page_pos;
+		p->inner = (uint32_t)in_page;
+	}
 }
 
 /* ---- seeking for time windows ---- */
@@ -586,7 +622,37 @@ static bool plain_page_ts(struct cursor *c, uint64_t off, uint64_t *ts)
 	return true;
 }
 
-/* Plain data: start at the last page that begins at or before @ts. */
+/* The time of the first page of the chunk at @off, decompressed aside (no damage reported). */
+static bool chunk_ts(const struct cursor *c, uint64_t off, uint64_t *ts)
+{
+	struct cursor probe = *c;
+	bool ok;
+
+	probe.next_off = off;
+	probe.chunks_left = 1;
+	probe.damage = NULL;
+	probe.buf = NULL;
+	probe.buf_cap = 0;
+	probe.zbuf = NULL;
+	probe.zbuf_cap = 0;
+	probe.ahead = (struct ahead){ 0 };
+	ok = !fill_compressed(&probe) && probe.buf_len >= 8;
+	if (ok)
+		*ts = file_ts(c->f, file_num(c->f, probe.buf, 8), c->ci->cpu);
+	free(probe.buf);
+	free(probe.zbuf);
+	return ok;
+}
+
+bool cursor_unit_ts(struct cursor *c, uint64_t off, uint64_t *ts)
+{
+	return c->b->compressed ? chunk_ts(c, off, ts) : plain_page_ts(c, off, ts);
+}
+
+/*
+ * Plain data: start at the last page that begins before @ts (strictly: the
+ * page before one that begins at @ts may end with events at @ts).
+ */
 static void seek_plain(struct cursor *c, uint64_t ts)
 {
 	uint64_t ps = c->b->info.page_size, lo = 0, hi = (c->end_off - c->ci->offset) / ps, t;
@@ -594,7 +660,7 @@ static void seek_plain(struct cursor *c, uint64_t ts)
 	while (hi - lo > 1) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
-		if (plain_page_ts(c, c->ci->offset + mid * ps, &t) && t <= ts)
+		if (plain_page_ts(c, c->ci->offset + mid * ps, &t) && t < ts)
 			lo = mid;
 		else
 			hi = mid;
@@ -645,27 +711,11 @@ static int seek_chunks(struct cursor *c, uint64_t ts)
 	hi = n;
 	while (hi - lo > 1) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		struct cursor probe = *c;
 
-		probe.next_off = offs[mid];
-		probe.chunks_left = 1;
-		probe.damage = NULL;
-		probe.buf = NULL;
-		probe.buf_cap = 0;
-		probe.zbuf = NULL;
-		probe.zbuf_cap = 0;
-		probe.ahead = (struct ahead){ 0 };
-		if (!fill_compressed(&probe) && probe.buf_len >= 8) {
-			t = file_ts(c->f, file_num(c->f, probe.buf, 8), c->ci->cpu);
-			if (t <= ts)
-				lo = mid;
-			else
-				hi = mid;
-		} else {
+		if (chunk_ts(c, offs[mid], &t) && t < ts)
+			lo = mid;
+		else
 			hi = mid;
-		}
-		free(probe.buf);
-		free(probe.zbuf);
 	}
 	if (n) {
 		c->consumed += offs[lo] - c->next_off;

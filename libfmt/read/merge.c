@@ -45,6 +45,14 @@ struct tdat_merge {
 	int ndamage;
 	struct prefetch *pf;	/* tdat_merge_set_jobs(): chunks read ahead */
 	char errmsg[TDAT_MSG_LEN];
+	/* time windows (window.c, par.c) */
+	bool bounded;		/* a window's events end before hi */
+	uint64_t hi;
+	bool quiet;		/* damage found while seeking a window: another's to report */
+	damage_fn *hook;	/* damage goes here, not to the list (NULL: the list) */
+	void *hook_arg;
+	bool windowed;		/* progress is win_done: the windows read the events */
+	uint64_t win_done;
 };
 
 struct tdat_merge *tdat_merge_new(void)
@@ -93,6 +101,12 @@ static void on_damage(void *owner, const struct cursor *c, uint64_t off, uint64_
 {
 	struct tdat_merge *m = owner;
 
+	if (m->quiet)
+		return;
+	if (m->hook) {
+		m->hook(m->hook_arg, (int)(c - m->cursors), off, bytes, reason);
+		return;
+	}
 	if (m->tally)
 		m->tally[c - m->cursors].cs.damaged += bytes;
 	damage_push(&m->damage, &m->ndamage, c, off, bytes, reason);
@@ -274,7 +288,7 @@ static int start(struct tdat_merge *m)
 	m->heap = malloc(sizeof(*m->heap) * (size_t)(m->ncursors ? m->ncursors : 1));
 	if (!m->heap)
 		return merge_fail(m, NULL, TDAT_ENOMEM);
-	if (m->counting &&
+	if (m->counting && !m->tally &&
 	    !(m->tally = calloc(m->ncursors ? (size_t)m->ncursors : 1, sizeof(*m->tally))))
 		return merge_fail(m, NULL, TDAT_ENOMEM);
 	rank_cursors(m, m->heap);
@@ -292,10 +306,9 @@ static int start(struct tdat_merge *m)
 	return 0;
 }
 
-/* Count the event cursor @i hands out, as tdat_stats_collect() counts it. */
-static int tally_event(struct tdat_merge *m, int i)
+/* Count event @ev of cursor @i, as tdat_stats_collect() counts it. */
+static int tally_event(struct tdat_merge *m, int i, const struct tdat_event *ev)
 {
-	const struct tdat_event *ev = &m->cursors[i].ev;
 	struct tally *t = &m->tally[i];
 
 	if (!t->cs.events)
@@ -326,7 +339,7 @@ int tdat_merge_next(struct tdat_merge *m, const struct tdat_event **ev)
 		ret = cursor_peek(c);
 		if (ret < 0)
 			return merge_fail(m, c, ret);
-		if (ret == TDAT_END)
+		if (ret == TDAT_END || (m->bounded && c->ev.ts >= m->hi))
 			m->heap[0] = m->heap[--m->nheap];
 		if (m->nheap)
 			sift_down(m, 0);
@@ -338,7 +351,7 @@ int tdat_merge_next(struct tdat_merge *m, const struct tdat_event **ev)
 	}
 	m->last = m->heap[0];
 	*ev = &m->cursors[m->last].ev;
-	return m->tally ? tally_event(m, m->last) : 0;
+	return m->tally ? tally_event(m, m->last, *ev) : 0;
 }
 
 int tdat_merge_seek(struct tdat_merge *m, uint64_t ts)
@@ -443,6 +456,8 @@ void tdat_merge_progress(const struct tdat_merge *m, uint64_t *done, uint64_t *t
 		*done += m->cursors[i].consumed;
 		*total += m->cursors[i].ci->size;
 	}
+	if (m->windowed)
+		*done = m->win_done;
 }
 
 int merge_copy_pages(struct tdat_merge *m,
@@ -571,4 +586,157 @@ void tdat_merge_free(struct tdat_merge *m)
 		free(m->tally[i].counts);
 	free(m->tally);
 	free(m);
+}
+
+/* ---- time windows: a merge of one window, and going on from another's place ---- */
+
+int merge_ncursors(const struct tdat_merge *m)
+{
+	return m->ncursors;
+}
+
+struct cursor *merge_cursor(struct tdat_merge *m, int i)
+{
+	return &m->cursors[i];
+}
+
+void merge_damage_hook(struct tdat_merge *m, damage_fn *fn, void *arg)
+{
+	m->hook = fn;
+	m->hook_arg = arg;
+}
+
+/* Rank the cursors once; the heap's room. */
+static int window_setup(struct tdat_merge *m)
+{
+	if (!m->heap && !(m->heap = malloc(sizeof(*m->heap) * (size_t)(m->ncursors + 1))))
+		return merge_fail(m, NULL, TDAT_ENOMEM);
+	if (!m->started)
+		rank_cursors(m, m->heap);
+	m->started = true;
+	return 0;
+}
+
+/* Cursor @c at window @w's first event, found by seeking (its damage is not reported). */
+static int window_seek(struct tdat_merge *m, struct cursor *c, const struct wcut *w, int i)
+{
+	int ret;
+
+	if (!w->first)
+		return cursor_seek_at(c, w->lo, &w->from[i], &w->to[i]);
+	/* the first window starts as one thread does: at tdat_merge_seek()'s page */
+	cursor_rewind(c);
+	m->quiet = false;
+	ret = w->lo ? cursor_seek(c, w->lo) : 0;
+	return ret ? ret : cursor_peek(c);
+}
+
+int merge_window(struct tdat_merge *m, const struct wcut *w, struct cpos *start)
+{
+	int ret;
+
+	if ((ret = window_setup(m)))
+		return ret;
+	m->nheap = 0;
+	m->last = -1;
+	m->ended = false;
+	m->bounded = w->bounded;
+	m->hi = w->hi;
+	for (int i = 0; i < m->ncursors; i++) {
+		struct cursor *c = &m->cursors[i];
+
+		m->quiet = true;
+		ret = window_seek(m, c, w, i);
+		m->quiet = false;
+		if (ret < 0 && ret != TDAT_END)
+			return merge_fail(m, c, ret);
+		cursor_pos(c, &start[i]);
+		if (c->have && (!m->bounded || c->ev.ts < m->hi))
+			m->heap[m->nheap++] = i;
+	}
+	for (int i = m->nheap / 2 - 1; i >= 0; i--)
+		sift_down(m, i);
+	return 0;
+}
+
+int merge_places(const struct tdat_merge *m, struct cpos *at)
+{
+	for (int i = 0; i < m->ncursors; i++)
+		cursor_pos(&m->cursors[i], &at[i]);
+	return m->last;
+}
+
+int merge_resume(struct tdat_merge *m, const struct cpos *at, int last)
+{
+	int ret;
+
+	if (m->started)
+		return TDAT_EINVAL;
+	m->windowed = false;
+	for (int i = 0; i < m->ncursors; i++)
+		if ((ret = cursor_goto(&m->cursors[i], &at[i])))
+			return merge_fail(m, &m->cursors[i], ret);
+	if ((ret = start(m)))
+		return ret;
+	if (last < 0)
+		return 0;
+	/* the event handed out last is the first again: it moves on at the next call */
+	if (!m->nheap || m->heap[0] != last)
+		return merge_fail(m, &m->cursors[last], TDAT_EFORMAT);
+	m->last = last;
+	return 0;
+}
+
+void merge_damage_add(struct tdat_merge *m, int i, uint64_t off, uint64_t bytes,
+		      const char *reason)
+{
+	on_damage(m, &m->cursors[i], off, bytes, reason);
+}
+
+int merge_tally(struct tdat_merge *m, int i, const struct tdat_event *ev)
+{
+	if (!m->counting)
+		return 0;
+	if (!m->tally &&
+	    !(m->tally = calloc(m->ncursors ? (size_t)m->ncursors : 1, sizeof(*m->tally))))
+		return merge_fail(m, NULL, TDAT_ENOMEM);
+	return tally_event(m, i, ev);
+}
+
+bool merge_counting(const struct tdat_merge *m)
+{
+	return m->counting;
+}
+
+void merge_progress_at(struct tdat_merge *m, const struct cpos *at)
+{
+	m->windowed = true;
+	m->win_done = 0;
+	for (int i = 0; i < m->ncursors; i++) {
+		const struct cursor *c = &m->cursors[i];
+
+		m->win_done += at[i].unit == CPOS_END ? c->end_off - c->ci->offset :
+			       at[i].unit - c->ci->offset;
+	}
+}
+
+int merge_windows_done(struct tdat_merge *m)
+{
+	m->started = m->ended = true;
+	for (int i = 0; i < m->ncursors; i++) {
+		struct cursor *c = &m->cursors[i];
+
+		c->consumed = c->end_off - c->ci->offset;
+		if (m->counting)
+			c->ubytes = cursor_ubytes_before(c, CPOS_END);
+	}
+	if (m->counting && !m->tally &&
+	    !(m->tally = calloc(m->ncursors ? (size_t)m->ncursors : 1, sizeof(*m->tally))))
+		return merge_fail(m, NULL, TDAT_ENOMEM);
+	return 0;
+}
+
+int merge_last(const struct tdat_merge *m)
+{
+	return m->last;
 }

@@ -480,6 +480,60 @@ bool piece_alike(const struct tdat_file *a, const struct tdat_file *b);
 /* dat-salvage.c: a v7 file cut inside its data; see there. */
 int v7_salvage(struct tdat_file *f, uint64_t from, const char *why);
 
+/* ---- select.c, select-window.c: the selection ---- */
+
+struct strlist {
+	char **v;
+	int n;
+};
+
+struct tdat_select {
+	struct strlist events, filters, nfilters, comms, buffers;
+	bool top;			/* --top: the top buffer */
+	unsigned char *cpus;		/* bitmap, NULL: any */
+	int64_t *pids;			/* sorted, NULL: any */
+	int npids;
+	bool has_start, has_end, start_rel, end_rel;
+	int64_t start, end;		/* ns; relative ones add the first event's ts */
+	bool based;
+
+	int ninputs;
+	struct tep_event_filter **pos, **neg;	/* per input */
+	unsigned char *last_kept;	/* per (input, buffer, cpu) slot: SEL_* */
+	int nslots;
+	int *slot_base;			/* per input: first slot */
+	unsigned char *names;		/* per input and type id: 0 unknown, 1 -e match, 2 not */
+	/* until one event is kept: how many were looked at and passed each test alone */
+	uint64_t seen, kept, passed[TDAT_SEL_NCRITERIA];
+	char errmsg[TDAT_MSG_LEN];
+};
+
+enum { SEL_DROPPED, SEL_KEPT, SEL_UNKNOWN };	/* the last event of a slot */
+
+/* tdat_select_bind() without its checks of the names and its seek: the filters compiled. */
+int select_bind_filters(struct tdat_select *s, struct tdat_merge *m);
+bool select_is_stack(const struct ttype *t);
+/* A copy of @s's criteria (its window resolved), to bind to a worker's merge; NULL: no memory. */
+struct tdat_select *select_clone(const struct tdat_select *s);
+/* A window begins: nothing is known of the events before it. */
+void select_window(struct tdat_select *s);
+/*
+ * tdat_select_match() in a window: -1 (and nothing done) when @ev's fate
+ * depends on the events before the window (a stack trace first on its CPU).
+ */
+int select_match_window(struct tdat_select *s, const struct tdat_event *ev);
+/* What a window's selection learnt since the last take, for select_absorb(). */
+struct sel_state {
+	uint64_t seen, passed[TDAT_SEL_NCRITERIA];
+	bool kept;
+	unsigned char *last;	/* nslots entries */
+};
+int select_state_init(const struct tdat_select *s, struct sel_state *st);
+void select_state_release(struct sel_state *st);
+void select_take(struct tdat_select *s, struct sel_state *st);
+/* Add what a window learnt (in timeline order) to @s, as if @s had seen its events. */
+void select_absorb(struct tdat_select *s, const struct sel_state *st);
+
 /* ---- dat-cpu.c: a cursor over one CPU of one buffer ---- */
 
 /* A chunk read ahead (prefetch.c); the state is the prefetch's lock's. */
@@ -538,6 +592,8 @@ struct cursor {
 	} lens[16];
 	uint64_t nofmt;		/* bytes of records with no format on the page walked */
 	struct ahead ahead;
+	uint64_t data_off;	/* where the data starts (after v7's chunk count) */
+	uint32_t nchunks;	/* v7: chunks in all */
 };
 
 int cursor_init(struct cursor *c, struct tdat_file *f, int input, int buffer, int cpu_index);
@@ -555,6 +611,65 @@ static inline void cursor_advance(struct cursor *c) { c->have = false; }
 /* Before the first peek: skip the pages (or chunks) that end before @ts. */
 int cursor_seek(struct cursor *c, uint64_t ts);
 void cursor_release(struct cursor *c);
+/* ---- window.c: a cursor's places, for time windows (-j) ---- */
+
+/*
+ * A place in one CPU's stream: the unit (page of plain data, chunk of
+ * compressed data) an event is in, and its offset there.  The same event
+ * has the same place however the cursor got there.
+ */
+#define CPOS_END UINT64_MAX
+struct cpos {
+	uint64_t unit;		/* stored offset of the unit; CPOS_END: past the last event */
+	uint32_t left;		/* compressed data: chunks from this one to the end */
+	uint32_t inner;		/* the event's offset in the decompressed unit */
+};
+static inline bool cpos_eq(const struct cpos *a, const struct cpos *b)
+{
+	return a->unit == b->unit && (a->unit == CPOS_END || a->inner == b->inner);
+}
+/* The place of @c's peeked event (or the end when it has none left). */
+void cursor_pos(const struct cursor *c, struct cpos *p);
+/* Back to the first event, keeping the buffers; damage already reported stays reported. */
+void cursor_rewind(struct cursor *c);
+/* The first (raw, then corrected) time of the unit at @off; false if it cannot be read. */
+bool cursor_unit_ts(struct cursor *c, uint64_t off, uint64_t *ts);
+/*
+ * Rewind @c and peek its first event at or after @ts, searching for the unit
+ * to start in between @lo and @hi (its units from @lo on: @lo's first event is
+ * taken to be before @ts, @hi's not).  0, or a negative error.
+ */
+int cursor_seek_at(struct cursor *c, uint64_t ts, const struct cpos *lo, const struct cpos *hi);
+/* Rewind @c and peek the event at @p.  0, TDAT_EFORMAT if @c has no event there. */
+int cursor_goto(struct cursor *c, const struct cpos *p);
+/* Bytes a whole pass over @c decompresses before the unit at @off (as c->ubytes counts). */
+uint64_t cursor_ubytes_before(struct cursor *c, uint64_t off);
+
+/*
+ * A window of the timeline: the events at [lo, hi) (hi: none past the end
+ * unless bounded), and where each CPU's first one lies: between the units
+ * from[i] (its first event before lo) and to[i] (none before lo).  The
+ * first window starts as one thread starts, at tdat_merge_seek(lo)'s page
+ * (lo 0: the beginning).
+ */
+struct wcut {
+	uint64_t lo, hi;
+	bool bounded, first, last;
+	struct cpos *from, *to;	/* per cursor of the merge; the caller's arrays */
+};
+struct plan;
+/*
+ * Plan the windows of @m's timeline from @from (up to and with *@last when
+ * not NULL), each holding about @window decompressed bytes.  The plan reads
+ * the files through @m's cursors without moving them; one thread at a time.
+ */
+int plan_new(struct tdat_merge *m, uint64_t from, const uint64_t *last, uint64_t window,
+	     struct plan **out);
+/* The next window into @cut (its arrays filled); false after the last. */
+bool plan_next(struct plan *p, struct wcut *cut);
+int plan_ncursors(const struct plan *p);
+void plan_free(struct plan *p);
+
 /* Whether a chunk header at @off claiming @zsize/@usize bytes can be read. */
 bool chunk_fits(const struct cursor *c, uint64_t off, uint64_t end_off, uint64_t zsize,
 		uint64_t usize);
@@ -578,6 +693,40 @@ void prefetch_free(struct prefetch *p);
  * Not mixed with cursor_peek().
  */
 int cursor_next_page(struct cursor *c, const unsigned char **page, size_t *len);
+
+/* ---- merge.c: time windows ---- */
+
+typedef void damage_fn(void *arg, int cursor, uint64_t off, uint64_t bytes, const char *reason);
+int merge_ncursors(const struct tdat_merge *m);
+struct cursor *merge_cursor(struct tdat_merge *m, int i);
+/* Hand the damage @m finds to @fn (NULL: to its own list again). */
+void merge_damage_hook(struct tdat_merge *m, damage_fn *fn, void *arg);
+/*
+ * Make @m hand out the events of window @w, then TDAT_END; each cursor's
+ * first place into @start.  Damage met while seeking a cursor to its first
+ * event is not reported (it is before the window: the windows before report
+ * it).  Any number of times, one window after another.
+ */
+int merge_window(struct tdat_merge *m, const struct wcut *w, struct cpos *start);
+/* The cursor whose event was handed out last (-1: none). */
+int merge_last(const struct tdat_merge *m);
+/* Every cursor's place into @at; the cursor whose event was handed out last (-1: none). */
+int merge_places(const struct tdat_merge *m, struct cpos *at);
+/*
+ * Before @m has started: go on from places @at (merge_places() of another
+ * merge over the same files), cursor @last's event handed out already.
+ */
+int merge_resume(struct tdat_merge *m, const struct cpos *at, int last);
+/* Damage another merge over the same files found, as @m's cursor @i would report it. */
+void merge_damage_add(struct tdat_merge *m, int i, uint64_t off, uint64_t bytes,
+		      const char *reason);
+/* Count @ev, handed out elsewhere, as cursor @i's (tdat_merge_count()). */
+int merge_tally(struct tdat_merge *m, int i, const struct tdat_event *ev);
+bool merge_counting(const struct tdat_merge *m);
+/* Progress: the events before places @at were read elsewhere. */
+void merge_progress_at(struct tdat_merge *m, const struct cpos *at);
+/* Every event was handed out elsewhere: @m ends as if it had read them. */
+int merge_windows_done(struct tdat_merge *m);
 
 /* File @i of every file added to @m, the pieces of a split too; NULL past the end. */
 struct tdat_file *merge_member(const struct tdat_merge *m, int i);

@@ -18,32 +18,6 @@
 
 #define MAX_LIST 4096
 
-struct strlist {
-	char **v;
-	int n;
-};
-
-struct tdat_select {
-	struct strlist events, filters, nfilters, comms, buffers;
-	bool top;			/* --top: the top buffer */
-	unsigned char *cpus;		/* bitmap, NULL: any */
-	int64_t *pids;			/* sorted, NULL: any */
-	int npids;
-	bool has_start, has_end, start_rel, end_rel;
-	int64_t start, end;		/* ns; relative ones add the first event's ts */
-	bool based;
-
-	int ninputs;
-	struct tep_event_filter **pos, **neg;	/* per input */
-	bool *last_kept;		/* per (input, buffer, cpu) slot */
-	int nslots;
-	int *slot_base;			/* per input: first slot */
-	unsigned char *names;		/* per input and type id: 0 unknown, 1 -e match, 2 not */
-	/* until one event is kept: how many were looked at and passed each test alone */
-	uint64_t seen, kept, passed[TDAT_SEL_NCRITERIA];
-	char errmsg[TDAT_MSG_LEN];
-};
-
 static int add(struct strlist *l, const char *s)
 {
 	char **v = realloc(l->v, sizeof(*v) * (size_t)(l->n + 1));
@@ -553,7 +527,7 @@ static int check_window(struct tdat_select *s)
 	return TDAT_EINVAL;
 }
 
-int tdat_select_bind(struct tdat_select *s, struct tdat_merge *m)
+int select_bind_filters(struct tdat_select *s, struct tdat_merge *m)
 {
 	int n = tdat_merge_nfiles(m), ret;
 
@@ -577,6 +551,15 @@ int tdat_select_bind(struct tdat_select *s, struct tdat_merge *m)
 		return TDAT_ENOMEM;
 	if (s->events.n && !(s->names = calloc((size_t)n << 16, 1)))
 		return TDAT_ENOMEM;
+	return 0;
+}
+
+int tdat_select_bind(struct tdat_select *s, struct tdat_merge *m)
+{
+	int ret;
+
+	if ((ret = select_bind_filters(s, m)))
+		return ret;
 	if ((ret = check_events(s, m)) || (ret = check_buffers(s, m)) || (ret = check_cpus(s, m)))
 		return ret;
 	if ((ret = check_window(s)) || (ret = seek_start(s, m)))
@@ -661,7 +644,7 @@ static bool time_match(struct tdat_select *s, const struct tdat_event *ev)
 	return (!s->has_start || (int64_t)ev->ts >= s->start) && (!s->has_end || (int64_t)ev->ts <= s->end);
 }
 
-static bool is_stack(const struct ttype *t)
+bool select_is_stack(const struct ttype *t)
 {
 	return !strcmp(t->system, "ftrace") &&
 	       (!strcmp(t->name, "kernel_stack") || !strcmp(t->name, "user_stack"));
@@ -723,7 +706,8 @@ static void count_tests(struct tdat_select *s, const struct tdat_event *ev)
 static bool match(struct tdat_select *s, const struct tdat_event *ev)
 {
 	const struct ttype *t;
-	bool *last = NULL, keep;
+	unsigned char *last = NULL;
+	bool keep;
 
 	if (!time_match(s, ev) || !buffer_match(s, ev) || !cpu_match(s, ev))
 		return false;
@@ -734,12 +718,12 @@ static bool match(struct tdat_select *s, const struct tdat_event *ev)
 	keep = name_match(s, t, ev->input) && task_match(s, ev) &&
 	       (!s->pos || !s->pos[ev->input] || filter_match(s, s->pos[ev->input], ev));
 	/* as trace-cmd: a stack trace goes with the event before it on its CPU */
-	if (!keep && last && is_stack(t))
-		keep = *last;
+	if (!keep && last && select_is_stack(t))
+		keep = *last == SEL_KEPT;
 	if (keep && s->neg && s->neg[ev->input])
 		keep = !filter_match(s, s->neg[ev->input], ev);
 	if (last)
-		*last = keep;
+		*last = keep ? SEL_KEPT : SEL_DROPPED;
 	return keep;
 }
 

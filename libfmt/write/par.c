@@ -1,124 +1,339 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * par.c - a writer's events printed on several threads, written in order:
- * the same bytes as one thread.
+ * par.c - tdat_writer_run(): every event of the writer's merge that the
+ * selection keeps, into the writer, on the caller's thread or (-j N) on N
+ * workers, with the same output either way.
  *
- * For formats whose text for an event depends on that event and the file
- * only (ops->parallel: text, csv, typed csv), tdat_writer_put() copies each event into
- * a batch; workers print whole batches with writers of their own, over
- * handles of their own on the same files (file_clone(): libtraceevent's
- * handles are not shared between threads), into memory; the caller writes
- * the batches' text in the order they were filled (typed csv: each piece
- * of it to its type's file, ops->put_segs).  Decoding and merging
- * the inputs stays on the caller's thread; printing, most of the time of
- * these formats, runs on the workers.
- *
- * A format whose output for an event depends on the events before it
- * (json: slices, ids, text lines) gives ops->prepare instead: the workers
- * only format what of each event depends on it and its file (its fields),
- * and the caller puts the batch's events in order through the format's
- * put(), each with its prepared bytes in w->pre.
- *
- * The first PAR_EVENTS events are printed on the caller's thread, so a
- * small input pays for no worker; the workers start with the first batch,
- * and each opens its handles on its own thread.  A worker that cannot
- * leaves its batches to the caller.  A ring of 3 x workers batches
- * (jobring.c, as gzip.c's blocks) bounds the memory; when it is full the
- * caller waits for the oldest.  Damage a
- * worker's writer counts (writer_damaged()) is summed in order into the
- * caller's writer, so its warning names the same first event.
+ * With workers, the timeline is cut into time windows (read/window.c);
+ * each worker decodes, selects and formats one window at a time
+ * (par-work.c), and the caller takes the windows' blocks in timeline order:
+ * it writes their text, or puts their events through the format (whose
+ * model of threads, slices and ids so stays on one thread).  Before the
+ * first block of a window is taken, the places where its cursors begin
+ * must be those where the window before it left them: then its events are
+ * exactly those one thread reads next.  They are not when a CPU's times go
+ * back across a cut; then (and when a worker fails, or a stack trace's
+ * fate depends on an event before its window) the workers stop and the
+ * caller reads on alone from the place the last block it took ends at, as
+ * if it had read everything before.  Damage the workers meet is reported
+ * by the caller's merge in the same order, so messages, exit status and
+ * tdat_merge_stats() are those of one thread too.
  */
-#include <errno.h>
-#include <pthread.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "guard/guard.h"
-#include "write/write.h"
+#include "write/par.h"
 
-#define PAR_EVENTS 4096		/* events a batch */
-#define PAR_BYTES (1 << 20)	/* record bytes a batch, about */
-#define NO_PRE SIZE_MAX		/* an event ops->prepare made nothing of */
+#define WINDOW_BYTES (2u << 20)	/* decompressed trace bytes a window holds, about */
+#define TICK_EVENTS 65536	/* events between two progress calls, on one thread */
 
-struct batch {
-	struct tdat_event *ev;	/* ->data is an offset into bytes until printed */
-	size_t nev;
-	char *bytes;
-	size_t blen, bcap;
-	struct tdat_sink out;	/* the printed text */
-	struct par_segs segs;	/* its destinations (ops->put_segs), or none: one stream */
-	size_t *pre_off, *pre_len;	/* ops->prepare: each event's bytes in out (len
-					 * NO_PRE: none) */
-	int ret;
-	char errmsg[TDAT_MSG_LEN];
-	uint64_t ndamaged;	/* of these events */
-	struct writer_damage first;
-};
-
-struct worker {
-	struct par *p;
-	bool ok;			/* its handles and writer are ready */
-	pthread_t th;
-	struct tdat_file **files;	/* clones, by input */
-	int nfiles;
-	struct tdat_merge *m;		/* of the clones, for the writer's open */
-	struct tdat_writer *w;
-};
-
-struct par {
-	struct tdat_writer *w;		/* the caller's */
-	struct jobring jr;		/* of the batches (jobring.c) */
-	bool jr_init;
-	struct worker *wk;
-	int nwk;			/* threads started */
-	int want;			/* threads to start with the first batch */
-	uint64_t direct;		/* events printed on the caller's thread first */
-	struct batch *ring;
-	int ret;			/* the first failure */
-};
-
-/* Print batch @b with worker @k's writer into b->out. */
-static void print_batch(struct worker *k, struct batch *b)
+static int run_serial(struct tdat_writer *w, struct tdat_select *sel, struct tdat_run *run)
 {
-	struct tdat_writer *w = k->w;
-	struct tdat_sink swap;
-	struct par_segs segs;
+	const struct tdat_event *ev;
+	int ret;
 
-	w->ndamaged = 0;
-	b->ret = 0;
-	for (size_t i = 0; i < b->nev && !b->ret; i++) {
+	while ((ret = tdat_merge_next(w->merge, &ev)) == 0) {
+		if (sel && tdat_select_done(sel, ev))
+			return TDAT_END;
+		run->events++;
+		if (!sel || tdat_select_match(sel, ev)) {
+			run->kept++;
+			if ((ret = writer_put_now(w, ev)))
+				return ret;
+		}
+		if (run->tick && !(run->events % TICK_EVENTS))
+			run->tick(run->arg, run->events);
+	}
+	return ret;
+}
+
+/* How workers can take @w's events; false: they cannot. */
+static bool par_mode(struct tdat_writer *w, struct tdat_select *sel, enum par_mode *mode)
+{
+	struct tdat_file *f;
+	int64_t end;
+
+	if (w->jobs < 2 || (sel && select_window_get(sel, 1, &end) && end < 0))
+		return false;
+	/* notices name libtraceevent's strings of one handle: keep those files on one thread */
+	for (int i = 0; (f = merge_member(w->merge, i)); i++)
+		if (tdat_file_nnotes(f))
+			return false;
+	if (w->ops->parallel && (w->sink.fd >= 0 || w->ops->put_segs))
+		*mode = PM_PRINT;
+	else if (w->ops->prepare)
+		*mode = PM_PREPARE;
+	else
+		*mode = PM_COPY;
+	/* the merge's count is made of the copies: every event, and the caller sees each */
+	return !merge_counting(w->merge) || (!sel && *mode != PM_PRINT);
+}
+
+static void par_free(struct par *p)
+{
+	struct block *b;
+
+	if (!p)
+		return;
+	if (p->nwk)
+		par_workers_stop(p);
+	for (unsigned i = 0; p->ring && i < p->nring; i++) {
+		struct win *win = &p->ring[i];
+
+		while ((b = win->head)) {
+			win->head = b->next;
+			block_free(b, p);
+		}
+		free(win->cut.from);
+		free(win->cut.to);
+		free(win->start);
+	}
+	while ((b = p->spare)) {
+		p->spare = b->next;
+		block_free(b, p);
+	}
+	free(p->ring);
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->work);
+	pthread_cond_destroy(&p->made);
+	pthread_cond_destroy(&p->room);
+	free(p);
+}
+
+static struct par *par_new(struct tdat_writer *w, struct tdat_select *sel, enum par_mode mode)
+{
+	struct par *p = calloc(1, sizeof(*p));
+	size_t n;
+
+	if (!p)
+		return NULL;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->work, NULL);
+	pthread_cond_init(&p->made, NULL);
+	pthread_cond_init(&p->room, NULL);
+	p->w = w;
+	p->m = w->merge;
+	p->sel = sel;
+	p->mode = mode;
+	p->ncur = merge_ncursors(p->m);
+	p->nring = (unsigned)w->jobs + 1;	/* the one taken, and one for each worker */
+	n = (size_t)p->ncur + 1;
+	if (!(p->ring = calloc(p->nring, sizeof(*p->ring)))) {
+		par_free(p);
+		return NULL;
+	}
+	for (unsigned i = 0; i < p->nring; i++) {
+		struct win *win = &p->ring[i];
+
+		if (!(win->cut.from = malloc(sizeof(struct cpos) * n)) ||
+		    !(win->cut.to = malloc(sizeof(struct cpos) * n)) ||
+		    !(win->start = malloc(sizeof(struct cpos) * n))) {
+			par_free(p);
+			return NULL;
+		}
+	}
+	return p;
+}
+
+/* Queue the window planned into the ring's next slot. */
+static void queue(struct par *p)
+{
+	struct win *win = &p->ring[p->head % p->nring];
+
+	pthread_mutex_lock(&p->mu);
+	win->state = W_QUEUED;
+	win->started = win->failed = false;
+	win->bytes = 0;
+	p->head++;
+	pthread_cond_signal(&p->work);
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* Plan windows into the free slots of the ring; false when the plan is done. */
+static bool fill(struct par *p, struct plan *plan, bool *planned)
+{
+	while (*planned && p->head - p->tail < p->nring) {
+		if (!(*planned = plan_next(plan, &p->ring[p->head % p->nring].cut)))
+			break;
+		queue(p);
+	}
+	return *planned;
+}
+
+/* Write, or put, what block @b holds; its damage and what its selection learnt too. */
+static int take_block(struct par *p, struct block *b, struct tdat_run *run)
+{
+	struct tdat_writer *w = p->w;
+	int ret = 0;
+
+	if (p->sel)
+		select_absorb(p->sel, &b->sel);
+	for (size_t i = 0; i < b->ndmg; i++)
+		merge_damage_add(p->m, b->dmg[i].cursor, b->dmg[i].off, b->dmg[i].bytes,
+				 b->dmg[i].reason);
+	if (p->mode == PM_PRINT && b->segs.n)
+		ret = w->ops->put_segs(w, b->out.buf, &b->segs);
+	else if (p->mode == PM_PRINT)
+		sink_write(&w->sink, b->out.buf, b->out.len);
+	for (size_t i = 0; i < b->nev && !ret; i++) {
 		struct tdat_event ev = b->ev[i];
-		size_t start = w->sink.len;
-		int r;
 
 		ev.data = b->bytes + (uintptr_t)ev.data;
-		ev.file = k->files[ev.input];
-		if (!w->ops->prepare) {
-			if ((b->ret = tdat_writer_put(w, &ev)))
-				memcpy(b->errmsg, w->errmsg, sizeof(b->errmsg));
-			continue;
-		}
-		if ((r = w->ops->prepare(w, &ev)) < 0 || w->sink.err) {
-			b->ret = r < 0 ? r : TDAT_ENOMEM;
-			tdat_msg(b->errmsg, "out of memory");
-		}
-		b->pre_off[i] = start;
-		b->pre_len[i] = r ? NO_PRE : w->sink.len - start;
+		w->pre = p->mode == PM_PREPARE && b->pre_len[i] != NO_PRE ? b->out.buf + b->pre_off[i]
+									  : NULL;
+		w->pre_len = w->pre ? b->pre_len[i] : 0;
+		if (!(ret = writer_put_now(w, &ev)))
+			ret = merge_tally(p->m, b->cur[i], &ev);
 	}
-	b->ndamaged = w->ndamaged;
-	if (w->ndamaged)
-		b->first = w->damage;
-	/* the batch takes the text; the writer keeps the batch's old buffer */
-	swap = b->out;
-	b->out = w->sink;
-	w->sink = swap;
-	w->sink.len = 0;
-	w->sink.err = 0;
-	segs = b->segs;
-	b->segs = w->segs;
-	w->segs = segs;
-	w->segs.n = 0;
+	w->pre = NULL;
+	if (!ret && w->sink.err) {
+		tdat_msg(w->errmsg, "write error: %s", strerror(w->sink.err));
+		ret = TDAT_EIO;
+	}
+	if (b->ndamaged)
+		writer_damage_add(w, &b->first, b->ndamaged);
+	run->events += b->events;
+	run->kept += b->kept;
+	merge_progress_at(p->m, b->at);
+	if (run->tick)
+		run->tick(run->arg, run->events);
+	return ret;
+}
+
+/* The next block of window @win, or NULL when it has none left (or no one makes it). */
+static struct block *next_block(struct par *p, struct win *win)
+{
+	struct block *b;
+
+	pthread_mutex_lock(&p->mu);
+	while (!win->head && win->state != W_DONE && p->alive)
+		pthread_cond_wait(&p->made, &p->mu);
+	if ((b = win->head)) {
+		win->head = b->next;
+		if (!win->head)
+			win->tail = NULL;
+		win->bytes -= b->size;
+		pthread_cond_broadcast(&p->room);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return b;
+}
+
+static void recycle(struct par *p, struct block *b)
+{
+	pthread_mutex_lock(&p->mu);
+	b->next = p->spare;
+	p->spare = b;
+	pthread_mutex_unlock(&p->mu);
+}
+
+/*
+ * Take window @win's blocks (it must begin at @at, where the blocks taken
+ * so far end); @at and *@last follow them.  0 when the window is done, 1 when
+ * the caller must read on alone, or an error.
+ */
+static int take_window(struct par *p, struct win *win, bool first, struct cpos *at, int *last,
+		       struct tdat_run *run)
+{
+	struct block *b;
+	bool ok, stop;
+	int ret;
+
+	pthread_mutex_lock(&p->mu);
+	while (!win->started && win->state != W_DONE && p->alive)
+		pthread_cond_wait(&p->made, &p->mu);
+	ok = win->started;
+	pthread_mutex_unlock(&p->mu);
+	for (int i = 0; ok && !first && i < p->ncur; i++)
+		ok = cpos_eq(&win->start[i], &at[i]);
+	if (!ok)
+		return 1;
+	while ((b = next_block(p, win))) {
+		p->taken = true;
+		ret = take_block(p, b, run);
+		memcpy(at, b->at, sizeof(*at) * (size_t)p->ncur);
+		*last = b->last;
+		stop = b->stop;
+		recycle(p, b);
+		if (ret || stop)
+			return ret ? ret : 1;
+	}
+	pthread_mutex_lock(&p->mu);
+	ok = win->state == W_DONE && !win->failed;
+	win->state = W_FREE;
+	pthread_mutex_unlock(&p->mu);
+	return ok ? 0 : 1;
+}
+
+/* The windows' time span: from the selection's start (the merge was seeked there), to its end. */
+static int plan_for(struct par *p, struct plan **plan)
+{
+	int64_t start = 0, end = 0;
+	bool has_start = p->sel && select_window_get(p->sel, 0, &start) && start > 0;
+	bool has_end = p->sel && select_window_get(p->sel, 1, &end);
+	uint64_t last = (uint64_t)end;
+
+	return plan_new(p->m, has_start ? (uint64_t)start : 0, has_end ? &last : NULL,
+			p->w->window ? p->w->window : WINDOW_BYTES, plan);
+}
+
+/* TDAT_EUNSUPP: one window holds it all, read it on one thread. */
+static int par_run(struct tdat_writer *w, struct tdat_select *sel, struct tdat_run *run)
+{
+	struct par *p;
+	struct plan *plan = NULL;
+	struct cpos *at = NULL;
+	int last = -1, ret = TDAT_ENOMEM;
+	bool planned = true;
+	enum par_mode mode;
+
+	if (!par_mode(w, sel, &mode))
+		return TDAT_EUNSUPP;
+	if (!(p = par_new(w, sel, mode)) || !(at = calloc((size_t)p->ncur + 1, sizeof(*at))) ||
+	    (ret = plan_for(p, &plan)))
+		goto out;
+	if (!plan_next(plan, &p->ring[0].cut) || p->ring[0].cut.last) {
+		ret = TDAT_EUNSUPP;
+		goto out;
+	}
+	queue(p);
+	if ((ret = par_workers_start(p, w->jobs)))
+		goto out;
+	while ((fill(p, plan, &planned) || p->tail < p->head)) {
+		ret = take_window(p, &p->ring[p->tail % p->nring], !p->tail, at, &last, run);
+		if (ret)
+			break;
+		p->tail++;
+		run->windows++;
+	}
+	par_workers_stop(p);
+	if (ret == 0)
+		ret = merge_windows_done(p->m) ? TDAT_ENOMEM : TDAT_END;
+	else if (ret == 1 && (!p->taken || !(ret = merge_resume(p->m, at, last)))) {
+		run->alone = run->events + 1;
+		ret = run_serial(w, sel, run);
+	}
+out:
+	plan_free(plan);
+	free(at);
+	par_free(p);
+	return ret;
+}
+
+int tdat_writer_run(struct tdat_writer *w, struct tdat_select *sel, struct tdat_run *run)
+{
+	int ret = par_run(w, sel, run);
+
+	if (ret == TDAT_EUNSUPP)
+		ret = run_serial(w, sel, run);
+	if (run->tick)
+		run->tick(run->arg, run->events);	/* the count at the end */
+	return ret;
+}
+
+void tdat_writer_set_window(struct tdat_writer *w, uint64_t bytes)
+{
+	w->window = bytes;
 }
 
 int par_seg_add(struct par_segs *s, int input, unsigned id, size_t len)
@@ -138,276 +353,5 @@ int par_seg_add(struct par_segs *s, int input, unsigned id, size_t len)
 		s->cap = cap;
 	}
 	s->v[s->n++] = (struct par_seg){ .input = input, .id = id, .len = len };
-	return 0;
-}
-
-static int worker_init(struct par *p, struct worker *k);
-
-static void *work(void *arg)
-{
-	struct worker *k = arg;
-	struct par *p = k->p;
-	int i;
-
-	if (!(k->ok = !worker_init(p, k))) {
-		jobring_workers(&p->jr, -1);	/* its batches go to the caller */
-		return NULL;
-	}
-	while ((i = jobring_take(&p->jr)) >= 0) {
-		print_batch(k, &p->ring[i]);
-		jobring_done(&p->jr, i);
-	}
-	return NULL;
-}
-
-/* Print batch @b on the caller's thread, straight into its writer's sink. */
-static void print_here(struct par *p, struct batch *b)
-{
-	for (size_t i = 0; i < b->nev && !b->ret; i++) {
-		struct tdat_event ev = b->ev[i];
-
-		ev.data = b->bytes + (uintptr_t)ev.data;
-		ev.file = merge_member(p->w->merge, ev.input);
-		if ((b->ret = writer_put_now(p->w, &ev)))
-			memcpy(b->errmsg, p->w->errmsg, sizeof(b->errmsg));
-	}
-	b->ndamaged = 0;	/* counted in the caller's writer already */
-}
-
-/* ops->prepare: put batch @b's events in order, each with what a worker prepared. */
-static void put_prepared(struct par *p, struct batch *b)
-{
-	struct tdat_writer *w = p->w;
-
-	for (size_t i = 0; i < b->nev && !b->ret; i++) {
-		struct tdat_event ev = b->ev[i];
-
-		ev.data = b->bytes + (uintptr_t)ev.data;
-		ev.file = merge_member(w->merge, ev.input);
-		w->pre = b->pre_len[i] == NO_PRE ? NULL : b->out.buf + b->pre_off[i];
-		w->pre_len = b->pre_len[i] == NO_PRE ? 0 : b->pre_len[i];
-		if ((b->ret = writer_put_now(w, &ev)))
-			memcpy(b->errmsg, w->errmsg, sizeof(b->errmsg));
-	}
-	w->pre = NULL;
-	b->out.len = 0;
-}
-
-/* Write the oldest batch once printed (or put it, prepared), add its damage, free it. */
-static int write_oldest(struct par *p)
-{
-	struct batch *b = &p->ring[p->jr.tail % p->jr.n];
-	struct tdat_writer *w = p->w;
-
-	if (!jobring_wait_oldest(&p->jr))	/* no worker is left: print it here */
-		print_here(p, b);
-	else if (w->ops->prepare && !b->ret)
-		put_prepared(p, b);
-	if (b->ret && !p->ret) {
-		p->ret = b->ret;
-		memcpy(w->errmsg, b->errmsg, sizeof(w->errmsg));
-	}
-	if (b->segs.n) {
-		int ret = w->ops->put_segs(w, b->out.buf, &b->segs);
-
-		if (ret && !p->ret)
-			p->ret = ret;	/* its message is in w->errmsg */
-		b->segs.n = 0;
-	} else {
-		sink_write(&w->sink, b->out.buf, b->out.len);
-	}
-	if (b->ndamaged)
-		writer_damage_add(w, &b->first, b->ndamaged);
-	b->out.len = 0;
-	b->nev = b->blen = 0;
-	jobring_free_oldest(&p->jr);
-	return p->ret;
-}
-
-static void start_workers(struct par *p);
-
-static void submit(struct par *p)
-{
-	if (!p->nwk)
-		start_workers(p);
-	jobring_submit(&p->jr);
-}
-
-/* The batch being filled, with room for @size more record bytes; NULL without memory. */
-static struct batch *room(struct par *p, size_t size)
-{
-	struct batch *b = &p->ring[p->jr.head % p->jr.n];
-
-	if (b->nev == PAR_EVENTS || (b->nev && b->blen + size > PAR_BYTES)) {
-		submit(p);
-		if (p->jr.head - p->jr.tail == p->jr.n && write_oldest(p))
-			return NULL;
-		b = &p->ring[p->jr.head % p->jr.n];
-	}
-	if (!b->ev && !(b->ev = malloc(sizeof(*b->ev) * PAR_EVENTS)))
-		return NULL;
-	if (p->w->ops->prepare && !b->pre_off &&
-	    (!(b->pre_off = malloc(sizeof(size_t) * PAR_EVENTS)) ||
-	     !(b->pre_len = malloc(sizeof(size_t) * PAR_EVENTS))))
-		return NULL;
-	if (b->blen + size > b->bcap) {
-		size_t cap = b->blen + size > PAR_BYTES ? b->blen + size : PAR_BYTES;
-		char *q = realloc(b->bytes, cap);
-
-		if (!q)
-			return NULL;
-		b->bytes = q;
-		b->bcap = cap;
-	}
-	return b;
-}
-
-int par_put(struct par *p, const struct tdat_event *ev)
-{
-	struct batch *b;
-	struct tdat_event *e;
-
-	if (p->ret)
-		return p->ret;
-	if (p->direct < PAR_EVENTS) {
-		p->direct++;
-		return writer_put_now(p->w, ev);
-	}
-	/* a printer may read an array RECORD_SLACK bytes past the record, as
-	 * the decoder's page buffer allows: copy those bytes too */
-	if (!(b = room(p, (size_t)ev->size + RECORD_SLACK))) {
-		if (!p->ret) {
-			tdat_msg(p->w->errmsg, "out of memory");
-			p->ret = TDAT_ENOMEM;
-		}
-		return p->ret;
-	}
-	e = &b->ev[b->nev++];
-	*e = *ev;
-	memcpy(b->bytes + b->blen, ev->data, (size_t)ev->size + RECORD_SLACK);
-	e->data = (const void *)(uintptr_t)b->blen;
-	e->file = NULL;
-	b->blen += (size_t)ev->size + RECORD_SLACK;
-	return 0;
-}
-
-int par_finish(struct par *p)
-{
-	if (p->ring[p->jr.head % p->jr.n].nev)
-		submit(p);
-	while (p->jr.tail < p->jr.head)
-		write_oldest(p);
-	return p->ret;
-}
-
-static void worker_release(struct worker *k)
-{
-	tdat_writer_free(k->w);
-	tdat_merge_free(k->m);
-	for (int i = 0; i < k->nfiles; i++)
-		tdat_file_free(k->files[i]);
-	free(k->files);
-}
-
-/* Worker @k's clones of the inputs, and its writer over them (its header dropped). */
-static int worker_init(struct par *p, struct worker *k)
-{
-	struct tdat_writer *w = p->w;
-	int n = tdat_merge_nfiles(w->merge), ret;
-
-	k->p = p;
-	if (!(k->files = calloc((size_t)n, sizeof(*k->files))) || !(k->m = tdat_merge_new()))
-		return TDAT_ENOMEM;
-	for (k->nfiles = 0; k->nfiles < n; k->nfiles++) {
-		if ((ret = file_clone(merge_member(w->merge, k->nfiles), &k->files[k->nfiles])))
-			return ret;
-		if ((ret = tdat_merge_add(k->m, k->files[k->nfiles])))
-			return ret;
-	}
-	if (!(k->w = tdat_writer_new(w->ops->name)))
-		return TDAT_ENOMEM;
-	if ((ret = writer_open_worker(k->w, k->m, w->flags & ~TDAT_W_GZIP)))
-		return ret;
-	k->w->sink.len = 0;
-	return 0;
-}
-
-void par_free(struct par *p)
-{
-	if (!p)
-		return;
-	if (p->jr_init)
-		jobring_stop(&p->jr);
-	for (int i = 0; i < p->nwk; i++)
-		pthread_join(p->wk[i].th, NULL);
-	for (int i = 0; p->wk && i < p->nwk; i++)
-		worker_release(&p->wk[i]);
-	for (unsigned i = 0; p->ring && i < p->jr.n; i++) {
-		free(p->ring[i].ev);
-		free(p->ring[i].bytes);
-		free(p->ring[i].segs.v);
-		free(p->ring[i].pre_off);
-		free(p->ring[i].pre_len);
-		sink_release(&p->ring[i].out);
-	}
-	if (p->jr_init)
-		jobring_release(&p->jr);
-	free(p->ring);
-	free(p->wk);
-	free(p);
-}
-
-/* The workers, when the first batch is full; none started: the caller prints every batch. */
-static void start_workers(struct par *p)
-{
-	for (int i = 0; i < p->want; i++) {
-		struct worker *k = &p->wk[p->nwk];
-
-		k->p = p;
-		jobring_workers(&p->jr, 1);
-		if (thread_start(&k->th, work, k)) {
-			jobring_workers(&p->jr, -1);
-			break;
-		}
-		p->nwk++;
-	}
-	p->want = 0;
-}
-
-/* Whether @w's events can be printed by workers: a format that allows it, clonable inputs. */
-static bool par_fits(struct tdat_writer *w)
-{
-	if (w->jobs < 2 || !(w->ops->parallel || w->ops->prepare) ||
-	    (w->ops->parallel && w->sink.fd < 0 && !w->ops->put_segs))
-		return false;
-	/* notices name libtraceevent's strings of one handle: keep those files on one thread */
-	for (int i = 0; i < tdat_merge_nfiles(w->merge); i++)
-		if (tdat_file_nnotes(merge_member(w->merge, i)))
-			return false;
-	return true;
-}
-
-int par_new(struct tdat_writer *w, struct par **out)
-{
-	struct par *p;
-	int ret = 0;
-
-	*out = NULL;
-	if (!par_fits(w))
-		return 0;
-	if (!(p = calloc(1, sizeof(*p))))
-		return TDAT_ENOMEM;
-	p->w = w;
-	p->jr_init = !jobring_init(&p->jr, 3 * (unsigned)w->jobs);
-	p->ring = p->jr_init ? calloc(p->jr.n, sizeof(*p->ring)) : NULL;
-	p->wk = calloc((size_t)w->jobs, sizeof(*p->wk));
-	for (unsigned i = 0; p->ring && i < p->jr.n && !ret; i++)
-		ret = sink_init(&p->ring[i].out, -1);
-	if (!p->ring || !p->wk || ret) {
-		par_free(p);
-		return TDAT_ENOMEM;
-	}
-	p->want = w->jobs;	/* the caller puts every event */
-	*out = p;
 	return 0;
 }

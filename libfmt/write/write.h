@@ -412,7 +412,7 @@ struct tdat_writer {
 	const char *path;		/* file or directory formats */
 	struct tdat_merge *merge;
 	unsigned flags;
-	int jobs;			/* threads for gzip (tdat_writer_set_jobs()) */
+	int jobs;			/* threads (tdat_writer_set_jobs()) */
 	char errmsg[TDAT_MSG_LEN];
 	char warning[TDAT_MSG_LEN];	/* tdat_writer_warning() */
 	uint64_t ndamaged;		/* events written without part of them */
@@ -421,7 +421,7 @@ struct tdat_writer {
 		char first[TDAT_MSG_LEN];	/* the first one: sys:name at time: why */
 		const char *one, *many;		/* what the last one was, in the warning */
 	} damage;
-	struct par *par;		/* events printed on several threads (par.c) */
+	uint64_t window;		/* -j: bytes a time window holds, 0: par.c's default */
 	struct par_segs segs;		/* a worker's text by destination (ops->put_segs) */
 	const char *pre;		/* put(): what a worker's ops->prepare made of the event, */
 	size_t pre_len;			/* NULL: nothing (par.c) */
@@ -455,16 +455,6 @@ int writer_open_worker(struct tdat_writer *w, struct tdat_merge *m, unsigned fla
 
 /* tdat_writer_put() on this thread (what par.c's workers and caller call). */
 int writer_put_now(struct tdat_writer *w, const struct tdat_event *ev);
-
-/*
- * par.c: when @w's format allows it and w->jobs > 1, workers that print
- * its events (*@out; NULL: print on the caller's thread); then par_put()
- * each event, par_finish() before the format's close.
- */
-int par_new(struct tdat_writer *w, struct par **out);
-int par_put(struct par *p, const struct tdat_event *ev);
-int par_finish(struct par *p);
-void par_free(struct par *p);
 
 /* An event of a type whose print format is not supported, printed with its fields only (unsupported.c). */
 void writer_unsupported(struct tdat_writer *w, const struct tdat_event *ev, const char *system,

@@ -335,9 +335,7 @@ static int writer_open(struct tdat_writer *w, int fd, const char *path, struct t
 	}
 	if (w->ops->open && (ret = w->ops->open(w)))
 		return ret;
-	if (!worker && (ret = par_new(w, &w->par)))
-		tdat_msg(w->errmsg, "out of memory");
-	return ret;
+	return 0;
 }
 
 int tdat_writer_open(struct tdat_writer *w, int fd, const char *path, struct tdat_merge *m,
@@ -402,7 +400,7 @@ static void check_fields(struct tdat_writer *w, const struct tdat_event *ev)
 
 int tdat_writer_put(struct tdat_writer *w, const struct tdat_event *ev)
 {
-	return w->par ? par_put(w->par, ev) : writer_put_now(w, ev);
+	return writer_put_now(w, ev);
 }
 
 int writer_put_now(struct tdat_writer *w, const struct tdat_event *ev)
@@ -422,10 +420,8 @@ int writer_put_now(struct tdat_writer *w, const struct tdat_event *ev)
 
 int tdat_writer_close(struct tdat_writer *w)
 {
-	int ret = w->par ? par_finish(w->par) : 0;
+	int ret = 0;
 
-	par_free(w->par);
-	w->par = NULL;
 	if (w->ops->close) {
 		int r = w->ops->close(w);
 
@@ -491,7 +487,6 @@ void tdat_writer_free(struct tdat_writer *w)
 	if (!w)
 		return;
 	free(w->piece);
-	par_free(w->par);
 	if (w->ops->free)
 		w->ops->free(w);
 	sink_release(&w->sink);

@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# t-jobs.sh: -j N prints text and csv events on N threads and writes them in
-# order, formats json's fields on N threads for the caller to put in order,
-# and reads v7 chunks ahead on a thread for every format: for every
-# capture in testdata/ (the damaged ones in bad/ too), every text option,
-# csv, json, perfetto, sqlite, typed csv and dat, -j 2, 3 and 8 give the
-# same output, the same messages and the same exit status as -j 1; so do
-# several inputs, merged
-# files of many buffers (past the first 4096 events, which the caller
-# prints itself), standard input, a selection and gzip.
+# t-jobs.sh: -j N cuts the timeline into time windows that N workers each
+# decode, select and format, and the caller takes them in order (text and
+# csv printed by the workers, json's fields formatted by them, the other
+# formats' events put by the caller): for every capture in testdata/ (the
+# damaged ones in bad/ too) and its v6 copy, in windows as small as they
+# can be (TDAT_JOBS_WINDOW=1: a cut at every page or chunk), every text
+# option, csv, json, perfetto, sqlite, typed csv, parquet and dat give at -j
+# 2, 3 and 8 the same output, the same messages and the same exit status
+# as at -j 1; so do several inputs, merged files of many buffers, damaged
+# chunks between cuts, times that go back across a cut (the caller reads
+# on alone), stack traces whose event a selection decides in the window
+# before, standard input, a selection and gzip.
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
 TD=testdata
 O=$T_TMP
+export TDAT_JOBS_WINDOW=1	# a window a page (v6) or a chunk (v7): every cut there is
 
 # same NAME ARGS...: tdat-convert ARGS at -j 1 and at -j 2, 3, 8: equal
 # stdout, stderr and exit status
@@ -57,20 +61,73 @@ same_out() {
 	done
 }
 
-for dat in $TD/*.dat $TD/bad/*.dat; do
+# windows NAME ARGS...: -j 2 --verbose reads ARGS in more than one time window
+windows() {
+	local name=$1 n
+	shift
+	n=$(tdat-convert -j 2 --verbose -o /dev/null "$@" 2>&1 | sed -n 's/.*: \([0-9]*\) time windows* read.*/\1/p')
+	t_assert "$name: -j 2 reads it in ${n:-no} time windows" test "${n:-0}" -gt 1
+}
+
+mkdir -p "$O/v6"
+for dat in $TD/*.dat $TD/sym/*.dat $TD/bad/*.dat; do
 	f=${dat#"$TD"/}
-	same "$f text" "$dat"
-	# every format reads v7 chunks ahead on a thread at -j 2 and more
-	same "$f json" -f json "$dat"
-	[[ $f == bad/* ]] && continue
-	same "$f text -t" -t "$dat"
-	same "$f text -R" -R "$dat"
-	same "$f csv" -f csv "$dat"
-	same "$f perfetto" -f perfetto "$dat"
-	same_out "$f sqlite" -f sqlite "$dat"
-	same_out "$f typed csv" -f csv --split-by-event "$dat"
-	same_out "$f dat" -f dat "$dat"
+	v6=$O/v6/${f//\//_}
+	tdat-convert -f dat --file-version 6 -o "$v6" "$dat" 2>/dev/null || rm -f "$v6"
+	for in in "$dat" "$v6"; do
+		[[ -s $in ]] || continue
+		[[ $in == "$v6" ]] && f="$f (v6)"
+		same "$f text" "$in"
+		same "$f json" -f json "$in"
+		[[ $f == bad/* ]] && continue
+		same "$f text -t" -t "$in"
+		same "$f text -R" -R "$in"
+		same "$f csv" -f csv "$in"
+		same "$f perfetto" -f perfetto "$in"
+		same_out "$f sqlite" -f sqlite "$in"
+		same_out "$f typed csv" -f csv --split-by-event "$in"
+		same_out "$f parquet" -f parquet "$in"
+		same_out "$f dat" -f dat "$in"
+	done
 done
+# the cuts are real: the v6 copies of the captures with most to get right
+# (lost events, a stack's words past its record, two buffers, markers,
+# non-ns clocks) are read in many windows
+for f in lost-events stack two-buffers markers clock-x86-tsc clock-counter chunks v6; do
+	windows "$f.dat (v6)" "$O/v6/$f.dat"
+done
+windows "chunks.dat (v7, a window a chunk)" $TD/chunks.dat
+
+# times that go back: two pages of CPU 0 moved 200 ms earlier; the window
+# after them does not begin where the one before ended, so the caller reads
+# on alone from there: the output is still -j 1's (and trace-cmd report's)
+python3 - "$O/v6/chunks.dat" "$O/back.dat" <<'PY'
+import json, struct, subprocess, sys
+src, dst = sys.argv[1:]
+info = json.loads(subprocess.check_output(['tdat-info', '--json', src]))
+off = info['buffers'][0]['cpus'][0]['offset']
+data = bytearray(open(src, 'rb').read())
+for k in (40, 41):
+    ts = struct.unpack_from('<Q', data, off + k * 4096)[0]
+    struct.pack_into('<Q', data, off + k * 4096, ts - 200000000)
+open(dst, 'wb').write(data)
+PY
+same "times that go back text" "$O/back.dat"
+same "times that go back json" -f json "$O/back.dat"
+same_out "times that go back sqlite" -f sqlite "$O/back.dat"
+t_assert "times that go back: the caller reads on alone from the first window that does not fit" \
+	sh -c "tdat-convert -j 2 --verbose -o /dev/null '$O/back.dat' 2>&1 | grep -q 'read on one thread'"
+if have_trace_cmd; then
+	t_assert "times that go back: trace-cmd report prints what -j 2 does" \
+		test "$("$TRACE_CMD" report "$O/back.dat" 2>/dev/null | md5sum)" = "$(tdat-convert -j 2 "$O/back.dat" | md5sum)"
+else
+	skip "times that go back: trace-cmd report prints what -j 2 does" "trace-cmd is not installed"
+fi
+# a stack trace goes with the event before it on its CPU: when that event is
+# in the window before, the caller decides on alone
+same "stack.dat (v6) -e sched_switch" -e sched_switch "$O/v6/stack.dat"
+same "stack.dat (v6) -F comm" -F 'sched_switch:prev_pid>0' "$O/v6/stack.dat"
+same "stack.dat (v6) --cpu 0 -R" --cpu 0 -R "$O/v6/stack.dat"
 
 # damage in chunks the thread reads ahead (not a CPU's first): the cursor
 # reads them again itself, so -j 2 reports what -j 1 does, at the same place
@@ -132,9 +189,8 @@ t_assert "nine inputs typed csv: the renamed field's rows in sched.sched_switch.
 	sh -c "head -n 1 '$O/so1/sched.sched_switch.2.csv' | grep -q prev_pie &&
 	       test \$(wc -l <'$O/so1/sched.sched_switch.2.csv') -gt 800"
 t_assert "the eight inputs are many batches (over 200000 lines)" test "$(wc -l <"$O/out1")" -gt 200000
-# the first 4096 events are printed on the caller's thread, the rest by the
-# workers: sixteen copies of the small captures whose text has most to get
-# right (a stack's words past its record with -R, lost-event lines, markers)
+# sixteen copies of the small captures whose text has most to get right (a
+# stack's words past its record with -R, lost-event lines, markers), merged
 for f in stack lost-events markers two-buffers; do
 	for i in $(seq 16); do cp $TD/$f.dat "$O/$f$i.dat"; done
 	if tdat-merge -o "$O/${f}-x16.dat" $(for i in $(seq 16); do echo "$O/$f$i.dat"; done) 2>/dev/null; then
@@ -182,12 +238,15 @@ t_assert "which is the text" cmp -s <(gzip -dc "$O/x2.txt.gz") <(tdat-convert $T
 if command -v strace >/dev/null; then
 	strace -f -qq -e trace=clone,clone3 -o "$O/st3" tdat-convert -j 3 -o /dev/null $TD/chunks.dat
 	strace -f -qq -e trace=clone,clone3 -o "$O/st1" tdat-convert -j 1 -o /dev/null $TD/chunks.dat
-	t_assert "-j 3 prints on three threads ($(grep -c clone "$O/st3") clone calls)" \
+	t_assert "-j 3 reads on three threads ($(grep -c clone "$O/st3") clone calls)" \
 		test "$(grep -c 'clone' "$O/st3")" -ge 3
 	t_assert "-j 1 on the caller's only" test "$(grep -c 'clone' "$O/st1")" = 0
-	strace -f -qq -e trace=clone,clone3 -o "$O/stj" tdat-convert -j 2 -f json -o /dev/null $TD/chunks.dat
-	t_assert "-j 2 -f json reads chunks ahead on a thread" grep -q clone "$O/stj"
+	TDAT_JOBS_WINDOW= strace -f -qq -e trace=clone,clone3 -o "$O/stj" tdat-convert -j 2 -f json -o /dev/null $TD/chunks.dat
+	t_assert "-j 2 -f json in one window (the default size) reads chunks ahead on a thread" \
+		test "$(grep -c 'clone' "$O/stj")" = 1
 else
-	skip "-j 3 prints on three threads" "strace is not installed"
+	skip "-j 3 reads on three threads" "strace is not installed"
+	skip "-j 1 on the caller's only" "strace is not installed"
+	skip "-j 2 -f json in one window reads chunks ahead on a thread" "strace is not installed"
 fi
 done_testing

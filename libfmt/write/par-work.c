@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * par-work.c - a -j worker of tdat_writer_run(): it takes the oldest
+ * queued time window, decodes it with a merge of its own over handles of
+ * its own on the same files (file_clone(): libtraceevent's handles are not
+ * shared between threads), selects with a copy of the selection, and makes
+ * blocks of it for the caller (par.c) to take in order: text printed by a
+ * writer of its own (PM_PRINT), or copies of the kept events with what the
+ * format prepared of them (PM_PREPARE) or not (PM_COPY).  Each block
+ * carries the merge's places after it, the damage met while making it and
+ * what the selection learnt, so the caller can go on alone from any block.
+ * A window holds at most QUEUE_BYTES of blocks the caller has not taken:
+ * memory stays bounded whatever the window's size.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "guard/guard.h"
+#include "write/par.h"
+
+struct worker {
+	struct par *p;
+	pthread_t th;
+	struct tdat_file **files;	/* clones, as merge_member() of the caller's */
+	struct tdat_file **orig;	/* the caller's files they clone */
+	int nfiles, hit;
+	struct tdat_merge *m;
+	struct tdat_select *sel;
+	struct tdat_writer *w;		/* PM_PRINT, PM_PREPARE */
+	struct block *b;		/* being made */
+	struct win *win;
+};
+
+void block_free(struct block *b, struct par *p)
+{
+	(void)p;
+	if (!b)
+		return;
+	free(b->ev);
+	free(b->cur);
+	free(b->bytes);
+	sink_release(&b->out);
+	free(b->segs.v);
+	free(b->pre_off);
+	free(b->pre_len);
+	free(b->dmg);
+	free(b->at);
+	select_state_release(&b->sel);
+	free(b);
+}
+
+static struct block *block_new(struct par *p)
+{
+	struct block *b = calloc(1, sizeof(*b));
+
+	if (!b || sink_init(&b->out, -1) ||
+	    !(b->at = malloc(sizeof(*b->at) * ((size_t)p->ncur + 1))) ||
+	    (p->sel && select_state_init(p->sel, &b->sel)) ||
+	    (p->mode != PM_PRINT && (!(b->ev = malloc(sizeof(*b->ev) * BLOCK_EVENTS)) ||
+				     !(b->cur = malloc(sizeof(*b->cur) * BLOCK_EVENTS)))) ||
+	    (p->mode == PM_PREPARE && (!(b->pre_off = malloc(sizeof(size_t) * BLOCK_EVENTS)) ||
+				       !(b->pre_len = malloc(sizeof(size_t) * BLOCK_EVENTS))))) {
+		block_free(b, p);
+		return NULL;
+	}
+	return b;
+}
+
+/* A block to fill, once window @win has room for one more; NULL: stop, or no memory. */
+static struct block *block_get(struct worker *k)
+{
+	struct par *p = k->p;
+	struct block *b;
+
+	pthread_mutex_lock(&p->mu);
+	while (!p->stop && k->win->bytes >= QUEUE_BYTES)
+		pthread_cond_wait(&p->room, &p->mu);
+	b = p->stop ? NULL : p->spare;
+	if (b)
+		p->spare = b->next;
+	pthread_mutex_unlock(&p->mu);
+	if (!b && !p->stop)
+		b = block_new(p);
+	if (b) {
+		b->next = NULL;
+		b->nev = b->blen = b->ndmg = b->segs.n = b->out.len = 0;
+		b->ndamaged = b->events = b->kept = 0;
+		b->stop = false;
+	}
+	return b;
+}
+
+/* The merge's damage, into the block being made. */
+static void on_damage(void *arg, int cursor, uint64_t off, uint64_t bytes, const char *reason)
+{
+	struct block *b = ((struct worker *)arg)->b;
+	struct par_dmg *d;
+
+	if (!b)
+		return;
+	if (b->ndmg == b->dcap) {
+		size_t cap = b->dcap ? 2 * b->dcap : 16;
+
+		if (!(d = realloc(b->dmg, sizeof(*d) * cap)))
+			return;	/* the caller's merge would have lost it too */
+		b->dmg = d;
+		b->dcap = cap;
+	}
+	b->dmg[b->ndmg++] = (struct par_dmg){ cursor, off, bytes, reason };
+}
+
+/* The index of the clone @f among the worker's files. */
+static int file_index(struct worker *k, const struct tdat_file *f)
+{
+	if (k->files[k->hit] != f)
+		for (k->hit = 0; k->hit < k->nfiles - 1 && k->files[k->hit] != f; k->hit++)
+			;
+	return k->hit;
+}
+
+/* Copy @ev (kept) into block @b, with what the format prepares of it. */
+static int put_copy(struct worker *k, struct block *b, const struct tdat_event *ev)
+{
+	size_t need = (size_t)ev->size + RECORD_SLACK, start = k->w ? k->w->sink.len : 0;
+	struct tdat_event *e;
+	int r;
+
+	if (b->blen + need > b->bcap) {
+		size_t cap = b->blen + need > BLOCK_BYTES ? b->blen + need : BLOCK_BYTES;
+		char *q = realloc(b->bytes, cap);
+
+		if (!q)
+			return TDAT_ENOMEM;
+		b->bytes = q;
+		b->bcap = cap;
+	}
+	e = &b->ev[b->nev];
+	*e = *ev;
+	/* a printer may read an array RECORD_SLACK bytes past the record, as the page allows */
+	memcpy(b->bytes + b->blen, ev->data, need);
+	e->data = (const void *)(uintptr_t)b->blen;
+	e->file = k->orig[file_index(k, ev->file)];
+	b->cur[b->nev] = merge_last(k->m);
+	b->blen += need;
+	if (k->p->mode == PM_PREPARE) {
+		if ((r = k->w->ops->prepare(k->w, ev)) < 0 || k->w->sink.err)
+			return r < 0 ? r : TDAT_ENOMEM;
+		b->pre_off[b->nev] = start;
+		b->pre_len[b->nev] = r ? NO_PRE : k->w->sink.len - start;
+	}
+	b->nev++;
+	return 0;
+}
+
+/* Whether block @b is full. */
+static bool block_full(const struct worker *k, const struct block *b)
+{
+	if (b->events >= BLOCK_READ)
+		return true;
+	if (k->p->mode == PM_PRINT)
+		return k->w->sink.len >= BLOCK_BYTES || b->kept >= BLOCK_EVENTS;
+	return b->nev == BLOCK_EVENTS || b->blen >= BLOCK_BYTES ||
+	       (k->w && k->w->sink.len >= BLOCK_BYTES);
+}
+
+/* Block @b ends here (@last: merge_places()'s, or -1 before the event just handed out). */
+static void block_seal(struct worker *k, struct block *b, int last)
+{
+	struct tdat_writer *w = k->w;
+	struct tdat_sink swap;
+	struct par_segs segs;
+
+	merge_places(k->m, b->at);
+	b->last = last;
+	if (k->sel)
+		select_take(k->sel, &b->sel);
+	if (!w)
+		return;
+	b->ndamaged = w->ndamaged;
+	if (w->ndamaged) {
+		b->first = w->damage;
+		/* the caller's file's path: the clones go before the warning is printed */
+		for (int i = 0; i < k->nfiles; i++)
+			if (b->first.path == k->files[i]->info.path)
+				b->first.path = k->orig[i]->info.path;
+	}
+	w->ndamaged = 0;
+	/* the block takes the text; the writer keeps the block's old buffer */
+	swap = b->out;
+	b->out = w->sink;
+	w->sink = swap;
+	w->sink.len = 0;
+	w->sink.err = 0;
+	segs = b->segs;
+	b->segs = w->segs;
+	w->segs = segs;
+	w->segs.n = 0;
+}
+
+/* Hand block @b to the caller; false when told to stop. */
+static bool block_push(struct worker *k, struct block *b)
+{
+	struct par *p = k->p;
+	struct win *win = k->win;
+	bool go;
+
+	pthread_mutex_lock(&p->mu);
+	if (win->tail)
+		win->tail->next = b;
+	else
+		win->head = b;
+	win->tail = b;
+	b->size = b->out.len + b->blen + b->nev * sizeof(*b->ev);
+	win->bytes += b->size;
+	go = !p->stop;
+	pthread_cond_broadcast(&p->made);
+	pthread_mutex_unlock(&p->mu);
+	return go;
+}
+
+/* One event of the window: selected, put into the block. 0, 1: stop here, or an error. */
+static int take_event(struct worker *k, struct block *b, const struct tdat_event *ev)
+{
+	int keep = k->sel ? select_match_window(k->sel, ev) : 1;
+
+	if (keep < 0)
+		return 1;
+	b->events++;
+	if (!keep)
+		return 0;
+	b->kept++;
+	if (k->p->mode == PM_PRINT)
+		return writer_put_now(k->w, ev);
+	return put_copy(k, b, ev);
+}
+
+/* Window @win, from its start, into blocks; false when the worker cannot go on. */
+static bool run_window(struct worker *k, struct win *win)
+{
+	const struct tdat_event *ev;
+	struct block *b;
+	int ret;
+
+	k->win = win;
+	if (!(b = k->b = block_get(k)))
+		return false;
+	ret = merge_window(k->m, &win->cut, win->start);
+	pthread_mutex_lock(&k->p->mu);
+	win->started = !ret;
+	pthread_cond_broadcast(&k->p->made);
+	pthread_mutex_unlock(&k->p->mu);
+	if (ret)
+		return false;
+	if (k->sel)
+		select_window(k->sel);
+	while ((ret = tdat_merge_next(k->m, &ev)) == 0) {
+		if ((ret = take_event(k, b, ev)) == 1) {
+			block_seal(k, b, -1);
+			b->stop = true;
+			k->b = NULL;
+			block_push(k, b);
+			return true;
+		}
+		if (ret)
+			break;
+		if (!block_full(k, b))
+			continue;
+		block_seal(k, b, merge_last(k->m));
+		k->b = NULL;
+		if (!block_push(k, b) || !(b = k->b = block_get(k)))
+			return false;
+	}
+	if (ret != TDAT_END) {
+		block_free(b, k->p);	/* the caller reads on alone and meets the failure itself */
+		k->b = NULL;
+		return false;
+	}
+	block_seal(k, b, -1);
+	k->b = NULL;
+	return block_push(k, b);
+}
+
+/* The oldest queued window, now the worker's; NULL: stop. */
+static struct win *take_window(struct par *p)
+{
+	struct win *win = NULL;
+
+	pthread_mutex_lock(&p->mu);
+	while (!p->stop && !win) {
+		for (uint64_t i = p->tail; i < p->head && !win; i++)
+			if (p->ring[i % p->nring].state == W_QUEUED)
+				win = &p->ring[i % p->nring];
+		if (!win)
+			pthread_cond_wait(&p->work, &p->mu);
+	}
+	if (win)
+		win->state = W_BUSY;
+	pthread_mutex_unlock(&p->mu);
+	return win;
+}
+
+static void window_end(struct par *p, struct win *win, bool ok)
+{
+	pthread_mutex_lock(&p->mu);
+	win->failed = !ok;
+	win->state = W_DONE;
+	pthread_cond_broadcast(&p->made);
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* The worker's clones of every file of the merge, its merge, selection and writer. */
+static int worker_init(struct worker *k)
+{
+	struct par *p = k->p;
+	int ret;
+
+	for (k->nfiles = 0; merge_member(p->m, k->nfiles); k->nfiles++)
+		;
+	if (!(k->files = calloc((size_t)k->nfiles + 1, sizeof(*k->files))) ||
+	    !(k->orig = calloc((size_t)k->nfiles + 1, sizeof(*k->orig))) ||
+	    !(k->m = tdat_merge_new()))
+		return TDAT_ENOMEM;
+	for (int i = 0; i < k->nfiles; i++) {
+		k->orig[i] = merge_member(p->m, i);
+		if ((ret = file_clone(k->orig[i], &k->files[i])) ||
+		    (ret = tdat_merge_add(k->m, k->files[i])))
+			return ret;
+	}
+	if (merge_ncursors(k->m) != p->ncur)
+		return TDAT_EINVAL;
+	merge_damage_hook(k->m, on_damage, k);
+	if (p->sel && (!(k->sel = select_clone(p->sel)) || select_bind_filters(k->sel, k->m)))
+		return TDAT_ENOMEM;
+	if (p->mode == PM_COPY)
+		return 0;
+	if (!(k->w = tdat_writer_new(p->w->ops->name)))
+		return TDAT_ENOMEM;
+	if ((ret = writer_open_worker(k->w, k->m, p->w->flags & ~TDAT_W_GZIP)))
+		return ret;
+	k->w->sink.len = 0;	/* no header */
+	return 0;
+}
+
+static void worker_release(struct worker *k)
+{
+	tdat_writer_free(k->w);
+	tdat_select_free(k->sel);
+	tdat_merge_free(k->m);
+	for (int i = 0; k->files && i < k->nfiles; i++)
+		tdat_file_free(k->files[i]);
+	free(k->files);
+	free(k->orig);
+	block_free(k->b, k->p);
+}
+
+static void *work(void *arg)
+{
+	struct worker *k = arg;
+	struct par *p = k->p;
+	struct win *win;
+	bool ok = !worker_init(k);
+
+	while (ok && (win = take_window(p)))
+		window_end(p, win, ok = run_window(k, win));
+	pthread_mutex_lock(&p->mu);
+	p->alive--;	/* the caller may wait for a window no one is left to take */
+	pthread_cond_broadcast(&p->made);
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+int par_workers_start(struct par *p, int n)
+{
+	if (!(p->wk = calloc((size_t)n, sizeof(*p->wk))))
+		return TDAT_ENOMEM;
+	for (int i = 0; i < n; i++) {
+		struct worker *k = &p->wk[p->nwk];
+
+		k->p = p;
+		pthread_mutex_lock(&p->mu);
+		p->alive++;
+		pthread_mutex_unlock(&p->mu);
+		if (thread_start(&k->th, work, k)) {
+			pthread_mutex_lock(&p->mu);
+			p->alive--;
+			pthread_mutex_unlock(&p->mu);
+			break;
+		}
+		p->nwk++;
+	}
+	return 0;
+}
+
+void par_workers_stop(struct par *p)
+{
+	pthread_mutex_lock(&p->mu);
+	p->stop = true;
+	pthread_cond_broadcast(&p->work);
+	pthread_cond_broadcast(&p->room);
+	pthread_mutex_unlock(&p->mu);
+	for (int i = 0; i < p->nwk; i++)
+		pthread_join(p->wk[i].th, NULL);
+	for (int i = 0; i < p->nwk; i++)
+		worker_release(&p->wk[i]);
+	free(p->wk);
+	p->wk = NULL;
+	p->nwk = 0;
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * par.h - what par.c (the caller's side of tdat_writer_run() on -j
+ * threads) and par-work.c (its workers) share: time windows, the blocks a
+ * worker makes of one, and the lock over both.
+ */
+#ifndef TDAT_PAR_H
+#define TDAT_PAR_H
+
+#include "write/write.h"
+
+#define BLOCK_EVENTS 4096	/* events a block holds, at most */
+#define BLOCK_BYTES (1 << 20)	/* text or record bytes a block holds, about */
+#define BLOCK_READ (16 * BLOCK_EVENTS)	/* events read (kept or not) a block stands for */
+#define QUEUE_BYTES (16u << 20)	/* bytes of blocks one window made and the caller has not taken */
+#define NO_PRE SIZE_MAX		/* an event ops->prepare made nothing of */
+
+enum par_mode {
+	PM_PRINT,	/* workers print the events (ops->parallel): text, csv, typed csv */
+	PM_PREPARE,	/* workers format each event's fields (ops->prepare), the caller puts */
+	PM_COPY,	/* workers decode and select, the caller puts copies */
+};
+
+/* Damage a worker's merge found, for the caller's merge to report (merge_damage_add()). */
+struct par_dmg {
+	int cursor;
+	uint64_t off, bytes;
+	const char *reason;
+};
+
+/* A piece of a window's output, in timeline order, made by a worker and taken by the caller. */
+struct block {
+	struct block *next;
+	struct tdat_event *ev;	/* PM_PREPARE, PM_COPY: the kept events, ->data an offset */
+	int *cur;		/* and each one's cursor (for tdat_merge_count()) */
+	size_t nev;
+	char *bytes;		/* their records */
+	size_t blen, bcap;
+	struct tdat_sink out;	/* PM_PRINT: the text; PM_PREPARE: the prepared bytes */
+	struct par_segs segs;	/* PM_PRINT with ops->put_segs: the text's destinations */
+	size_t *pre_off, *pre_len;	/* PM_PREPARE: each event's bytes in out */
+	uint64_t ndamaged;	/* events the worker's writer wrote without part of them */
+	struct writer_damage first;
+	struct par_dmg *dmg;
+	size_t ndmg, dcap;
+	struct cpos *at;	/* the worker's merge's places after the block, */
+	int last;		/* and its cursor handed out last (merge_places()) */
+	uint64_t events, kept;	/* read, and kept */
+	struct sel_state sel;	/* with a selection: what it learnt */
+	bool stop;		/* the caller goes on alone from here (select_match_window()) */
+	size_t size;		/* what it holds, in bytes */
+};
+
+enum { W_FREE, W_QUEUED, W_BUSY, W_DONE };
+
+struct win {
+	int state;
+	struct wcut cut;
+	struct cpos *start;		/* the cursors' places where the window begins */
+	bool started;			/* start is set: its worker found them */
+	bool failed;			/* its worker could not go on */
+	struct block *head, *tail;	/* made, not yet taken */
+	size_t bytes;			/* what they hold */
+};
+
+struct worker;
+
+struct par {
+	struct tdat_writer *w;		/* the caller's */
+	struct tdat_merge *m;		/* its merge */
+	struct tdat_select *sel;	/* the caller's selection, or NULL */
+	enum par_mode mode;
+	int ncur;			/* cursors of the merge */
+	pthread_mutex_t mu;
+	pthread_cond_t work;		/* a window was queued, or stop */
+	pthread_cond_t made;		/* a block, a start, an end or a failure */
+	pthread_cond_t room;		/* a block was taken, or stop */
+	bool stop;
+	int alive;			/* workers that take windows */
+	struct win *ring;
+	unsigned nring;
+	uint64_t head, tail;		/* windows queued, taken */
+	struct block *spare;		/* blocks to reuse */
+	struct worker *wk;
+	int nwk;
+	bool taken;			/* a block was taken: the merge goes on from its end */
+};
+
+/* par-work.c */
+int par_workers_start(struct par *p, int n);
+void par_workers_stop(struct par *p);
+void block_free(struct block *b, struct par *p);
+
+#endif /* TDAT_PAR_H */
