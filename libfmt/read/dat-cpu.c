@@ -623,7 +623,7 @@ static bool plain_page_ts(struct cursor *c, uint64_t off, uint64_t *ts)
 }
 
 /* The time of the first page of the chunk at @off, decompressed aside (no damage reported). */
-static bool chunk_ts(const struct cursor *c, uint64_t off, uint64_t *ts)
+static bool chunk_ts(struct cursor *c, uint64_t off, uint64_t *ts)
 {
 	struct cursor probe = *c;
 	bool ok;
@@ -631,16 +631,19 @@ static bool chunk_ts(const struct cursor *c, uint64_t off, uint64_t *ts)
 	probe.next_off = off;
 	probe.chunks_left = 1;
 	probe.damage = NULL;
-	probe.buf = NULL;
-	probe.buf_cap = 0;
-	probe.zbuf = NULL;
-	probe.zbuf_cap = 0;
+	/* buffers of its own, kept for the next probe */
+	probe.buf = c->pbuf;
+	probe.buf_cap = c->pbuf_cap;
+	probe.zbuf = c->pzbuf;
+	probe.zbuf_cap = c->pzbuf_cap;
 	probe.ahead = (struct ahead){ 0 };
 	ok = !fill_compressed(&probe) && probe.buf_len >= 8;
 	if (ok)
 		*ts = file_ts(c->f, file_num(c->f, probe.buf, 8), c->ci->cpu);
-	free(probe.buf);
-	free(probe.zbuf);
+	c->pbuf = probe.buf;
+	c->pbuf_cap = probe.buf_cap;
+	c->pzbuf = probe.zbuf;
+	c->pzbuf_cap = probe.zbuf_cap;
 	return ok;
 }
 
@@ -747,6 +750,10 @@ void cursor_release(struct cursor *c)
 	free(c->buf);
 	free(c->zbuf);
 	free(c->cut);
+	free(c->pbuf);
+	free(c->pzbuf);
+	c->pbuf = c->pzbuf = NULL;
+	c->pbuf_cap = c->pzbuf_cap = 0;
 	c->cut = NULL;
 	c->zbuf = NULL;
 	c->kbuf = NULL;

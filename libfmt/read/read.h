@@ -594,6 +594,8 @@ struct cursor {
 	struct ahead ahead;
 	uint64_t data_off;	/* where the data starts (after v7's chunk count) */
 	uint32_t nchunks;	/* v7: chunks in all */
+	unsigned char *pbuf, *pzbuf;	/* a chunk decompressed aside for its time (seeking) */
+	size_t pbuf_cap, pzbuf_cap;
 };
 
 int cursor_init(struct cursor *c, struct tdat_file *f, int input, int buffer, int cpu_index);

@@ -213,7 +213,9 @@ static bool block_push(struct worker *k, struct block *b)
 	b->size = b->out.len + b->blen + b->nev * sizeof(*b->ev);
 	win->bytes += b->size;
 	go = !p->stop;
-	pthread_cond_broadcast(&p->made);
+	/* the caller waits only for the oldest window's blocks */
+	if (win == &p->ring[p->tail % p->nring])
+		pthread_cond_broadcast(&p->made);
 	pthread_mutex_unlock(&p->mu);
 	return go;
 }

@@ -303,7 +303,9 @@ static int par_run(struct tdat_writer *w, struct tdat_select *sel, struct tdat_r
 		ret = take_window(p, &p->ring[p->tail % p->nring], !p->tail, at, &last, run);
 		if (ret)
 			break;
+		pthread_mutex_lock(&p->mu);
 		p->tail++;
+		pthread_mutex_unlock(&p->mu);
 		run->windows++;
 	}
 	par_workers_stop(p);

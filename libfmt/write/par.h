@@ -9,8 +9,8 @@
 
 #include "write/write.h"
 
-#define BLOCK_EVENTS 4096	/* events a block holds, at most */
-#define BLOCK_BYTES (1 << 20)	/* text or record bytes a block holds, about */
+#define BLOCK_EVENTS 16384	/* events a block holds, at most */
+#define BLOCK_BYTES (2 << 20)	/* text or record bytes a block holds, about */
 #define BLOCK_READ (16 * BLOCK_EVENTS)	/* events read (kept or not) a block stands for */
 #define QUEUE_BYTES (16u << 20)	/* bytes of blocks one window made and the caller has not taken */
 #define NO_PRE SIZE_MAX		/* an event ops->prepare made nothing of */

@@ -124,7 +124,14 @@ char *sink_reserve_slow(struct tdat_sink *s, size_t n)
 
 void sink_write_slow(struct tdat_sink *s, const void *p, size_t n)
 {
-	char *d = sink_reserve(s, n);
+	char *d;
+
+	/* more than the buffer holds, to a file: written from where it is */
+	if (s->fd >= 0 && !s->gz && n >= s->cap && !sink_flush(s)) {
+		sink_write_fd(s, p, n);
+		return;
+	}
+	d = sink_reserve(s, n);
 
 	if (d) {
 		memcpy(d, p, n);
