@@ -208,7 +208,10 @@ static int read_text_section(struct rd *r, int lenbytes, int id)
 		       id == OPT_PRINTK ? "printk formats" : "saved cmdlines");
 	if (ret)
 		return ret;
-	if (id == OPT_KALLSYMS) {
+	if (id == OPT_KALLSYMS && r->f->no_syms) {
+		free(keep->data);
+		keep->data = NULL;
+	} else if (id == OPT_KALLSYMS) {
 		r->f->syms_pending = true;	/* parsed when a writer needs names */
 	} else if (id == OPT_PRINTK) {
 		/* the filter edits in place; the kept text stays as it was */

@@ -89,7 +89,7 @@ int tdat_file_open(struct tdat_file *f, const char *path, const struct tdat_open
 	return ret;
 }
 
-int file_clone(struct tdat_file *f, struct tdat_file **out)
+int file_clone(struct tdat_file *f, bool symbols, struct tdat_file **out)
 {
 	struct tdat_open_opts o = { .flags = f->flags, .ts2secs_hz = f->ts2secs_hz };
 	struct tdat_file *c = tdat_file_new();
@@ -100,6 +100,7 @@ int file_clone(struct tdat_file *f, struct tdat_file **out)
 	*out = NULL;
 	if (!c)
 		return TDAT_ENOMEM;
+	c->no_syms = !symbols;
 	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", f->src.fd);
 	if ((ret = tdat_file_open(c, fdpath, &o)) || (ret = tdat_file_set_name(c, f->name)) ||
 	    !(path = strdup(f->path))) {

@@ -199,6 +199,7 @@ struct tdat_file {
 	bool kparsed;
 
 	bool syms_pending;	/* kallsyms kept, not given to libtraceevent yet */
+	bool no_syms;		/* a clone that names no function: kallsyms not kept */
 	bool is_piece;		/* a tdat-split piece (piece.c) */
 	struct tdat_piece piece;
 	char *piece_name;
@@ -515,6 +516,8 @@ int select_bind_filters(struct tdat_select *s, struct tdat_merge *m);
 bool select_is_stack(const struct ttype *t);
 /* A copy of @s's criteria (its window resolved), to bind to a worker's merge; NULL: no memory. */
 struct tdat_select *select_clone(const struct tdat_select *s);
+/* Whether @s has filter expressions (-F, -v -F). */
+bool select_filters(const struct tdat_select *s);
 /* A window begins: nothing is known of the events before it. */
 void select_window(struct tdat_select *s);
 /*
@@ -735,9 +738,11 @@ struct tdat_file *merge_member(const struct tdat_merge *m, int i);
 /*
  * file.c: a second handle on the file @f reads (the same open file, so a
  * copy of standard input too), opened with @f's options, offset and name:
- * its events are the same, for another thread to decode and print.
+ * its events are the same, for another thread to decode and print;
+ * without @symbols, its kallsyms are not kept (function names are not
+ * printed on it).
  */
-int file_clone(struct tdat_file *f, struct tdat_file **out);
+int file_clone(struct tdat_file *f, bool symbols, struct tdat_file **out);
 
 /*
  * Hand every undamaged page of every CPU of @m to @fn, one CPU after the

@@ -51,6 +51,11 @@ struct tdat_select *select_clone(const struct tdat_select *s)
 	return c;
 }
 
+bool select_filters(const struct tdat_select *s)
+{
+	return s->filters.n || s->nfilters.n;
+}
+
 void select_window(struct tdat_select *s)
 {
 	memset(s->last_kept, SEL_UNKNOWN, (size_t)s->nslots);

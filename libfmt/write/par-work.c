@@ -9,7 +9,7 @@
  * format prepared of them (PM_PREPARE) or not (PM_COPY).  Each block
  * carries the merge's places after it, the damage met while making it and
  * what the selection learnt, so the caller can go on alone from any block.
- * A window holds at most QUEUE_BYTES of blocks the caller has not taken:
+ * A window holds at most QUEUE_PRINT (or QUEUE_PUT) bytes of blocks the caller has not taken:
  * memory stays bounded whatever the window's size.
  */
 #include <stdlib.h>
@@ -73,7 +73,7 @@ static struct block *block_get(struct worker *k)
 	struct block *b;
 
 	pthread_mutex_lock(&p->mu);
-	while (!p->stop && k->win->bytes >= QUEUE_BYTES)
+	while (!p->stop && k->win->bytes >= (p->mode == PM_PRINT ? QUEUE_PRINT : QUEUE_PUT))
 		pthread_cond_wait(&p->room, &p->mu);
 	b = p->stop ? NULL : p->spare;
 	if (b)
@@ -314,6 +314,8 @@ static void window_end(struct par *p, struct win *win, bool ok)
 static int worker_init(struct worker *k)
 {
 	struct par *p = k->p;
+	/* function names: printed by the worker's writer (FIELD_sym too), or named in a filter */
+	bool syms = p->mode != PM_COPY || (p->sel && select_filters(p->sel));
 	int ret;
 
 	for (k->nfiles = 0; merge_member(p->m, k->nfiles); k->nfiles++)
@@ -324,7 +326,7 @@ static int worker_init(struct worker *k)
 		return TDAT_ENOMEM;
 	for (int i = 0; i < k->nfiles; i++) {
 		k->orig[i] = merge_member(p->m, i);
-		if ((ret = file_clone(k->orig[i], &k->files[i])) ||
+		if ((ret = file_clone(k->orig[i], syms, &k->files[i])) ||
 		    (ret = tdat_merge_add(k->m, k->files[i])))
 			return ret;
 	}

@@ -277,6 +277,16 @@ static int plan_for(struct par *p, struct plan **plan)
 			p->w->window ? p->w->window : WINDOW_BYTES, plan);
 }
 
+/*
+ * Workers: one a job when they print or prepare (the caller only writes,
+ * or puts what they formatted); one fewer when the caller puts copies of
+ * the events through a format, which keeps a core busy.
+ */
+static int nworkers(const struct par *p)
+{
+	return p->mode != PM_COPY || p->w->jobs < 2 ? p->w->jobs : p->w->jobs - 1;
+}
+
 /* TDAT_EUNSUPP: one window holds it all, read it on one thread. */
 static int par_run(struct tdat_writer *w, struct tdat_select *sel, struct tdat_run *run)
 {
@@ -297,7 +307,7 @@ static int par_run(struct tdat_writer *w, struct tdat_select *sel, struct tdat_r
 		goto out;
 	}
 	queue(p);
-	if ((ret = par_workers_start(p, w->jobs)))
+	if ((ret = par_workers_start(p, nworkers(p))))
 		goto out;
 	while ((fill(p, plan, &planned) || p->tail < p->head)) {
 		ret = take_window(p, &p->ring[p->tail % p->nring], !p->tail, at, &last, run);

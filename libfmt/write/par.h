@@ -12,7 +12,13 @@
 #define BLOCK_EVENTS 16384	/* events a block holds, at most */
 #define BLOCK_BYTES (2 << 20)	/* text or record bytes a block holds, about */
 #define BLOCK_READ (16 * BLOCK_EVENTS)	/* events read (kept or not) a block stands for */
-#define QUEUE_BYTES (16u << 20)	/* bytes of blocks one window made and the caller has not taken */
+/*
+ * Bytes of blocks one window made and the caller has not taken: printed
+ * text, which the caller only writes, runs ahead; events the caller puts
+ * through a format only need to be ready.
+ */
+#define QUEUE_PRINT (16u << 20)
+#define QUEUE_PUT (4u << 20)
 #define NO_PRE SIZE_MAX		/* an event ops->prepare made nothing of */
 
 enum par_mode {

@@ -38,7 +38,7 @@
 #include "write/parquet-model.h"
 
 #define PQ_GROUP_ROWS (1 << 20)
-#define PQ_BUDGET ((size_t)32 << 20)
+#define PQ_BUDGET ((size_t)16 << 20)
 #define PQ_LEVEL 5		/* zstd's level unless the flags say (TDAT_W_LEVEL) */
 #define NFIXED 7		/* ts cpu input buffer pid comm lost */
 
