@@ -753,7 +753,7 @@ void tdat_writer_set_window(struct tdat_writer *w, uint64_t bytes);
  * @windows: time windows whose events -j workers read
  * @alone: 0, or the event (from 1) from which the caller read on alone
  *         after the windows (a CPU's times going back across a cut, a
- *         stack trace whose fate an earlier window decides, a worker failing)
+ *         worker that cannot go on)
  * @tick: if not NULL, called on the caller's thread every few thousand
  *        events with @arg and @events (tdat_merge_progress() says how far)
  * @arg: for @tick

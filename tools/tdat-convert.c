@@ -415,7 +415,7 @@ static void note_windows(const struct opts *o, const struct tdat_run *r)
 	       (unsigned long long)r->windows, r->windows == 1 ? "" : "s");
 	if (r->alone)
 		warnx_("-j %d: from event %llu on, read on one thread (times that go back across "
-		       "a cut, or a stack trace whose event is in the window before)", o->jobs,
+		       "a cut, or a worker that could not go on)", o->jobs,
 		       (unsigned long long)r->alone);
 }
 

@@ -506,6 +506,7 @@ struct tdat_select {
 	unsigned char *names;		/* per input and type id: 0 unknown, 1 -e match, 2 not */
 	/* until one event is kept: how many were looked at and passed each test alone */
 	uint64_t seen, kept, passed[TDAT_SEL_NCRITERIA];
+	bool undecided_neg;		/* select_match3()'s -1: a negative filter drops it */
 	char errmsg[TDAT_MSG_LEN];
 };
 
@@ -521,10 +522,19 @@ bool select_filters(const struct tdat_select *s);
 /* A window begins: nothing is known of the events before it. */
 void select_window(struct tdat_select *s);
 /*
- * tdat_select_match() in a window: -1 (and nothing done) when @ev's fate
- * depends on the events before the window (a stack trace first on its CPU).
+ * tdat_select_match() that knows the unknown: -1 when @ev is a stack trace
+ * whose fate is that of the event before it on its CPU, in an earlier time
+ * window (select_window()); s->undecided_neg then says whether the
+ * negative filter drops it anyway.  Its slot stays unknown.
  */
-int select_match_window(struct tdat_select *s, const struct tdat_event *ev);
+int select_match3(struct tdat_select *s, const struct tdat_event *ev);
+/* The slot of @ev's CPU (last_kept), or -1. */
+int select_slot(const struct tdat_select *s, const struct tdat_event *ev);
+/*
+ * An undecided stack trace (select_match3()'s -1) of slot @slot, in
+ * timeline order: whether the caller's @s keeps it, which it then knows.
+ */
+bool select_decide(struct tdat_select *s, int slot, bool neg);
 /* What a window's selection learnt since the last take, for select_absorb(). */
 struct sel_state {
 	uint64_t seen, passed[TDAT_SEL_NCRITERIA];

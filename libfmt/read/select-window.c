@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * select-window.c - the selection in time windows (-j): a copy of the
- * criteria for each worker's merge, matching that knows what it cannot
- * know in a window (whether the event before a stack trace, in an earlier
- * window, was kept), and what each window learnt added back in timeline
- * order, so that the caller's selection ends as if it had seen every event.
+ * criteria for each worker's merge, whose matching (select_match3()) says
+ * what it cannot know in a window (whether the event before a stack trace,
+ * in an earlier window, was kept: the caller decides, select_decide()), and
+ * what each window learnt added back in timeline order, so that the
+ * caller's selection ends as if it had seen every event.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -61,16 +62,19 @@ void select_window(struct tdat_select *s)
 	memset(s->last_kept, SEL_UNKNOWN, (size_t)s->nslots);
 }
 
-int select_match_window(struct tdat_select *s, const struct tdat_event *ev)
+int select_slot(const struct tdat_select *s, const struct tdat_event *ev)
 {
-	if (ev->cpu >= 0 && ev->cpu < 256 &&
-	    s->last_kept[s->slot_base[ev->input] + ev->buffer * 256 + ev->cpu] == SEL_UNKNOWN) {
-		const struct ttype *t = file_type(ev->file, ev);
+	return s->slot_base && ev->cpu >= 0 && ev->cpu < 256 ?
+	       s->slot_base[ev->input] + ev->buffer * 256 + ev->cpu : -1;
+}
 
-		if (t && select_is_stack(t))
-			return -1;
-	}
-	return tdat_select_match(s, ev);
+bool select_decide(struct tdat_select *s, int slot, bool neg)
+{
+	bool keep = s->last_kept[slot] == SEL_KEPT && !neg;
+
+	s->last_kept[slot] = keep ? SEL_KEPT : SEL_DROPPED;
+	s->kept |= keep;
+	return keep;
 }
 
 int select_state_init(const struct tdat_select *s, struct sel_state *st)

@@ -703,39 +703,57 @@ static void count_tests(struct tdat_select *s, const struct tdat_event *ev)
 		s->passed[i] += ok[i];
 }
 
-static bool match(struct tdat_select *s, const struct tdat_event *ev)
+/*
+ * 1 keep @ev, 0 not, or -1 (in a time window only): it is a stack trace
+ * whose fate is that of the event before it on its CPU, which is in an
+ * earlier window; then its slot stays unknown and s->undecided_neg says
+ * whether the negative filter would drop it.
+ */
+static int match(struct tdat_select *s, const struct tdat_event *ev)
 {
 	const struct ttype *t;
 	unsigned char *last = NULL;
-	bool keep;
+	bool keep, stack;
 
 	if (!time_match(s, ev) || !buffer_match(s, ev) || !cpu_match(s, ev))
-		return false;
+		return 0;
 	if (!(t = file_type(ev->file, ev)))
-		return false;
+		return 0;
 	if (s->slot_base && ev->cpu >= 0 && ev->cpu < 256)
 		last = &s->last_kept[s->slot_base[ev->input] + ev->buffer * 256 + ev->cpu];
 	keep = name_match(s, t, ev->input) && task_match(s, ev) &&
 	       (!s->pos || !s->pos[ev->input] || filter_match(s, s->pos[ev->input], ev));
 	/* as trace-cmd: a stack trace goes with the event before it on its CPU */
-	if (!keep && last && select_is_stack(t))
+	stack = !keep && last && select_is_stack(t);
+	if (stack)
 		keep = *last == SEL_KEPT;
-	if (keep && s->neg && s->neg[ev->input])
-		keep = !filter_match(s, s->neg[ev->input], ev);
+	if ((keep || (stack && *last == SEL_UNKNOWN)) && s->neg && s->neg[ev->input]) {
+		s->undecided_neg = filter_match(s, s->neg[ev->input], ev);
+		keep = keep && !s->undecided_neg;
+	} else {
+		s->undecided_neg = false;
+	}
+	if (stack && *last == SEL_UNKNOWN)
+		return -1;
 	if (last)
 		*last = keep ? SEL_KEPT : SEL_DROPPED;
 	return keep;
 }
 
-bool tdat_select_match(struct tdat_select *s, const struct tdat_event *ev)
+int select_match3(struct tdat_select *s, const struct tdat_event *ev)
 {
-	bool keep;
+	int keep;
 
 	if (!s->kept)
 		count_tests(s, ev);
 	keep = match(s, ev);
-	s->kept |= keep;
+	s->kept |= keep > 0;
 	return keep;
+}
+
+bool tdat_select_match(struct tdat_select *s, const struct tdat_event *ev)
+{
+	return select_match3(s, ev) > 0;
 }
 
 int tdat_select_why_empty(struct tdat_select *s, struct tdat_merge *m,

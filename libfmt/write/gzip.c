@@ -6,8 +6,9 @@
  * The stream is cut into blocks of 1 MiB, each deflated on its own with
  * libdeflate (level 6: about three times zlib's speed, and smaller).  A
  * block's deflate data ends with a final block; it is made to go on, as
- * zlib's examples/gzjoin.c joins files: inflating it block by block
- * (Z_BLOCK) finds the final block's header, whose BFINAL bit is cleared,
+ * zlib's examples/gzjoin.c joins files: walking its blocks (their codes
+ * decoded, nothing inflated: deflate-walk.c) finds the final block's
+ * header, whose BFINAL bit is cleared,
  * and where its last byte has spare bits an empty stored block (0000ffff,
  * as a sync flush writes) brings it to a byte boundary.  So the blocks'
  * outputs joined in order are one deflate stream, which an empty final
@@ -33,7 +34,6 @@
 
 #define GZ_BLOCK (1024 * 1024)	/* input bytes a block (the last may be fewer) */
 #define GZ_LEVEL 6		/* the default */
-#define GZ_JUNK 65536		/* inflated bytes thrown away at a time */
 #define GZ_FIXUP 5		/* bytes an empty stored block may add */
 
 struct gz_slot {
@@ -47,9 +47,7 @@ struct gz_slot {
 /* What deflates blocks on one thread. */
 struct coder {
 	struct libdeflate_compressor *c;
-	z_stream z;		/* raw inflate, to walk the blocks */
-	bool z_init;
-	unsigned char *junk;
+	struct dwalk *walk;	/* to find the final block */
 };
 
 struct gz {
@@ -67,48 +65,24 @@ struct gz {
 /*
  * Make the deflate data @p[0, *n) go on past its end: clear the BFINAL bit
  * of its final block, and end that block's last byte with an empty stored
- * block if it has spare bits.  False if the data does not inflate.
+ * block if it has spare bits.  False if the data cannot be walked.
  */
 static bool unfinal(struct coder *k, unsigned char *p, size_t *n)
 {
-	z_stream *z = &k->z;
-	bool last = p[0] & 1;
-	unsigned pos;
+	size_t final, end;
+	unsigned used, spare;
 
-	p[0] &= (unsigned char)~1u;	/* bits not yet taken: inflate sees the change */
-	if (inflateReset(z) != Z_OK)
+	if (!deflate_walk(k->walk, p, *n, &final, &end) || (end + 7) / 8 != *n)
 		return false;
-	z->next_in = p;
-	z->avail_in = (uInt)*n;
-	for (;;) {
-		z->next_out = k->junk;
-		z->avail_out = GZ_JUNK;
-		if (inflate(z, Z_BLOCK) != Z_OK)
-			return false;
-		if (!(z->data_type & 128))
-			continue;	/* the junk was full: the same block goes on */
-		pos = (unsigned)z->data_type & 7;	/* spare bits of the last byte taken */
-		if (last)
-			break;
-		if (pos) {
-			last = z->next_in[-1] & (0x100 >> pos);
-			z->next_in[-1] &= (unsigned char)~(0x100u >> pos);
-		} else if (z->avail_in) {
-			last = z->next_in[0] & 1;
-			z->next_in[0] &= (unsigned char)~1u;
-		} else {
-			return false;	/* the data ended before its final block */
-		}
-	}
-	if (z->avail_in)
-		return false;
-	if (pos) {
-		p[*n - 1] &= (unsigned char)((0x100u >> pos) - 1);	/* a stored block's header: 000 */
-		if (pos < 3)
-			p[(*n)++] = 0;	/* the rest of it */
-		memcpy(p + *n, "\0\0\377\377", 4);	/* LEN 0, NLEN */
-		*n += 4;
-	}
+	p[final >> 3] &= (unsigned char)~(1u << (final & 7));
+	if (!(used = end & 7))
+		return true;	/* it ends on a byte boundary */
+	spare = 8 - used;
+	p[*n - 1] &= (unsigned char)((1u << used) - 1);	/* a stored block's header: 000 */
+	if (spare < 3)
+		p[(*n)++] = 0;	/* the rest of it */
+	memcpy(p + *n, "\0\0\377\377", 4);	/* LEN 0, NLEN */
+	*n += 4;
 	return true;
 }
 
@@ -139,9 +113,7 @@ static void deflate_slot(struct coder *k, struct gz_slot *s)
 static void coder_release(struct coder *k)
 {
 	libdeflate_free_compressor(k->c);
-	if (k->z_init)
-		inflateEnd(&k->z);
-	free(k->junk);
+	dwalk_free(k->walk);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -149,9 +121,8 @@ static int coder_init(struct coder *k, int level)
 {
 	memset(k, 0, sizeof(*k));
 	k->c = libdeflate_alloc_compressor(level);
-	k->junk = malloc(GZ_JUNK);
-	k->z_init = inflateInit2(&k->z, -15) == Z_OK;
-	if (!k->c || !k->junk || !k->z_init) {
+	k->walk = dwalk_new();
+	if (!k->c || !k->walk) {
 		coder_release(k);
 		return -1;
 	}

@@ -44,6 +44,7 @@ void block_free(struct block *b, struct par *p)
 	free(b->pre_off);
 	free(b->pre_len);
 	free(b->dmg);
+	free(b->und);
 	free(b->at);
 	select_state_release(&b->sel);
 	free(b);
@@ -83,9 +84,8 @@ static struct block *block_get(struct worker *k)
 		b = block_new(p);
 	if (b) {
 		b->next = NULL;
-		b->nev = b->blen = b->ndmg = b->segs.n = b->out.len = 0;
+		b->nev = b->blen = b->ndmg = b->nund = b->segs.n = b->out.len = 0;
 		b->ndamaged = b->events = b->kept = 0;
-		b->stop = false;
 	}
 	return b;
 }
@@ -220,20 +220,61 @@ static bool block_push(struct worker *k, struct block *b)
 	return go;
 }
 
-/* One event of the window: selected, put into the block. 0, 1: stop here, or an error. */
-static int take_event(struct worker *k, struct block *b, const struct tdat_event *ev)
+/* Put @ev (kept) into block @b. */
+static int put_kept(struct worker *k, struct block *b, const struct tdat_event *ev)
 {
-	int keep = k->sel ? select_match_window(k->sel, ev) : 1;
-
-	if (keep < 0)
-		return 1;
-	b->events++;
-	if (!keep)
-		return 0;
 	b->kept++;
 	if (k->p->mode == PM_PRINT)
 		return writer_put_now(k->w, ev);
 	return put_copy(k, b, ev);
+}
+
+/*
+ * A stack trace whose fate the caller decides: put, and noted in @b.
+ * TDAT_EUNSUPP when the worker cannot (the caller then reads on alone from
+ * the end of the block before): a typed csv's text goes to many files, and
+ * damage the writer counts for it could not be taken back.
+ */
+static int put_undecided(struct worker *k, struct block *b, const struct tdat_event *ev)
+{
+	struct tdat_writer *w = k->w;
+	bool print = k->p->mode == PM_PRINT;
+	size_t start = w ? w->sink.len : 0, at = print ? start : b->nev;
+	uint64_t damaged = w ? w->ndamaged : 0;
+	struct par_und *u;
+	int ret;
+
+	if (w && w->ops->put_segs)
+		return TDAT_EUNSUPP;
+	if (b->nund == b->ucap) {
+		size_t cap = 2 * b->ucap + 8;
+
+		if (!(u = realloc(b->und, sizeof(*u) * cap)))
+			return TDAT_ENOMEM;
+		b->und = u;
+		b->ucap = cap;
+	}
+	if ((ret = put_kept(k, b, ev)))
+		return ret;
+	if (w && w->ndamaged != damaged)
+		return TDAT_EUNSUPP;
+	b->und[b->nund++] = (struct par_und){ .at = at, .len = print ? w->sink.len - start : 1,
+					      .slot = select_slot(k->sel, ev),
+					      .neg = k->sel->undecided_neg };
+	return 0;
+}
+
+/* One event of the window: selected, put into the block. 0 or an error. */
+static int take_event(struct worker *k, struct block *b, const struct tdat_event *ev)
+{
+	int keep = k->sel ? select_match3(k->sel, ev) : 1;
+
+	b->events++;
+	if (!keep)
+		return 0;
+	if (keep > 0)
+		return put_kept(k, b, ev);
+	return put_undecided(k, b, ev);
 }
 
 /* Window @win, from its start, into blocks; false when the worker cannot go on. */
@@ -256,14 +297,7 @@ static bool run_window(struct worker *k, struct win *win)
 	if (k->sel)
 		select_window(k->sel);
 	while ((ret = tdat_merge_next(k->m, &ev)) == 0) {
-		if ((ret = take_event(k, b, ev)) == 1) {
-			block_seal(k, b, -1);
-			b->stop = true;
-			k->b = NULL;
-			block_push(k, b);
-			return true;
-		}
-		if (ret)
+		if ((ret = take_event(k, b, ev)))
 			break;
 		if (!block_full(k, b))
 			continue;

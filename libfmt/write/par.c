@@ -12,10 +12,11 @@
  * first block of a window is taken, the places where its cursors begin
  * must be those where the window before it left them: then its events are
  * exactly those one thread reads next.  They are not when a CPU's times go
- * back across a cut; then (and when a worker fails, or a stack trace's
- * fate depends on an event before its window) the workers stop and the
- * caller reads on alone from the place the last block it took ends at, as
- * if it had read everything before.  Damage the workers meet is reported
+ * back across a cut; then (and when a worker fails) the workers stop and
+ * the caller reads on alone from the place the last block it took ends at,
+ * as if it had read everything before.  A stack trace the selection keeps
+ * with the event before it, in an earlier window, comes marked: the
+ * caller decides (select_decide()).  Damage the workers meet is reported
  * by the caller's merge in the same order, so messages, exit status and
  * tdat_merge_stats() are those of one thread too.
  */
@@ -160,24 +161,47 @@ static bool fill(struct par *p, struct plan *plan, bool *planned)
 	return *planned;
 }
 
-/* Write, or put, what block @b holds; its damage and what its selection learnt too. */
-static int take_block(struct par *p, struct block *b, struct tdat_run *run)
+/*
+ * Decide on @b's undecided stack traces, in order, with what the caller's
+ * selection knows of the events before them (and then of them); those
+ * dropped are no longer counted kept.
+ */
+static void decide(struct par *p, struct block *b)
+{
+	for (size_t i = 0; i < b->nund; i++) {
+		struct par_und *u = &b->und[i];
+
+		u->keep = select_decide(p->sel, u->slot, u->neg);
+		b->kept -= !u->keep;
+	}
+}
+
+/* PM_PRINT: @b's text, but for the undecided stack traces dropped. */
+static void write_text(struct tdat_sink *s, const struct block *b)
+{
+	size_t from = 0;
+
+	for (size_t i = 0; i < b->nund; i++) {
+		if (b->und[i].keep)
+			continue;
+		sink_write(s, b->out.buf + from, b->und[i].at - from);
+		from = b->und[i].at + b->und[i].len;
+	}
+	sink_write(s, b->out.buf + from, b->out.len - from);
+}
+
+/* PM_PREPARE, PM_COPY: put @b's events through the format (@u: the next undecided one). */
+static int put_events(struct par *p, const struct block *b)
 {
 	struct tdat_writer *w = p->w;
+	size_t u = 0;
 	int ret = 0;
 
-	if (p->sel)
-		select_absorb(p->sel, &b->sel);
-	for (size_t i = 0; i < b->ndmg; i++)
-		merge_damage_add(p->m, b->dmg[i].cursor, b->dmg[i].off, b->dmg[i].bytes,
-				 b->dmg[i].reason);
-	if (p->mode == PM_PRINT && b->segs.n)
-		ret = w->ops->put_segs(w, b->out.buf, &b->segs);
-	else if (p->mode == PM_PRINT)
-		sink_write(&w->sink, b->out.buf, b->out.len);
 	for (size_t i = 0; i < b->nev && !ret; i++) {
 		struct tdat_event ev = b->ev[i];
 
+		if (u < b->nund && b->und[u].at == i && !b->und[u++].keep)
+			continue;
 		ev.data = b->bytes + (uintptr_t)ev.data;
 		w->pre = p->mode == PM_PREPARE && b->pre_len[i] != NO_PRE ? b->out.buf + b->pre_off[i]
 									  : NULL;
@@ -186,6 +210,28 @@ static int take_block(struct par *p, struct block *b, struct tdat_run *run)
 			ret = merge_tally(p->m, b->cur[i], &ev);
 	}
 	w->pre = NULL;
+	return ret;
+}
+
+/* Write, or put, what block @b holds; its damage and what its selection learnt too. */
+static int take_block(struct par *p, struct block *b, struct tdat_run *run)
+{
+	struct tdat_writer *w = p->w;
+	int ret = 0;
+
+	if (p->sel) {
+		decide(p, b);
+		select_absorb(p->sel, &b->sel);
+	}
+	for (size_t i = 0; i < b->ndmg; i++)
+		merge_damage_add(p->m, b->dmg[i].cursor, b->dmg[i].off, b->dmg[i].bytes,
+				 b->dmg[i].reason);
+	if (p->mode == PM_PRINT && b->segs.n)
+		ret = w->ops->put_segs(w, b->out.buf, &b->segs);
+	else if (p->mode == PM_PRINT)
+		write_text(&w->sink, b);
+	else
+		ret = put_events(p, b);
 	if (!ret && w->sink.err) {
 		tdat_msg(w->errmsg, "write error: %s", strerror(w->sink.err));
 		ret = TDAT_EIO;
@@ -236,7 +282,7 @@ static int take_window(struct par *p, struct win *win, bool first, struct cpos *
 		       struct tdat_run *run)
 {
 	struct block *b;
-	bool ok, stop;
+	bool ok;
 	int ret;
 
 	pthread_mutex_lock(&p->mu);
@@ -253,10 +299,9 @@ static int take_window(struct par *p, struct win *win, bool first, struct cpos *
 		ret = take_block(p, b, run);
 		memcpy(at, b->at, sizeof(*at) * (size_t)p->ncur);
 		*last = b->last;
-		stop = b->stop;
 		recycle(p, b);
-		if (ret || stop)
-			return ret ? ret : 1;
+		if (ret)
+			return ret;
 	}
 	pthread_mutex_lock(&p->mu);
 	ok = win->state == W_DONE && !win->failed;
@@ -279,12 +324,13 @@ static int plan_for(struct par *p, struct plan **plan)
 
 /*
  * Workers: one a job when they print or prepare (the caller only writes,
- * or puts what they formatted); one fewer when the caller puts copies of
- * the events through a format, which keeps a core busy.
+ * or puts what they formatted); when the caller puts copies of the events
+ * through a format, which keeps a core busy (and the format's own threads
+ * more), as many fewer.  0: -j gives no thread to decoding.
  */
-static int nworkers(const struct par *p)
+static int nworkers(const struct tdat_writer *w, enum par_mode mode)
 {
-	return p->mode != PM_COPY || p->w->jobs < 2 ? p->w->jobs : p->w->jobs - 1;
+	return mode != PM_COPY ? w->jobs : w->jobs - 1 - w->ops->threads;
 }
 
 /* TDAT_EUNSUPP: one window holds it all, read it on one thread. */
@@ -297,7 +343,7 @@ static int par_run(struct tdat_writer *w, struct tdat_select *sel, struct tdat_r
 	bool planned = true;
 	enum par_mode mode;
 
-	if (!par_mode(w, sel, &mode))
+	if (!par_mode(w, sel, &mode) || nworkers(w, mode) < 1)
 		return TDAT_EUNSUPP;
 	if (!(p = par_new(w, sel, mode)) || !(at = calloc((size_t)p->ncur + 1, sizeof(*at))) ||
 	    (ret = plan_for(p, &plan)))
@@ -307,7 +353,7 @@ static int par_run(struct tdat_writer *w, struct tdat_select *sel, struct tdat_r
 		goto out;
 	}
 	queue(p);
-	if ((ret = par_workers_start(p, nworkers(p))))
+	if ((ret = par_workers_start(p, nworkers(w, mode))))
 		goto out;
 	while ((fill(p, plan, &planned) || p->tail < p->head)) {
 		ret = take_window(p, &p->ring[p->tail % p->nring], !p->tail, at, &last, run);

@@ -34,6 +34,18 @@ struct par_dmg {
 	const char *reason;
 };
 
+/*
+ * A stack trace the worker could not decide on (select_match3()): put as
+ * if kept, at @at (PM_PRINT: its text, @len bytes of out; else its event's
+ * index), for the caller to keep or drop (select_decide()).
+ */
+struct par_und {
+	size_t at, len;
+	int slot;
+	bool neg;		/* the negative filter drops it anyway */
+	bool keep;		/* the caller's decision */
+};
+
 /* A piece of a window's output, in timeline order, made by a worker and taken by the caller. */
 struct block {
 	struct block *next;
@@ -49,11 +61,12 @@ struct block {
 	struct writer_damage first;
 	struct par_dmg *dmg;
 	size_t ndmg, dcap;
+	struct par_und *und;	/* in timeline order */
+	size_t nund, ucap;
 	struct cpos *at;	/* the worker's merge's places after the block, */
 	int last;		/* and its cursor handed out last (merge_places()) */
 	uint64_t events, kept;	/* read, and kept */
 	struct sel_state sel;	/* with a selection: what it learnt */
-	bool stop;		/* the caller goes on alone from here (select_match_window()) */
 	size_t size;		/* what it holds, in bytes */
 };
 

@@ -193,6 +193,13 @@ void jobring_submit(struct jobring *r);
 bool jobring_wait_oldest(struct jobring *r);
 void jobring_free_oldest(struct jobring *r);
 
+/* deflate-walk.c: the bit where a raw deflate stream's final block begins, and where it ends. */
+struct dwalk;
+struct dwalk *dwalk_new(void);
+void dwalk_free(struct dwalk *w);
+bool deflate_walk(struct dwalk *w, const unsigned char *p, size_t n, size_t *final_bit,
+		  size_t *end_bit);
+
 /* gzip.c: the stream of sink_gzip(): start (the header), a flushed buffer, the end. */
 struct gz *gz_new(struct tdat_sink *s, int workers, int level);
 int gz_put(struct tdat_sink *s, const char *p, size_t n);
@@ -382,6 +389,8 @@ struct tdat_writer_ops {
 	bool symbols;		/* prints function names: load kallsyms first */
 	bool fields;		/* writes every field: an event with fields outside
 				 * its record is counted (writer_damaged()) */
+	int threads;		/* threads the format keeps busy besides the caller's (sqlite's
+				 * inserts): -j workers fewer by as many (par.c) */
 	bool parallel;		/* an event's text depends on it and its file only:
 				 * workers may print batches of events (par.c) */
 	int (*open)(struct tdat_writer *w);

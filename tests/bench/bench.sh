@@ -23,6 +23,7 @@ TRACE_CMD=${TRACE_CMD:-trace-cmd}
 BENCH_DIR=${TDAT_BENCH_DIR:-/var/tmp/tdat-bench}
 MIN_EVENTS=${TDAT_BENCH_MIN_EVENTS:-4000000}
 RUNS=${TDAT_BENCH_RUNS:-3}
+PAIR_RUNS=${TDAT_BENCH_PAIR_RUNS:-5}	# -j 1 against -j 2: runs of each, taking turns
 FIRST_SECONDS=${TDAT_BENCH_SECONDS:-15}	# workload length of the first try
 MAX_SECONDS=180				# never record longer than this
 SANDBOX=${TDAT_SANDBOX:-$(cd "$(dirname "$0")/../../../shared/tools" 2>/dev/null &&
@@ -230,28 +231,60 @@ make_capture() {
 
 declare -A WALL RSS
 
-# measure KEY CMD...: best wall time and peak RSS (MiB) over RUNS runs, stdout
-# to /dev/null.
-measure() {
-	local key=$1 i t0 t1 w r best='' peak=0
+# measure_once KEY CMD...: one run, stdout to /dev/null; WALL[KEY] the best wall
+# time so far, RSS[KEY] the largest peak RSS (MiB).
+measure_once() {
+	local key=$1 t0 t1 w r
 	shift
+	t0=$EPOCHREALTIME
+	if ! /usr/bin/time -v -o "$SCRATCH/time" "$@" >/dev/null 2>"$SCRATCH/err"; then
+		tail -n 5 "$SCRATCH/err" >&2
+		die "failed: $*"
+	fi
+	t1=$EPOCHREALTIME
+	w=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+	r=$(awk -F': ' '/Maximum resident set size/ { printf "%.1f", $2 / 1024 }' "$SCRATCH/time")
+	if [[ -z ${WALL[$key]:-} ]] || awk -v a="$w" -v b="${WALL[$key]}" 'BEGIN { exit !(a < b) }'; then
+		WALL[$key]=$w
+	fi
+	RSS[$key]=$(awk -v a="$r" -v b="${RSS[$key]:-0}" 'BEGIN { print (a > b) ? a : b }')
+}
+
+# measure KEY CMD...: best wall time and peak RSS over RUNS runs.
+measure() {
+	local key=$1 i
+	shift
+	unset "WALL[$key]" "RSS[$key]"
 	for ((i = 0; i < RUNS; i++)); do
-		t0=$EPOCHREALTIME
-		if ! /usr/bin/time -v -o "$SCRATCH/time" "$@" >/dev/null 2>"$SCRATCH/err"; then
-			tail -n 5 "$SCRATCH/err" >&2
-			die "failed: $*"
-		fi
-		t1=$EPOCHREALTIME
-		w=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
-		r=$(awk -F': ' '/Maximum resident set size/ { printf "%.1f", $2 / 1024 }' \
-			"$SCRATCH/time")
-		if [[ -z $best ]] || awk -v a="$w" -v b="$best" 'BEGIN { exit !(a < b) }'; then
-			best=$w
-		fi
-		peak=$(awk -v a="$r" -v b="$peak" 'BEGIN { print (a > b) ? a : b }')
+		measure_once "$key" "$@"
 	done
-	WALL[$key]=$best
-	RSS[$key]=$peak
+}
+
+# measure_j KEY CMD...: CMD at -j 1 (KEY1) and -j 2 (KEY2), the runs taking turns
+# (the machine's speed drifts over minutes), PAIR_RUNS runs each.
+measure_j() {
+	local key=$1 i j
+	shift
+	unset "WALL[${key}1]" "RSS[${key}1]" "WALL[${key}2]" "RSS[${key}2]"
+	for ((i = 0; i < PAIR_RUNS; i++)); do
+		for j in 1 2; do
+			measure_once "$key$j" "${@/#@J@/$j}"
+		done
+	done
+}
+
+# What two cores give here: one tdat-convert -j 1 -f csv against two at once
+# (the ceiling of a -j 2 speed-up on this machine, which may share its cores).
+bench_ceiling() {
+	local f=$1 i
+	unset "WALL[one]" "WALL[two]"
+	for ((i = 0; i < PAIR_RUNS; i++)); do
+		measure_once one "$BIN/tdat-convert" -j 1 -f csv "$f"
+		measure_once two sh -c '"$1" -j 1 -f csv "$2" >/dev/null & "$1" -j 1 -f csv "$2"; wait' \
+			sh "$BIN/tdat-convert" "$f"
+	done
+	printf '  %-34s %8sx  (what -j 2 can give at most here)\n' "two -j 1 csv at once / one" \
+		"$(awk -v a="${WALL[one]}" -v b="${WALL[two]}" 'BEGIN { printf "%.2f", 2 * a / b }')"
 }
 
 row() {
@@ -304,23 +337,21 @@ bench_file() {
 	size=$(awk -v s="$(stat -c %s "$f")" 'BEGIN { printf "%.1f", s / 1048576 }')
 	say "timing ${f##*/} (best of $RUNS runs each)"
 	measure tc_text "$TRACE_CMD" report "$f"
-	measure td_text "$BIN/tdat-convert" -f text "$f"
-	measure td_text1 "$BIN/tdat-convert" -j 1 -f text "$f"
-	measure td_text2 "$BIN/tdat-convert" -j 2 -f text "$f"
+	measure td_textd "$BIN/tdat-convert" -f text "$f"
+	measure_j td_text "$BIN/tdat-convert" -j @J@ -f text "$f"
 	measure tc_raw "$TRACE_CMD" report -R "$f"
-	measure td_csv "$BIN/tdat-convert" -f csv "$f"
-	measure td_csv1 "$BIN/tdat-convert" -j 1 -f csv "$f"
-	measure td_csv2 "$BIN/tdat-convert" -j 2 -f csv "$f"
+	measure td_csvd "$BIN/tdat-convert" -f csv "$f"
+	measure_j td_csv "$BIN/tdat-convert" -j @J@ -f csv "$f"
 
 	echo
 	echo "$f ($(describe "$f"), $size MiB, $n events)"
 	printf '  %-34s %9s %12s %10s\n' command "wall s" "events/s" "peak RSS MiB"
 	row tc_text "trace-cmd report" "$n"
-	row td_text "tdat-convert -f text (-j $JOBS)" "$n"
+	row td_textd "tdat-convert -f text (-j $JOBS)" "$n"
 	row td_text1 "tdat-convert -j 1 -f text" "$n"
 	row td_text2 "tdat-convert -j 2 -f text" "$n"
 	row tc_raw "trace-cmd report -R" "$n"
-	row td_csv "tdat-convert -f csv (-j $JOBS)" "$n"
+	row td_csvd "tdat-convert -f csv (-j $JOBS)" "$n"
 	row td_csv1 "tdat-convert -j 1 -f csv" "$n"
 	row td_csv2 "tdat-convert -j 2 -f csv" "$n"
 	verdict "text: -j 2 / -j 1 speed" \
@@ -329,13 +360,14 @@ bench_file() {
 		"$(ratio "${WALL[td_csv1]}" "${WALL[td_csv2]}")" ">=" "$TARGET_J2_CSV" x
 	verdict "text -j 2 peak RSS" "${RSS[td_text2]}" "<" $((TARGET_RSS_MIB + 2 * WORKER_MIB)) " MiB"
 	verdict "text: tdat / trace-cmd events/s" \
-		"$(ratio "${WALL[tc_text]}" "${WALL[td_text]}")" ">=" "$TARGET_TEXT" x
+		"$(ratio "${WALL[tc_text]}" "${WALL[td_textd]}")" ">=" "$TARGET_TEXT" x
 	verdict "csv: tdat / trace-cmd -R events/s" \
-		"$(ratio "${WALL[tc_raw]}" "${WALL[td_csv]}")" ">=" "$TARGET_CSV" x
+		"$(ratio "${WALL[tc_raw]}" "${WALL[td_csvd]}")" ">=" "$TARGET_CSV" x
 	verdict "tdat-convert -j 1 peak RSS" \
 		"$(awk -v a="${RSS[td_text1]}" -v b="${RSS[td_csv1]}" 'BEGIN { print (a > b) ? a : b }')" \
 		"<" "$TARGET_RSS_MIB" " MiB"
 	identity "$f"
+	bench_ceiling "$f"
 	bench_exports "$f" "$n"
 	bench_pieces "$f" "$n"
 	bench_dat "$f" "$n" "${2:-}"
@@ -353,13 +385,13 @@ has_format() {
 jobs_pair() {
 	local key=$1 label=$2 target=$3 out=$4 j
 	shift 4
+	if [[ $out == - ]]; then
+		measure_j "$key" "$BIN/tdat-convert" -j @J@ "$@" "$F_BENCH"
+	else
+		measure_j "$key" sh -c 'out=$1 && shift && rm -rf "$out" && exec "$@" -o "$out"' \
+			sh "$out" "$BIN/tdat-convert" -j @J@ "$@" "$F_BENCH"
+	fi
 	for j in 1 2; do
-		if [[ $out == - ]]; then
-			measure "$key$j" "$BIN/tdat-convert" -j $j "$@" "$F_BENCH"
-		else
-			measure "$key$j" sh -c 'out=$1 && shift && rm -rf "$out" && exec "$@" -o "$out"' \
-				sh "$out" "$BIN/tdat-convert" -j $j "$@" "$F_BENCH"
-		fi
 		row "$key$j" "tdat-convert -j $j $label" "$N_BENCH"
 	done
 	verdict "$label: -j 2 / -j 1 speed" "$(ratio "${WALL[${key}1]}" "${WALL[${key}2]}")" ">=" \
@@ -387,11 +419,11 @@ bench_exports() {
 		row td_json "tdat-convert -f json" "$n"
 		verdict "json: tdat / trace-cmd events/s" \
 			"$(ratio "${WALL[tc_text]}" "${WALL[td_json]}")" ">=" "$TARGET_EXPORT" x
-		verdict "json peak RSS" "${RSS[td_json]}" "<" "$TARGET_RSS_MIB" " MiB"
+		verdict "json peak RSS" "${RSS[td_json]}" "<" $((TARGET_RSS_MIB + JOBS * WORKER_MIB)) " MiB"
 		jobs_pair td_json_j "-f json" "$TARGET_J2_STATEFUL" - -f json
 		# .json.gz: deflate in blocks on -j threads (the same bytes for any -j)
+		measure_j td_jsongz "$BIN/tdat-convert" -j @J@ -o "$SCRATCH/x.json.gz" "$f"
 		for j in 1 2; do
-			measure td_jsongz$j "$BIN/tdat-convert" -j $j -o "$SCRATCH/x.json.gz" "$f"
 			row td_jsongz$j "tdat-convert -j $j -o x.json.gz" "$n"
 		done
 		verdict "json.gz -j 2: tdat / trace-cmd events/s" \
@@ -424,7 +456,7 @@ bench_exports() {
 		measure td_window "$BIN/tdat-convert" -f csv --start "${a}ns" --end "${b}ns" "$f"
 		row td_window "tdat-convert -f csv, 1% window" "$n"
 		verdict "1% window / full csv pass (time)" \
-			"$(awk -v w="${WALL[td_window]}" -v c="${WALL[td_csv]}" 'BEGIN { printf "%.2f", w / c }')" \
+			"$(awk -v w="${WALL[td_window]}" -v c="${WALL[td_csvd]}" 'BEGIN { printf "%.2f", w / c }')" \
 			"<" 0.5 ""
 	fi
 }

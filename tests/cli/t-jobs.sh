@@ -124,10 +124,24 @@ else
 	skip "times that go back: trace-cmd report prints what -j 2 does" "trace-cmd is not installed"
 fi
 # a stack trace goes with the event before it on its CPU: when that event is
-# in the window before, the caller decides on alone
+# in the window before, the worker marks it and the caller decides
 same "stack.dat (v6) -e sched_switch" -e sched_switch "$O/v6/stack.dat"
-same "stack.dat (v6) -F comm" -F 'sched_switch:prev_pid>0' "$O/v6/stack.dat"
+same "stack.dat (v6) -e sched_switch json" -f json -e sched_switch "$O/v6/stack.dat"
+same "stack.dat (v6) -e sched_switch -v -F" -e sched_switch -v -F 'sched_switch:prev_pid==0' \
+	"$O/v6/stack.dat"
+same "stack.dat (v6) -F" -F 'sched_switch:prev_pid>100' -e sched_wakeup "$O/v6/stack.dat"
 same "stack.dat (v6) --cpu 0 -R" --cpu 0 -R "$O/v6/stack.dat"
+same_out "stack.dat (v6) -e sched_switch sqlite" -f sqlite -e sched_switch "$O/v6/stack.dat"
+same_out "stack.dat (v6) -e sched_switch typed csv" -f csv --split-by-event -e sched_switch \
+	"$O/v6/stack.dat"
+t_assert "stack.dat (v6) -e sched_switch: its stack traces are kept (-j 1 prints $(tdat-convert -j 1 \
+	-e sched_switch "$O/v6/stack.dat" | grep -c '=>') frames)" \
+	test "$(tdat-convert -j 1 -e sched_switch "$O/v6/stack.dat" | grep -c '=>')" -gt 100
+t_assert "and -j 2 reads every window with the workers, none on one thread" \
+	sh -c "tdat-convert -j 2 --verbose -e sched_switch -o /dev/null '$O/v6/stack.dat' 2>&1 |
+	       grep -q 'time windows read' &&
+	       ! tdat-convert -j 2 --verbose -e sched_switch -o /dev/null '$O/v6/stack.dat' 2>&1 |
+	       grep -q 'one thread'"
 
 # damage in chunks the thread reads ahead (not a CPU's first): the cursor
 # reads them again itself, so -j 2 reports what -j 1 does, at the same place
