@@ -25,7 +25,8 @@
 
 #include "write/par.h"
 
-#define WINDOW_BYTES (2u << 20)	/* decompressed trace bytes a window holds, about */
+#define WINDOW_BYTES (2u << 20)	/* decompressed trace bytes a window holds, about, */
+#define CPU_BYTES (128u << 10)	/* and at least this much a CPU (each one is seeked to it) */
 #define TICK_EVENTS 65536	/* events between two progress calls, on one thread */
 
 static int run_serial(struct tdat_writer *w, struct tdat_select *sel, struct tdat_run *run)
@@ -318,8 +319,11 @@ static int plan_for(struct par *p, struct plan **plan)
 	bool has_end = p->sel && select_window_get(p->sel, 1, &end);
 	uint64_t last = (uint64_t)end;
 
+	uint64_t window = (uint64_t)p->ncur * CPU_BYTES > WINDOW_BYTES ?
+			  (uint64_t)p->ncur * CPU_BYTES : WINDOW_BYTES;
+
 	return plan_new(p->m, has_start ? (uint64_t)start : 0, has_end ? &last : NULL,
-			p->w->window ? p->w->window : WINDOW_BYTES, plan);
+			p->w->window ? p->w->window : window, plan);
 }
 
 /*
