@@ -7,7 +7,9 @@
 # can be (TDAT_JOBS_WINDOW=1: a cut at every page or chunk), every text
 # option, csv, json, perfetto, sqlite, typed csv, parquet and dat give at -j
 # 2, 3 and 8 the same output, the same messages and the same exit status
-# as at -j 1; so do several inputs, merged files of many buffers, damaged
+# as at -j 1 (text and json at each N; the other formats at one N of the
+# three, in turn from one input to the next; an input read in one window,
+# by the caller alone whatever N, at -j 2); so do several inputs, merged files of many buffers, damaged
 # chunks between cuts, times that go back across a cut (the caller reads
 # on alone), stack traces whose event a selection decides in the window
 # before, standard input, a selection and gzip.
@@ -16,14 +18,14 @@ TD=testdata
 O=$T_TMP
 export TDAT_JOBS_WINDOW=1	# a window a page (v6) or a chunk (v7): every cut there is
 
-# same NAME ARGS...: tdat-convert ARGS at -j 1 and at -j 2, 3, 8: equal
-# stdout, stderr and exit status
+# same NAME ARGS...: tdat-convert ARGS at -j 1 and at each N of $JOBS (2, 3,
+# 8 unless set): equal stdout, stderr and exit status
 same() {
 	local name=$1 j st1 st
 	shift
 	tdat-convert -j 1 "$@" >"$O/out1" 2>"$O/err1"
 	st1=$?
-	for j in 2 3 8; do
+	for j in ${JOBS:-2 3 8}; do
 		tdat-convert -j $j "$@" >"$O/out$j" 2>"$O/err$j"
 		st=$?
 		if [[ $st != "$st1" ]]; then
@@ -38,15 +40,16 @@ same() {
 	done
 }
 
-# same_out NAME ARGS...: tdat-convert ARGS -o OUT at -j 1 and at -j 2, 8: the
-# same file (or folder), the same messages and exit status
+# same_out NAME ARGS...: tdat-convert ARGS -o OUT at -j 1 and at each N of
+# $JOBS (2, 8 unless set): the same file (or folder), the same messages and
+# exit status
 same_out() {
 	local name=$1 j st1 st
 	shift
 	rm -rf "$O"/so[1-9]*
 	tdat-convert -j 1 "$@" -o "$O/so1" 2>"$O/err1"
 	st1=$?
-	for j in 2 8; do
+	for j in ${JOBS:-2 8}; do
 		tdat-convert -j $j "$@" -o "$O/so$j" 2>"$O/err$j"
 		st=$?
 		if [[ $st != "$st1" ]]; then
@@ -69,7 +72,15 @@ windows() {
 	t_assert "$name: -j 2 reads it in ${n:-no} time windows" test "${n:-0}" -gt 1
 }
 
+# nwindows FILE: the time windows -j 2 reads FILE in with its workers (0: it
+# is read by the caller alone, as at -j 1)
+nwindows() {
+	tdat-convert -j 2 --verbose -o /dev/null "$@" 2>&1 |
+		sed -n 's/.*: \([0-9]*\) time windows* read by the workers.*/\1/p' | grep . || echo 0
+}
+
 mkdir -p "$O/v6"
+turn=0
 for dat in $TD/*.dat $TD/sym/*.dat $TD/bad/*.dat; do
 	f=${dat#"$TD"/}
 	v6=$O/v6/${f//\//_}
@@ -77,17 +88,22 @@ for dat in $TD/*.dat $TD/sym/*.dat $TD/bad/*.dat; do
 	for in in "$dat" "$v6"; do
 		[[ -s $in ]] || continue
 		[[ $in == "$v6" ]] && f="$f (v6)"
-		same "$f text" "$in"
-		same "$f json" -f json "$in"
+		if (($(nwindows "$in") > 1)); then
+			all="2 3 8" one=$(set -- 2 3 8; shift $((turn++ % 3)); echo $1)
+		else
+			all=2 one=2
+		fi
+		JOBS=$all same "$f text" "$in"
+		JOBS=$all same "$f json" -f json "$in"
 		[[ $f == bad/* ]] && continue
-		same "$f text -t" -t "$in"
-		same "$f text -R" -R "$in"
-		same "$f csv" -f csv "$in"
-		same "$f perfetto" -f perfetto "$in"
-		same_out "$f sqlite" -f sqlite "$in"
-		same_out "$f typed csv" -f csv --split-by-event "$in"
-		same_out "$f parquet" -f parquet "$in"
-		same_out "$f dat" -f dat "$in"
+		JOBS=$one same "$f text -t" -t "$in"
+		JOBS=$one same "$f text -R" -R "$in"
+		JOBS=$one same "$f csv" -f csv "$in"
+		JOBS=$one same "$f perfetto" -f perfetto "$in"
+		JOBS=$one same_out "$f sqlite" -f sqlite "$in"
+		JOBS=$one same_out "$f typed csv" -f csv --split-by-event "$in"
+		JOBS=$one same_out "$f parquet" -f parquet "$in"
+		JOBS=$one same_out "$f dat" -f dat "$in"
 	done
 done
 # the cuts are real: the v6 copies of the captures with most to get right

@@ -19,11 +19,12 @@ command -v python3 >/dev/null || skip_all "python3 is not installed (it reads th
 node -e "require('$NPMDIR/node_modules/@duckdb/node-api')" 2>/dev/null ||
 	skip_all "@duckdb/node-api is not in $NPMDIR (tests/cli/t-parquet.sh installs it)"
 
-# table $2 of database $1 as CSV: the column names, then the rows, NULL as \N,
+# export_tables DB DIR TABLE...: each TABLE of database DB as DIR/TABLE.csv
+# (one python3 for them all): the column names, then the rows, NULL as \N,
 # text escaped as the dataset escapes every string (doc/tdat-parquet.7: UTF-8
 # kept, a backslash doubled, other bytes \xNN, up to a NUL)
-export_table() {
-	python3 - "$1" "$2" <<'PY'
+export_tables() {
+	python3 - "$@" <<'PY'
 import csv, sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 db.text_factory = bytes
@@ -45,11 +46,14 @@ def esc(b):
 			out.append('\\x%02x' % c)
 		i += n
 	return ''.join(out)
-cur = db.execute('select * from "%s"' % sys.argv[2])
-w = csv.writer(sys.stdout, lineterminator='\n')
-w.writerow([d[0] for d in cur.description])
-for row in cur:
-	w.writerow(['\\N' if v is None else esc(v) if isinstance(v, bytes) else v for v in row])
+for t in sys.argv[3:]:
+	cur = db.execute('select * from "%s"' % t)
+	with open('%s/%s.csv' % (sys.argv[2], t), 'w', encoding='utf-8') as out:
+		w = csv.writer(out, lineterminator='\n')
+		w.writerow([d[0] for d in cur.description])
+		for row in cur:
+			w.writerow(['\\N' if v is None else esc(v) if isinstance(v, bytes) else v
+				    for v in row])
 PY
 }
 
@@ -63,9 +67,7 @@ for dat in $TD/*.dat; do
 	t_exit "$f.dat: -f parquet" 0 -- tdat-convert -f parquet -o "$out" "$dat"
 	t_exit "$f.dat: -f sqlite" 0 -- tdat-convert -f sqlite -o "$out.db" "$dat"
 	mkdir -p "$out.csv"
-	for t in "${TABLES[@]}"; do
-		export_table "$out.db" "$t" >"$out.csv/$t.csv"
-	done
+	export_tables "$out.db" "$out.csv" "${TABLES[@]}"
 	check "$out" "$out.csv" >"$out.chk"
 	for t in "${TABLES[@]}"; do
 		cols=$(sed -n "s/^cols $t //p" "$out.chk")
