@@ -1,0 +1,67 @@
+# jobs-lib.sh: what t-jobs.sh and t-jobs-cases.sh share (sourced after
+# lib.sh): windows as small as they can be (TDAT_JOBS_WINDOW=1: a cut at
+# every page or chunk), and the checks that -j N gives what -j 1 does.
+O=$T_TMP
+export TDAT_JOBS_WINDOW=1	# a window a page (v6) or a chunk (v7): every cut there is
+
+# same NAME ARGS...: tdat-convert ARGS at -j 1 and at each N of $JOBS (2, 3,
+# 8 unless set): equal stdout, stderr and exit status
+same() {
+	local name=$1 j st1 st
+	shift
+	tdat-convert -j 1 "$@" >"$O/out1" 2>"$O/err1"
+	st1=$?
+	for j in ${JOBS:-2 3 8}; do
+		tdat-convert -j $j "$@" >"$O/out$j" 2>"$O/err$j"
+		st=$?
+		if [[ $st != "$st1" ]]; then
+			not_ok "$name: -j $j as -j 1" "exit $st, -j 1 exit $st1"
+		elif ! cmp -s "$O/out1" "$O/out$j"; then
+			not_ok "$name: -j $j as -j 1" "output differs: $(cmp "$O/out1" "$O/out$j" 2>&1)"
+		elif ! cmp -s "$O/err1" "$O/err$j"; then
+			not_ok "$name: -j $j as -j 1" "messages differ:" "$(diff "$O/err1" "$O/err$j" | head -n 6)"
+		else
+			ok "$name: -j $j as -j 1 ($(wc -l <"$O/out1") lines, exit $st1)"
+		fi
+	done
+}
+
+# same_out NAME ARGS...: tdat-convert ARGS -o OUT at -j 1 and at each N of
+# $JOBS (2, 8 unless set): the same file (or folder), the same messages and
+# exit status
+same_out() {
+	local name=$1 j st1 st
+	shift
+	rm -rf "$O"/so[1-9]*
+	tdat-convert -j 1 "$@" -o "$O/so1" 2>"$O/err1"
+	st1=$?
+	for j in ${JOBS:-2 8}; do
+		tdat-convert -j $j "$@" -o "$O/so$j" 2>"$O/err$j"
+		st=$?
+		if [[ $st != "$st1" ]]; then
+			not_ok "$name: -j $j as -j 1" "exit $st, -j 1 exit $st1"
+		elif ! diff -r "$O/so1" "$O/so$j" >/dev/null 2>&1; then
+			not_ok "$name: -j $j as -j 1" "output differs: $(diff -r "$O/so1" "$O/so$j" 2>&1 | head -n 2)"
+		elif ! cmp -s "$O/err1" "$O/err$j"; then
+			not_ok "$name: -j $j as -j 1" "messages differ:" "$(diff "$O/err1" "$O/err$j" | head -n 6)"
+		else
+			ok "$name: -j $j as -j 1 (exit $st1)"
+		fi
+	done
+}
+
+# windows NAME ARGS...: -j 2 --verbose reads ARGS in more than one time window
+windows() {
+	local name=$1 n
+	shift
+	n=$(tdat-convert -j 2 --verbose -o /dev/null "$@" 2>&1 | sed -n 's/.*: \([0-9]*\) time windows* read.*/\1/p')
+	t_assert "$name: -j 2 reads it in ${n:-no} time windows" test "${n:-0}" -gt 1
+}
+
+# nwindows FILE: the time windows -j 2 reads FILE in with its workers (0: it
+# is read by the caller alone, as at -j 1)
+nwindows() {
+	tdat-convert -j 2 --verbose -o /dev/null "$@" 2>&1 |
+		sed -n 's/.*: \([0-9]*\) time windows* read by the workers.*/\1/p' | grep . || echo 0
+}
+
