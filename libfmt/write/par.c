@@ -318,10 +318,10 @@ static int plan_for(struct par *p, struct plan **plan)
 	bool has_start = p->sel && select_window_get(p->sel, 0, &start) && start > 0;
 	bool has_end = p->sel && select_window_get(p->sel, 1, &end);
 	uint64_t last = (uint64_t)end;
+	uint64_t window = (uint64_t)p->ncur * CPU_BYTES;
 
-	uint64_t window = (uint64_t)p->ncur * CPU_BYTES > WINDOW_BYTES ?
-			  (uint64_t)p->ncur * CPU_BYTES : WINDOW_BYTES;
-
+	if (window < WINDOW_BYTES)
+		window = WINDOW_BYTES;
 	return plan_new(p->m, has_start ? (uint64_t)start : 0, has_end ? &last : NULL,
 			p->w->window ? p->w->window : window, plan);
 }

@@ -50,14 +50,6 @@ same_out() {
 	done
 }
 
-# windows NAME ARGS...: -j 2 --verbose reads ARGS in more than one time window
-windows() {
-	local name=$1 n
-	shift
-	n=$(tdat-convert -j 2 --verbose -o /dev/null "$@" 2>&1 | sed -n 's/.*: \([0-9]*\) time windows* read.*/\1/p')
-	t_assert "$name: -j 2 reads it in ${n:-no} time windows" test "${n:-0}" -gt 1
-}
-
 # nwindows FILE: the time windows -j 2 reads FILE in with its workers (0: it
 # is read by the caller alone, as at -j 1)
 nwindows() {
@@ -65,3 +57,10 @@ nwindows() {
 		sed -n 's/.*: \([0-9]*\) time windows* read by the workers.*/\1/p' | grep . || echo 0
 }
 
+# windows NAME ARGS...: -j 2 --verbose reads ARGS in more than one time window
+windows() {
+	local name=$1 n
+	shift
+	n=$(nwindows "$@")
+	t_assert "$name: -j 2 reads it in $n time windows" test "$n" -gt 1
+}
