@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common.h"
 
@@ -408,11 +409,29 @@ static int write_trace_json(const char *dir, struct tdat_merge *m, struct tdat_f
 	return ret ? -1 : 0;
 }
 
-/* --verbose: how the -j workers shared the timeline. */
-static void note_windows(const struct opts *o, const struct tdat_run *r)
+/* CPU time of this thread (@thread) or of the whole process, in seconds. */
+static double cpu_s(bool thread)
 {
+	struct timespec t;
+
+	if (clock_gettime(thread ? CLOCK_THREAD_CPUTIME_ID : CLOCK_PROCESS_CPUTIME_ID, &t))
+		return 0;
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/*
+ * --verbose: how the -j workers shared the timeline, and the CPU the run
+ * took on this thread (which puts the windows in order: what more workers
+ * cannot share) against all of it, @cpu the two before the run.
+ */
+static void note_windows(const struct opts *o, const struct tdat_run *r, const double cpu[2])
+{
+	double mine = cpu_s(true) - cpu[0], all = cpu_s(false) - cpu[1];
+
 	warnx_("-j %d: %llu time window%s read by the workers", o->jobs,
 	       (unsigned long long)r->windows, r->windows == 1 ? "" : "s");
+	warnx_("-j %d: CPU: %.2f s on the thread that puts the windows in order, %.2f s in all",
+	       o->jobs, mine, all);
 	if (r->alone)
 		warnx_("-j %d: from event %llu on, read on one thread (times that go back across "
 		       "a cut, or a worker that could not go on)", o->jobs,
@@ -430,6 +449,7 @@ static int run(struct opts *o, int n, struct tdat_merge *m, struct tdat_file **i
 	struct tdat_run r = { .tick = tick, .arg = m };
 	struct tool_out out;
 	int ret, unprinted, kind = tdat_format_output(o->format, o->wflags);
+	double cpu[2];
 
 	if (!w)
 		die_(EXIT_FAIL, "out of memory");
@@ -455,10 +475,12 @@ static int run(struct opts *o, int n, struct tdat_merge *m, struct tdat_file **i
 		ret = tdat_writer_copy(w);
 		ret = ret == TDAT_EUNSUPP ? 0 : ret ? ret : TDAT_END;
 	}
+	cpu[0] = cpu_s(true);
+	cpu[1] = cpu_s(false);
 	if (!ret)
 		ret = tdat_writer_run(w, o->sel, &r);
 	if (verbose && r.windows)
-		note_windows(o, &r);
+		note_windows(o, &r, cpu);
 	progress_end();
 	if (ret == TDAT_END && o->sel && !r.kept)
 		warn_empty_selection(o->sel, m);

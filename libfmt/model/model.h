@@ -43,6 +43,8 @@ struct procmodel *pm_new(void);
 void pm_free(struct procmodel *pm);
 /* Would pm_feed() learn from events of @tt more than that their thread ran? */
 bool pm_wants(const struct ttype *tt);
+/* Whether pm_feed() may give an (input, tid) a new utid for events of this type. */
+bool pm_remaps(const struct ttype *tt);
 /* Feed each event in timeline order, with its type from file_type(). */
 int pm_feed(struct procmodel *pm, const struct tdat_event *ev, const struct ttype *t);
 /* The current utid of @tid in @input (a new thread when unknown); <0 without memory. */
@@ -215,6 +217,25 @@ struct sl_ops {
 	int (*slice)(void *ctx, const struct sl_slice *s);
 	/* SL_JSON: an end without its begin. */
 	int (*stray)(void *ctx, const struct sl_track *t, const struct tdat_event *ev);
+	/*
+	 * SL_JSON in local mode: what @ev does depends on the slices open
+	 * before the stacks began (an end with no begin here, a begin with
+	 * nothing here to close); SLB_END then goes no further, SLB_BEGIN pushes.
+	 */
+	int (*bottom)(void *ctx, const struct sl_track *t, const struct tdat_event *ev, int what);
+};
+
+enum { SLB_END, SLB_BEGIN };
+
+/* An open slice, as a -j worker hands it to the caller (slices-hand.c). */
+struct sl_entry {
+	struct sl_track track;
+	const struct sl_type *type;
+	uint64_t ts, key;
+	int input, buffer;
+	const char *bytes;	/* the name (name_len bytes), then what ops->begin kept */
+	size_t name_len, len;
+	void *user;
 };
 
 struct slices;
@@ -231,6 +252,20 @@ struct sl_track slices_track(const struct slices *s, const struct sl_type *st,
 			     const struct tdat_event *ev, int utid);
 /* After the last event: every open slice closes, unfinished, at @end_ts. */
 int slices_finish(struct slices *s, uint64_t end_ts);
+/* SL_JSON, a begin in the caller of a local worker: close what it closes, push nothing. */
+int slices_check(struct slices *s, const struct sl_type *st, const struct tdat_event *ev, int utid);
+
+/*
+ * slices-hand.c: a -j worker pairs a block's events on stacks of its own
+ * (local mode: ops->bottom is told what they cannot decide); what is
+ * still open goes to the caller's model, bottom first, and the stacks empty.
+ * @t NULL: every track's.
+ */
+void slices_set_local(struct slices *s);
+int slices_hand_over(struct slices *s, const struct sl_track *t,
+		     int (*fn)(void *ctx, const struct sl_entry *e), void *ctx);
+/* The caller's side: @e pushed on its track's stack, as its begin would have. */
+int slices_adopt(struct slices *s, const struct sl_entry *e);
 /* Append @n bytes to what a slice keeps. */
 void sl_keep(struct sl_buf *b, const void *p, size_t n);
 

@@ -488,6 +488,14 @@ bool pm_wants(const struct ttype *tt)
 	return feed_kind_of(tt) != FK_RAN;
 }
 
+/* Would pm_feed() give some (input, tid) a new utid for this type's events (a reused tid)? */
+bool pm_remaps(const struct ttype *tt)
+{
+	enum feed_kind k = feed_kind_of(tt);
+
+	return k == FK_NEWTASK || k == FK_FORK || k == FK_FREE;
+}
+
 /* The feed kind of @ev's type @t, found once per input and type; negative: no memory. */
 static int feed_kind(struct procmodel *pm, const struct tdat_event *ev, const struct ttype *t)
 {

@@ -40,6 +40,7 @@
 #include <traceevent/event-parse.h>
 
 #include "model/model.h"
+#include "model/slices-int.h"
 
 #define TP_MAX_DEPTH 512	/* trace processor drops slices deeper than this */
 #define TP_MAX_SYSCALLS 550	/* and syscall numbers from this on */
@@ -69,42 +70,6 @@ static const char *const vec_tp[] = { "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK"
 				      "BLOCK_IOPOLL", "TASKLET", "SCHED", "HRTIMER", "RCU" };
 
 #define NVEC (sizeof(vec_json) / sizeof(vec_json[0]))
-
-struct sl_open {
-	uint64_t ts, key;
-	int64_t id, dur;	/* dur -1: open (SL_PERFETTO keeps finished ones above open ones) */
-	const struct sl_type *st;
-	int input, buffer;
-	size_t off, name_len;	/* in the stack's arena: the name, then the writer's data */
-	void *user;
-};
-
-struct sl_stack {
-	struct sl_track track;
-	struct sl_open *st;
-	int n, cap;
-	struct sl_buf arena;
-	bool in_write;		/* SL_PERFETTO: a sys_write is open on this thread */
-};
-
-/* Per-CPU stacks of one input, one array per kind. */
-struct sl_cpus {
-	struct sl_stack *c[NSLK];
-	int n[NSLK];
-};
-
-struct slices {
-	enum sl_mode mode;
-	struct sl_ops ops;
-	struct idtab *types;	/* per input: struct sl_type, or &none */
-	int ninputs;
-	struct sl_stack *th;	/* by utid */
-	int nth;
-	struct sl_cpus *cpus;	/* by input */
-	int ncpus;
-	struct sl_buf name;	/* SL_PERFETTO: a new slice's name while the stack settles */
-	int64_t next_id;
-};
 
 static struct sl_type none;	/* a type that is no slice's */
 
@@ -316,7 +281,7 @@ struct sl_track slices_track(const struct slices *s, const struct sl_type *st,
 	return t;
 }
 
-static struct sl_stack *stack_of(struct slices *s, const struct sl_track *t)
+struct sl_stack *sl_stack_of(struct slices *s, const struct sl_track *t)
 {
 	struct sl_stack *k;
 
@@ -335,7 +300,9 @@ static struct sl_stack *stack_of(struct slices *s, const struct sl_track *t)
 		c = &s->cpus[t->input];
 		k = grow(&c->c[t->kind], &c->n[t->kind], t->cpu);
 	}
-	if (k)
+	/* written only when it changes: a store of the whole on every event costs */
+	if (k && (k->track.kind != t->kind || k->track.input != t->input ||
+		  k->track.cpu != t->cpu || k->track.utid != t->utid))
 		k->track = *t;
 	return k;
 }
@@ -518,38 +485,57 @@ static int find_open(const struct sl_stack *k, const struct sl_rule *rule, int b
 	return -1;
 }
 
+struct sl_open *sl_push_slot(struct sl_stack *k)
+{
+	if (k->n == k->cap) {
+		int cap = k->cap ? k->cap * 2 : 4;
+		struct sl_open *o = realloc(k->st, sizeof(*o) * (size_t)cap);
+
+		if (!o)
+			return NULL;
+		k->st = o;
+		k->cap = cap;
+	}
+	return &k->st[k->n++];
+}
+
 /* Push a slice begun by @ev; its name is already at the end of the arena, from @off. */
 static int push(struct slices *s, struct sl_stack *k, const struct sl_type *st,
 		const struct tdat_event *ev, uint64_t key, size_t off)
 {
-	struct sl_open *o;
+	struct sl_open *o = sl_push_slot(k);
 	int ret = 0;
 
-	if (k->n == k->cap) {
-		int cap = k->cap ? k->cap * 2 : 4;
-
-		if (!(o = realloc(k->st, sizeof(*o) * (size_t)cap)))
-			return TDAT_ENOMEM;
-		k->st = o;
-		k->cap = cap;
-	}
-	o = &k->st[k->n++];
+	if (!o)
+		return TDAT_ENOMEM;
 	*o = (struct sl_open){ .ts = ev->ts, .key = key, .id = s->next_id++, .dur = -1, .st = st,
 			       .input = ev->input, .buffer = ev->buffer, .off = off,
 			       .name_len = k->arena.len - off };
+	if (s->local && !k->listed && sl_note_open(s, k))
+		return TDAT_ENOMEM;
 	if (s->ops.begin)
 		ret = s->ops.begin(s->ops.ctx, ev, &k->arena, &o->user);
 	return ret ? ret : k->arena.err ? TDAT_ENOMEM : 0;
 }
 
+/*
+ * @check: only what a begin does to the slices open before it (the caller
+ * of a -j worker in local mode, whose stack the worker could not see).
+ */
 static int json_put(struct slices *s, struct sl_stack *k, const struct sl_type *st,
-		    const struct tdat_event *ev)
+		    const struct tdat_event *ev, bool check)
 {
 	uint64_t key = key_of(st, ev);
 	bool any = st->begin && !(st->rule->flags & SLR_NESTS);
 	int i = find_open(k, st->rule, ev->buffer, key, any), ret;
 	size_t off;
 
+	if (i < 0 && s->local) {
+		if (!st->begin)
+			return s->ops.bottom(s->ops.ctx, &k->track, ev, SLB_END);
+		if ((ret = s->ops.bottom(s->ops.ctx, &k->track, ev, SLB_BEGIN)))
+			return ret;
+	}
 	if (!st->begin) {
 		if (i < 0)
 			return s->ops.stray ? s->ops.stray(s->ops.ctx, &k->track, ev) : 0;
@@ -563,6 +549,8 @@ static int json_put(struct slices *s, struct sl_stack *k, const struct sl_type *
 	/* a second begin of the same: its end was lost */
 	if (i >= 0 && (ret = close_from(s, k, i, ev->ts)))
 		return ret;
+	if (check)
+		return 0;
 	off = k->arena.len;
 	json_name(&k->arena, st, ev, key);
 	return push(s, k, st, ev, key, off);
@@ -720,11 +708,21 @@ static int tp_put(struct slices *s, struct sl_stack *k, const struct sl_type *st
 int slices_put(struct slices *s, const struct sl_type *st, const struct tdat_event *ev, int utid)
 {
 	struct sl_track t = slices_track(s, st, ev, utid);
-	struct sl_stack *k = stack_of(s, &t);
+	struct sl_stack *k = sl_stack_of(s, &t);
 
 	if (!k)
 		return TDAT_ENOMEM;
-	return s->mode == SL_JSON ? json_put(s, k, st, ev) : tp_put(s, k, st, ev);
+	return s->mode == SL_JSON ? json_put(s, k, st, ev, false) : tp_put(s, k, st, ev);
+}
+
+int slices_check(struct slices *s, const struct sl_type *st, const struct tdat_event *ev, int utid)
+{
+	struct sl_track t = slices_track(s, st, ev, utid);
+	struct sl_stack *k = sl_stack_of(s, &t);
+
+	if (!k)
+		return TDAT_ENOMEM;
+	return s->mode == SL_JSON && st->begin ? json_put(s, k, st, ev, true) : TDAT_EINVAL;
 }
 
 /* Everything still open on @k: cut at @end_ts (SL_JSON) or of dur -1. */
@@ -785,6 +783,7 @@ void slices_free(struct slices *s)
 		for (int kind = 0; kind < NSLK; kind++)
 			stacks_free(s->cpus[i].c[kind], s->cpus[i].n[kind]);
 	stacks_free(s->th, s->nth);
+	free(s->open);
 	free(s->name.buf);
 	free(s->cpus);
 	free(s->types);

@@ -397,7 +397,8 @@ static const unsigned char *cut_page(struct cursor *c, const unsigned char *page
 	int ls = c->f->info.long_size;
 	size_t hdr = 8 + (size_t)ls, commit = flags & COMMIT_MASK;
 
-	if (!c->cut && !(c->cut = malloc(c->b->info.page_size)))
+	/* with the slack a page has: a printer (and a -j worker's copy) reads past a record */
+	if (!c->cut && !(c->cut = calloc(1, c->b->info.page_size + SLACK)))
 		return NULL;
 	memcpy(c->cut, page, hdr + good);
 	memset(c->cut + hdr + good, 0, avail - hdr - good);

@@ -19,9 +19,10 @@
  * Every other event goes into traceEvents: begin/end pairs (irq and softirq
  * handlers, hrtimer and timer expiry on synthetic per-CPU tracks; syscalls
  * and workqueue items on the thread), paired by the slice model
- * (model/slices.c, SL_JSON), as "X" slices whose args hold one object per
- * event ({"sys_enter":{...},"sys_exit":{...}}), kept properly nested per
- * track; everything else, and ends without a begin, as thread instants
+ * (model/slices.c, SL_JSON; json-slices.c, also on -j workers), as "X"
+ * slices whose args hold one object per event
+ * ({"sys_enter":{...},"sys_exit":{...}}), kept properly nested per track;
+ * everything else, and ends without a begin, as thread instants
  * ("ph":"i","s":"t") with the fields as typed args.  A begin still open at
  * the end of the trace (or when a begin of the same kind comes, or an outer
  * slice ends) is closed there with "unfinished":true.  "M" events name
@@ -53,7 +54,6 @@
 
 #include "write/json.h"
 
-#define SYNTH_PID 0x40000000u	/* per-CPU tracks: above any real pid */
 #define REBASE_MIN (1ull << 52)	/* ns; beyond 2^53 doubles lose ns */
 
 static void put_hex_str(struct tdat_sink *sk, uint64_t v)
@@ -122,7 +122,7 @@ static void put_value(struct tdat_sink *sk, const struct tdat_event *ev, const s
 }
 
 /* "buffer":"LABEL" */
-static void put_label(struct tdat_sink *sk, const struct jlabel *lb)
+void put_label(struct tdat_sink *sk, const struct jlabel *lb)
 {
 	put_lit(sk, "\"buffer\":\"");
 	sink_write(sk, lb->s, lb->len);
@@ -130,7 +130,7 @@ static void put_label(struct tdat_sink *sk, const struct jlabel *lb)
 }
 
 /* "field":value,... of every field of @ev */
-static void put_fields(struct tdat_sink *sk, const struct tdat_event *ev, const struct jtype *jt)
+void put_fields(struct tdat_sink *sk, const struct tdat_event *ev, const struct jtype *jt)
 {
 	for (int i = 0; i < jt->tt->nfields; i++) {
 		put_padded(sk, jt->keys[i], jt->key_lens[i]);
@@ -142,8 +142,8 @@ static void put_fields(struct tdat_sink *sk, const struct tdat_event *ev, const 
  * {"field":value,...}, with the buffer first if @lb; the fields a -j worker
  * prepared (json_prepare()) when @ev is the event being put and it has them.
  */
-static void put_args(const struct json *j, struct tdat_sink *sk, const struct tdat_event *ev,
-		     const struct jtype *jt, const struct jlabel *lb)
+void put_args(const struct json *j, struct tdat_sink *sk, const struct tdat_event *ev,
+	      const struct jtype *jt, const struct jlabel *lb)
 {
 	sink_putc(sk, '{');
 	if (lb) {
@@ -204,6 +204,7 @@ static struct jtype *compile(struct json *j, const struct ttype *tt, const struc
 		return NULL;
 	jt->tt = tt;
 	jt->feed = tt->event && pm_wants(tt);
+	jt->remaps = tt->event && pm_remaps(tt);
 	jt->keys = calloc((size_t)tt->nfields + 1, sizeof(*jt->keys));
 	jt->key_lens = calloc((size_t)tt->nfields + 1, sizeof(*jt->key_lens));
 	jt->argkey = build(&jt->argkey_len, "\"", name, "\":");
@@ -235,7 +236,7 @@ fail:
 	return NULL;
 }
 
-static struct jtype *type_of(struct json *j, const struct tdat_event *ev)
+struct jtype *type_of(struct json *j, const struct tdat_event *ev)
 {
 	const struct ttype *tt = file_type(ev->file, ev);
 	void **slot = tt ? idtab_slot(&j->in[ev->input].types, tt->id) : NULL;
@@ -268,7 +269,7 @@ struct jthread *json_thread(struct json *j, int utid)
 	return &j->th[utid];
 }
 
-static struct jcpu *cpu_of(struct json *j, int input, int cpu)
+struct jcpu *cpu_of(struct json *j, int input, int cpu)
 {
 	struct jinput *in = &j->in[input];
 
@@ -290,17 +291,6 @@ static struct jcpu *cpu_of(struct json *j, int input, int cpu)
 	return &in->cpus[cpu];
 }
 
-/* Synthetic ids of the per-CPU tracks: never a real pid, never tid 0. */
-static uint32_t cpu_pid(int input)
-{
-	return SYNTH_PID + (uint32_t)input * 0x20000u;
-}
-
-static uint32_t cpu_tid(int input, int cpu)
-{
-	return cpu_pid(input) + 1 + (uint32_t)cpu;
-}
-
 /*
  * The pid written with @utid's events and lines, fixed at first use: every
  * event binds its tid to its pid in the importers, so a thread must keep
@@ -318,22 +308,6 @@ uint32_t json_thread_pid(struct json *j, int utid, struct jthread *t)
 }
 
 
-static inline void sep(struct json *j, struct tdat_sink *sk)
-{
-	if (j->nev++)
-		put_lit(sk, ",\n");
-	else
-		sink_putc(sk, '\n');
-}
-
-static void put_ids(struct tdat_sink *sk, uint32_t pid, uint32_t tid)
-{
-	put_lit(sk, ",\"pid\":");
-	put_u64(sk, pid);
-	put_lit(sk, ",\"tid\":");
-	put_u64(sk, tid);
-}
-
 /* ---- events in traceEvents ---- */
 
 /* The label of @ev's buffer, NULL for an unnamed one. */
@@ -349,7 +323,7 @@ static const struct jlabel *label_of(const struct json *j, const struct tdat_eve
 #define CAT_END "\",\"ts\":"
 
 /* @cat, a string ending in CAT_END, with ",LABEL" put at the end of the category. */
-static void put_cat(struct tdat_sink *sk, const char *cat, size_t len, const struct jlabel *lb)
+void put_cat(struct tdat_sink *sk, const char *cat, size_t len, const struct jlabel *lb)
 {
 	size_t tail = sizeof(CAT_END) - 1;
 
@@ -363,8 +337,8 @@ static void put_cat(struct tdat_sink *sk, const char *cat, size_t len, const str
 	sink_write(sk, cat + len - tail, tail);
 }
 
-static void emit_instant(struct json *j, struct tdat_sink *sk, const struct tdat_event *ev,
-			 const struct jtype *jt, uint32_t pid, uint32_t tid)
+void emit_instant(struct json *j, struct tdat_sink *sk, const struct tdat_event *ev,
+		  const struct jtype *jt, uint32_t pid, uint32_t tid)
 {
 	const struct jlabel *lb = label_of(j, ev);
 
@@ -400,101 +374,12 @@ static void emit_lost(struct json *j, struct tdat_sink *sk, const struct tdat_ev
 	put_lit(sk, "}}");
 }
 
-/* ---- slices (model/slices.c) ---- */
-
-/* The ids of @t's events: a CPU's synthetic thread, or the thread itself. */
-static void track_ids(struct json *j, const struct sl_track *t, uint32_t *pid, uint32_t *tid)
-{
-	if (t->kind != SLK_THREAD) {
-		*pid = cpu_pid(t->input);
-		*tid = cpu_tid(t->input, t->cpu);
-		return;
-	}
-	*pid = json_thread_pid(j, t->utid, &j->th[t->utid]);
-	*tid = (uint32_t)pm_thread(j->pm, t->utid)->tid;
-}
-
-/* A slice begins: keep its begin's args, {"name":{...}. */
-static int sl_begin(void *ctx, const struct tdat_event *ev, struct sl_buf *b, void **user)
-{
-	struct json *j = ctx;
-	struct jtype *jt = type_of(j, ev);
-
-	*user = jt;
-	j->scratch.len = 0;
-	sink_write(&j->scratch, jt->argkey, jt->argkey_len);
-	put_args(j, &j->scratch, ev, jt, NULL);
-	if (j->scratch.err)
-		return TDAT_ENOMEM;
-	sl_keep(b, j->scratch.buf, j->scratch.len);
-	return 0;
-}
-
-/* A closed slice as an "X" event; args: its begin's, then its end's or "unfinished". */
-static int sl_slice(void *ctx, const struct sl_slice *s)
-{
-	struct json *j = ctx;
-	struct tdat_sink *sk = j->out;
-	const struct jtype *bjt = s->user, *ejt;
-	const struct jinput *in = &j->in[s->input];
-	const struct jlabel *lb = s->buffer >= 0 && s->buffer < in->nbuffers &&
-				  in->labels[s->buffer].s ? &in->labels[s->buffer] : NULL;
-	uint32_t pid, tid;
-
-	track_ids(j, s->track, &pid, &tid);
-	sep(j, sk);
-	put_lit(sk, "{\"ph\":\"X\",\"name\":\"");
-	put_esc(sk, s->name, s->name_len, JE_U);
-	sink_putc(sk, '"');
-	put_cat(sk, bjt->cat, bjt->cat_len, lb);
-	put_us(sk, rel(j, s->ts));
-	put_lit(sk, ",\"dur\":");
-	put_us(sk, (uint64_t)s->dur);
-	put_ids(sk, pid, tid);
-	put_lit(sk, ",\"args\":{");
-	if (lb) {
-		put_label(sk, lb);
-		sink_putc(sk, ',');
-	}
-	sink_write(sk, s->data, s->data_len);
-	if (s->end && (ejt = type_of(j, s->end))) {
-		sink_putc(sk, ',');
-		sink_write(sk, ejt->argkey, ejt->argkey_len);
-		put_args(j, sk, s->end, ejt, NULL);
-	} else {
-		put_lit(sk, ",\"unfinished\":true");
-	}
-	put_lit(sk, "}}");
-	return 0;
-}
-
-/* An end without its begin: an instant on the track. */
-static int sl_stray(void *ctx, const struct sl_track *t, const struct tdat_event *ev)
-{
-	struct json *j = ctx;
-	uint32_t pid, tid;
-
-	track_ids(j, t, &pid, &tid);
-	emit_instant(j, j->out, ev, type_of(j, ev), pid, tid);
-	return 0;
-}
-
-static int put_slice(struct json *j, const struct tdat_event *ev, const struct jtype *jt, int utid)
-{
-	if (jt->sl->rule->kind != SLK_THREAD) {
-		if (!cpu_of(j, ev->input, ev->cpu))
-			return TDAT_ENOMEM;
-	} else {
-		json_thread_pid(j, utid, &j->th[utid]);	/* fixed at its first event */
-	}
-	return slices_put(j->sl, jt->sl, ev, utid);
-}
-
 static int json_put(struct tdat_writer *w, const struct tdat_event *ev)
 {
 	struct json *j = w->priv;
 	struct tdat_sink *sk = &w->sink;
 	const struct jtype *jt = type_of(j, ev);
+	const char *op = NULL;	/* the worker's pairing to replay, after json_take_ops() */
 	struct jthread *t;
 	uint64_t v = 0;
 	int64_t tid;
@@ -502,9 +387,8 @@ static int json_put(struct tdat_writer *w, const struct tdat_event *ev)
 
 	if (!jt)
 		return TDAT_ENOMEM;
-	j->pre_ev = w->pre ? ev : NULL;
-	j->pre = w->pre;
-	j->pre_len = w->pre_len;
+	if (w->pre && (ret = json_take_ops(j, ev, w->pre, w->pre_len, &op)))
+		return ret;
 	if (!j->based) {
 		j->based = true;
 		j->base = ev->ts >= REBASE_MIN ? ev->ts : 0;
@@ -522,7 +406,8 @@ static int json_put(struct tdat_writer *w, const struct tdat_event *ev)
 			return ret;
 	}
 	if (jt->role == JR_SLICE)
-		ret = put_slice(j, ev, jt, utid);
+		ret = op ? json_replay(j, ev, jt, utid, op, w->pre + w->pre_len)
+			 : put_slice(j, ev, jt, utid);
 	else if (jt->role == JR_INSTANT || !line_buffer(j, ev, jt) || put_line(j, ev, jt, utid, tid))
 		emit_instant(j, sk, ev, jt, json_thread_pid(j, utid, &j->th[utid]), (uint32_t)tid);
 	j->pre_ev = NULL;
@@ -531,25 +416,6 @@ static int json_put(struct tdat_writer *w, const struct tdat_event *ev)
 		return TDAT_EIO;
 	}
 	return ret;
-}
-
-/*
- * On a -j worker (par.c): the fields of an event that will be an instant or
- * a slice's begin or end, as put_args() puts them, into w->sink; the
- * caller's json_put() copies them in.  Text lines and the ids, times and
- * nesting, which depend on the events before, stay with the caller.
- */
-static int json_prepare(struct tdat_writer *w, const struct tdat_event *ev)
-{
-	struct json *j = w->priv;
-	const struct jtype *jt = type_of(j, ev);
-
-	if (!jt)
-		return TDAT_ENOMEM;
-	if (jt->role != JR_INSTANT && jt->role != JR_SLICE)
-		return 1;
-	put_fields(&w->sink, ev, jt);
-	return 0;
 }
 
 /* ---- the end: open slices, names, the text, metadata ---- */
@@ -733,21 +599,18 @@ static int labels(struct json *j, struct tdat_writer *w, int i)
 
 static int json_open(struct tdat_writer *w)
 {
-	static const struct sl_ops ops = { .begin = sl_begin, .slice = sl_slice, .stray = sl_stray };
 	struct json *j = calloc(1, sizeof(*j));
-	struct sl_ops o = ops;
 
 	if (!j)
 		return TDAT_ENOMEM;
 	w->priv = j;
 	j->out = &w->sink;
 	j->scratch.fd = -1;
-	o.ctx = j;
 	put_lit(&w->sink, "{\"traceEvents\":[");
 	j->started = true;
 	j->ninputs = tdat_merge_nfiles(w->merge);
 	j->in = calloc((size_t)(j->ninputs ? j->ninputs : 1), sizeof(*j->in));
-	if (!j->in || !(j->pm = pm_new()) || !(j->sl = slices_new(SL_JSON, &o)))
+	if (!j->in || !(j->pm = pm_new()) || !(j->sl = json_slices_new(j)))
 		return TDAT_ENOMEM;
 	for (int i = 0; i < j->ninputs; i++)
 		if (labels(j, w, i))
@@ -789,6 +652,8 @@ const struct tdat_writer_ops tdat_writer_json_ops = {
 	.open = json_open,
 	.put = json_put,
 	.prepare = json_prepare,
+	.prepare_end = json_prepare_end,
+	.put_trailer = json_put_trailer,
 	.close = json_close,
 	.free = json_free,
 };

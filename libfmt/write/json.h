@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * json.h - what the "json" writer's files share (json.c: traceEvents, the
- * slices and the end; json-line.c: the ftrace text lines of
- * systemTraceEvents): its state, and the number and string encoders of its
- * hot path.  Private to those two files.
+ * json.h - what the "json" writer's files share (json.c: traceEvents and
+ * the end; json-slices.c: the slices, and how -j workers pair them;
+ * json-line.c: the ftrace text lines of systemTraceEvents): its state, and
+ * the number and string encoders of its hot path.  Private to those files.
  */
 #ifndef TDAT_WRITE_JSON_H
 #define TDAT_WRITE_JSON_H
@@ -23,6 +23,7 @@ struct jtype {
 	enum jrole role;
 	const struct sl_type *sl;		/* a slice's begin or end (slices.c) */
 	bool feed;				/* the process model needs every event */
+	bool remaps;				/* it may give a tid a new thread (pm_remaps()) */
 	char *head;				/* instant: {"ph":"i",...,"ts": */
 	char *argkey;				/* "name":{ */
 	char *cat;				/* ,"cat":"system","ts": */
@@ -75,10 +76,39 @@ struct json {
 	const struct tdat_event *pre_ev;	/* the event being put, if a worker prepared its fields */
 	const char *pre;		/* those fields (json_prepare()) */
 	size_t pre_len;
+	bool local;			/* a -j worker pairing slices itself (json-slices.c) */
+	bool moded;			/* a worker: the event's mode op is written */
+	const struct jtype *cur;	/* a worker: the type of the event being prepared */
 };
 
 /* ---- json.c ---- */
 
+#define SYNTH_PID 0x40000000u	/* per-CPU tracks: above any real pid */
+
+/* Synthetic ids of the per-CPU tracks: never a real pid, never tid 0. */
+static inline uint32_t cpu_pid(int input)
+{
+	return SYNTH_PID + (uint32_t)input * 0x20000u;
+}
+
+static inline uint32_t cpu_tid(int input, int cpu)
+{
+	return cpu_pid(input) + 1 + (uint32_t)cpu;
+}
+
+struct jtype *type_of(struct json *j, const struct tdat_event *ev);
+struct jcpu *cpu_of(struct json *j, int input, int cpu);
+/* "buffer":"LABEL" */
+void put_label(struct tdat_sink *sk, const struct jlabel *lb);
+/* @cat, a string ending in ",\"ts\":", with ",LABEL" put at the end of the category. */
+void put_cat(struct tdat_sink *sk, const char *cat, size_t len, const struct jlabel *lb);
+/* "field":value,... of every field of @ev */
+void put_fields(struct tdat_sink *sk, const struct tdat_event *ev, const struct jtype *jt);
+/* {"field":value,...}, the buffer first if @lb (prepared fields: json.c) */
+void put_args(const struct json *j, struct tdat_sink *sk, const struct tdat_event *ev,
+	      const struct jtype *jt, const struct jlabel *lb);
+void emit_instant(struct json *j, struct tdat_sink *sk, const struct tdat_event *ev,
+		  const struct jtype *jt, uint32_t pid, uint32_t tid);
 struct jthread *json_thread(struct json *j, int utid);
 /* The pid written with @utid's events and lines, fixed at first use. */
 uint32_t json_thread_pid(struct json *j, int utid, struct jthread *t);
@@ -87,6 +117,24 @@ static inline uint64_t rel(const struct json *j, uint64_t ts)
 {
 	return ts > j->base ? ts - j->base : 0;
 }
+
+/* ---- json-slices.c: slices, on one thread or paired by the -j workers ---- */
+
+struct slices *json_slices_new(struct json *j);
+/* A slice event on the caller's model (thread @utid). */
+int put_slice(struct json *j, const struct tdat_event *ev, const struct jtype *jt, int utid);
+int json_prepare(struct tdat_writer *w, const struct tdat_event *ev);
+int json_prepare_end(struct tdat_writer *w);
+int json_put_trailer(struct tdat_writer *w, const char *p, size_t n);
+/*
+ * The caller, with the bytes a worker prepared for @ev: take the open
+ * slices it hands over; then the prepared fields are j->pre, or *@op
+ * is what is left to replay of its own pairing (json_replay()).
+ */
+int json_take_ops(struct json *j, const struct tdat_event *ev, const char *p, size_t n,
+		  const char **op);
+int json_replay(struct json *j, const struct tdat_event *ev, const struct jtype *jt, int utid,
+		const char *op, const char *end);
 
 /* ---- json-line.c: strings, and the text lines ---- */
 
@@ -188,6 +236,22 @@ static inline void put_i64(struct tdat_sink *sk, int64_t v)
 	} else {
 		put_u64(sk, (uint64_t)v);
 	}
+}
+
+static inline void sep(struct json *j, struct tdat_sink *sk)
+{
+	if (j->nev++)
+		put_lit(sk, ",\n");
+	else
+		sink_putc(sk, '\n');
+}
+
+static inline void put_ids(struct tdat_sink *sk, uint32_t pid, uint32_t tid)
+{
+	put_lit(sk, ",\"pid\":");
+	put_u64(sk, pid);
+	put_lit(sk, ",\"tid\":");
+	put_u64(sk, tid);
 }
 
 /*

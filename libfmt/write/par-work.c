@@ -9,9 +9,10 @@
  * format prepared of them (PM_PREPARE) or not (PM_COPY).  Each block
  * carries the merge's places after it, the damage met while making it and
  * what the selection learnt, so the caller can go on alone from any block.
- * A window holds at most QUEUE_PRINT (or QUEUE_PUT) bytes of blocks the caller has not taken:
+ * A window holds at most QUEUE_AHEAD (or QUEUE_PUT) bytes of blocks the caller has not taken:
  * memory stays bounded whatever the window's size.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,10 +72,12 @@ static struct block *block_new(struct par *p)
 static struct block *block_get(struct worker *k)
 {
 	struct par *p = k->p;
+	bool far = p->mode == PM_PRINT || (p->mode == PM_PREPARE && p->w->jobs >= PREPARE_MORE_JOBS);
+	size_t ahead = far ? QUEUE_AHEAD : QUEUE_PUT;
 	struct block *b;
 
 	pthread_mutex_lock(&p->mu);
-	while (!p->stop && k->win->bytes >= (p->mode == PM_PRINT ? QUEUE_PRINT : QUEUE_PUT))
+	while (!p->stop && k->win->bytes >= ahead)
 		pthread_cond_wait(&p->room, &p->mu);
 	b = p->stop ? NULL : p->spare;
 	if (b)
@@ -86,6 +89,7 @@ static struct block *block_get(struct worker *k)
 		b->next = NULL;
 		b->nev = b->blen = b->ndmg = b->nund = b->segs.n = b->out.len = 0;
 		b->ndamaged = b->events = b->kept = 0;
+		b->post = b->post_len = 0;
 	}
 	return b;
 }
@@ -176,6 +180,12 @@ static void block_seal(struct worker *k, struct block *b, int last)
 		select_take(k->sel, &b->sel);
 	if (!w)
 		return;
+	if (k->p->mode == PM_PREPARE && w->ops->prepare_end) {
+		b->post = w->sink.len;
+		if (w->ops->prepare_end(w) < 0)
+			w->sink.err = w->sink.err ? w->sink.err : ENOMEM;
+		b->post_len = w->sink.len - b->post;
+	}
 	b->ndamaged = w->ndamaged;
 	if (w->ndamaged) {
 		b->first = w->damage;
@@ -373,6 +383,7 @@ static int worker_init(struct worker *k)
 		return 0;
 	if (!(k->w = tdat_writer_new(p->w->ops->name)))
 		return TDAT_ENOMEM;
+	k->w->workers = p->w->jobs;	/* PM_PRINT and PM_PREPARE: a worker a job */
 	if ((ret = writer_open_worker(k->w, k->m, p->w->flags & ~TDAT_W_GZIP)))
 		return ret;
 	k->w->sink.len = 0;	/* no header */

@@ -211,6 +211,8 @@ static int put_events(struct par *p, const struct block *b)
 			ret = merge_tally(p->m, b->cur[i], &ev);
 	}
 	w->pre = NULL;
+	if (!ret && b->post_len)
+		ret = w->ops->put_trailer(w, b->out.buf + b->post, b->post_len);
 	return ret;
 }
 

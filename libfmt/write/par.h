@@ -14,10 +14,11 @@
 #define BLOCK_READ (16 * BLOCK_EVENTS)	/* events read (kept or not) a block stands for */
 /*
  * Bytes of blocks one window made and the caller has not taken: printed
- * text, which the caller only writes, runs ahead; events the caller puts
- * through a format only need to be ready.
+ * text, which the caller only writes, and events prepared as far as
+ * PREPARE_MORE_JOBS lets, which it mostly copies, run ahead; events the
+ * caller puts through a format only need to be ready.
  */
-#define QUEUE_PRINT (16u << 20)
+#define QUEUE_AHEAD (16u << 20)
 #define QUEUE_PUT (4u << 20)
 #define NO_PRE SIZE_MAX		/* an event ops->prepare made nothing of */
 
@@ -57,6 +58,7 @@ struct block {
 	struct tdat_sink out;	/* PM_PRINT: the text; PM_PREPARE: the prepared bytes */
 	struct par_segs segs;	/* PM_PRINT with ops->put_segs: the text's destinations */
 	size_t *pre_off, *pre_len;	/* PM_PREPARE: each event's bytes in out */
+	size_t post, post_len;		/* PM_PREPARE: ops->prepare_end()'s bytes in out */
 	uint64_t ndamaged;	/* events the worker's writer wrote without part of them */
 	struct writer_damage first;
 	struct par_dmg *dmg;

@@ -413,6 +413,16 @@ struct tdat_writer_ops {
 	 * the events in order, each with its prepared bytes in w->pre (par.c).
 	 */
 	int (*prepare)(struct tdat_writer *w, const struct tdat_event *ev);
+#define PREPARE_MORE_JOBS 3	/* from this many jobs, prepare may do more of the work
+				   (json: pair slices, json-slices.c), and its blocks
+				   run ahead as far as printed text (par-work.c) */
+	/*
+	 * Optional, with prepare: a worker's block of events ends; what the
+	 * caller must know after its last event into w->sink.  The caller's
+	 * writer takes those bytes with put_trailer() after the block's events.
+	 */
+	int (*prepare_end)(struct tdat_writer *w);
+	int (*put_trailer)(struct tdat_writer *w, const char *p, size_t n);
 };
 
 struct tdat_writer {
@@ -435,6 +445,7 @@ struct tdat_writer {
 	const char *pre;		/* put(): what a worker's ops->prepare made of the event, */
 	size_t pre_len;			/* NULL: nothing (par.c) */
 	bool worker;			/* a -j worker's writer (writer_open_worker()) */
+	int workers;			/* a worker's: how many share the run */
 	char *piece;			/* dat: the piece mark to write, NULL: none */
 	size_t piece_len;
 	struct writer_notice {		/* events of a type whose print format is not supported */

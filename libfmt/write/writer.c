@@ -126,6 +126,8 @@ void sink_write_slow(struct tdat_sink *s, const void *p, size_t n)
 {
 	char *d;
 
+	if (!n)
+		return;	/* an empty memory sink has no buffer to point into */
 	/* more than the buffer holds, to a file: written from where it is */
 	if (s->fd >= 0 && !s->gz && n >= s->cap && !sink_flush(s)) {
 		sink_write_fd(s, p, n);

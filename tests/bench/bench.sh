@@ -358,6 +358,8 @@ bench_file() {
 		"$(ratio "${WALL[td_text1]}" "${WALL[td_text2]}")" ">=" "$TARGET_J2_TEXT" x
 	verdict "csv: -j 2 / -j 1 speed" \
 		"$(ratio "${WALL[td_csv1]}" "${WALL[td_csv2]}")" ">=" "$TARGET_J2_CSV" x
+	F_BENCH=$f project td_text "-f text" - -f text
+	F_BENCH=$f project td_csv "-f csv" - -f csv
 	verdict "text -j 2 peak RSS" "${RSS[td_text2]}" "<" $((TARGET_RSS_MIB + 2 * WORKER_MIB)) " MiB"
 	verdict "text: tdat / trace-cmd events/s" \
 		"$(ratio "${WALL[tc_text]}" "${WALL[td_textd]}")" ">=" "$TARGET_TEXT" x
@@ -396,7 +398,34 @@ jobs_pair() {
 	done
 	verdict "$label: -j 2 / -j 1 speed" "$(ratio "${WALL[${key}1]}" "${WALL[${key}2]}")" ">=" \
 		"$target" x
+	project "$key" "$label" "$out" "$@"
 	[[ $out == - ]] || rm -rf "$out"
+}
+
+# project KEY LABEL OUT ARGS...: one more -j 2 run, --verbose: the CPU time of
+# the thread that puts the windows in order (S) against all of it (C).  By
+# Amdahl's law N cores take at least max(S, C / N): the most -j N can give over
+# the -j 1 time measured.  (Measured at -j 2 on this machine: what its two
+# cores cost each other is in both.)
+project() {
+	local key=$1 label=$2 out=$3 line s c
+	shift 3
+	if [[ $out == - ]]; then
+		line=$("$BIN/tdat-convert" -j 2 --verbose "$@" "$F_BENCH" 2>&1 >/dev/null)
+	else
+		rm -rf "$out"
+		line=$("$BIN/tdat-convert" -j 2 --verbose "$@" -o "$out" "$F_BENCH" 2>&1)
+	fi
+	read -r s c < <(sed -n 's/.*CPU: \([0-9.]*\) s on the thread .*, \([0-9.]*\) s in all.*/\1 \2/p' \
+		<<<"$line")
+	if [[ -z $s || -z $c ]]; then
+		say "$label: no CPU line from --verbose"
+		return 0
+	fi
+	awk -v l="$label" -v w="${WALL[${key}1]}" -v s="$s" -v c="$c" 'BEGIN {
+		m8 = s > c / 8 ? s : c / 8; m32 = s > c / 32 ? s : c / 32
+		printf "  %-34s %5.2f of %5.2f s CPU in order (%2.0f%%): -j 8 <= %.1fx, -j 32 <= %.1fx\n",
+			l " in order", s, c, 100 * s / c, w / m8, w / m32 }'
 }
 
 # The exports of the exports issue, against trace-cmd report on the same file,

@@ -5,7 +5,8 @@
  * flags (text: with libtraceevent's plugins, as the tools print), or the
  * statistics of tdat-info; the rest is a trace.dat, opened
  * from memory, merged and written to /dev/null (sqlite: a temporary file;
- * csv split by event: a temporary directory; both removed).
+ * csv split by event: a temporary directory; both removed).  json with the
+ * high bit: written at -j 1 and -j 3 into memory, and compared.
  * What a tool does with a damaged file, without the tool.
  */
 #include <dirent.h>
@@ -81,6 +82,60 @@ static void write_all(struct tdat_merge *m, const char *format, unsigned flags)
 		empty_dir(true);
 }
 
+/* json of @path's events, on @jobs threads (windows of a page or chunk), into memfd @fd. */
+static int json_jobs(const char *path, const struct tdat_open_opts *oo, int jobs, int fd)
+{
+	struct tdat_file *f = tdat_file_new();
+	struct tdat_merge *m = tdat_merge_new();
+	struct tdat_writer *w = tdat_writer_new("json");
+	struct tdat_run r = { 0 };
+	int ret = -1;
+
+	if (f && m && w && !tdat_file_open(f, path, oo) && !tdat_merge_add(m, f)) {
+		f = NULL;	/* the merge's now */
+		tdat_writer_set_jobs(w, jobs);
+		tdat_writer_set_window(w, 1);
+		if (!(ret = tdat_writer_open(w, fd, NULL, m, 0)))
+			ret = tdat_writer_run(w, NULL, &r);
+		if (tdat_writer_close(w) && ret >= 0)
+			ret = -1;
+	}
+	tdat_writer_free(w);
+	tdat_merge_free(m);
+	tdat_file_free(f);
+	return ret;
+}
+
+/*
+ * json at -j 1 and -j 3 (its slices paired by the workers, json-slices.c):
+ * the same bytes and the same outcome, or abort.
+ */
+static void compare_jobs(const char *path, const struct tdat_open_opts *oo)
+{
+	static int fd[2] = { -1, -1 };
+	static char *buf[2];
+	off_t len[2];
+	int ret[2];
+
+	for (int i = 0; i < 2; i++) {
+		if (fd[i] < 0 && (fd[i] = memfd_create("tdat-fuzz-json", MFD_CLOEXEC)) < 0)
+			fuzz_die("memfd_create failed");
+		if (ftruncate(fd[i], 0) || lseek(fd[i], 0, SEEK_SET))
+			fuzz_die("cannot empty the memfd");
+		ret[i] = json_jobs(path, oo, i ? 3 : 1, fd[i]);
+		len[i] = lseek(fd[i], 0, SEEK_CUR);
+	}
+	if (ret[0] != ret[1] || len[0] != len[1])
+		abort();	/* -j 3 wrote another json than -j 1 */
+	for (int i = 0; i < 2; i++) {
+		free(buf[i]);
+		if (!(buf[i] = malloc((size_t)len[i] + 1)) || pread(fd[i], buf[i], (size_t)len[i], 0) != len[i])
+			fuzz_die("cannot read the memfd back");
+	}
+	if (memcmp(buf[0], buf[1], (size_t)len[0]))
+		abort();
+}
+
 FUZZ_TARGET(fuzz_writers)
 {
 	static struct fuzz_mem mem;
@@ -104,6 +159,10 @@ FUZZ_TARGET(fuzz_writers)
 	if (sel == 0 && (data[0] & 0x80))
 		oo.flags &= ~TDAT_OPEN_NO_PLUGINS;	/* text through the plugins, as tools print */
 	fuzz_mem_fill(&mem, 0, data + 1, size - 1);
+	if (sel == 2 && (data[0] & 0x80)) {
+		compare_jobs(mem.path, &oo);	/* json: -j 3 as -j 1 */
+		return 0;
+	}
 	f = tdat_file_new();
 	if (!f || tdat_file_open(f, mem.path, &oo)) {
 		tdat_file_free(f);

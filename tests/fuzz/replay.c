@@ -17,8 +17,8 @@
 
 #include "fuzz.h"
 
-/* writers' flag bits: csv split by event, dat v7 uncompressed, dat v6, text -t */
-static const uint8_t writer_flags[] = { 0x81, 0x84, 0xc4, 0x40 };
+/* writers' flag bits: csv split by event, dat v7 uncompressed, dat v6, text -t, json -j 3 = -j 1 */
+static const uint8_t writer_flags[] = { 0x81, 0x84, 0xc4, 0x40, 0x82 };
 
 static const struct {
 	const char *name;
