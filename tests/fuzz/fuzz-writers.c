@@ -92,7 +92,6 @@ static int json_jobs(const char *path, const struct tdat_open_opts *oo, int jobs
 	int ret = -1;
 
 	if (f && m && w && !tdat_file_open(f, path, oo) && !tdat_merge_add(m, f)) {
-		f = NULL;	/* the merge's now */
 		tdat_writer_set_jobs(w, jobs);
 		tdat_writer_set_window(w, 1);
 		if (!(ret = tdat_writer_open(w, fd, NULL, m, 0)))
