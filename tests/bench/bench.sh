@@ -402,24 +402,25 @@ jobs_pair() {
 	[[ $out == - ]] || rm -rf "$out"
 }
 
-# project KEY LABEL OUT ARGS...: one more -j 2 run, --verbose: the CPU time of
+# project KEY LABEL OUT ARGS...: one more run, -j 3 --verbose: the CPU time of
 # the thread that puts the windows in order (S) against all of it (C).  By
 # Amdahl's law N cores take at least max(S, C / N): the most -j N can give over
-# the -j 1 time measured.  (Measured at -j 2 on this machine: what its two
-# cores cost each other is in both.)
+# the -j 1 time measured.  (-j 3: from there every format splits its work as at
+# any N, json pairing its slices on the workers too; on this machine's cores,
+# whose cost to each other is in both figures.)
 project() {
 	local key=$1 label=$2 out=$3 line s c
 	shift 3
 	if [[ $out == - ]]; then
-		line=$("$BIN/tdat-convert" -j 2 --verbose "$@" "$F_BENCH" 2>&1 >/dev/null)
+		line=$("$BIN/tdat-convert" -j 3 --verbose "$@" "$F_BENCH" 2>&1 >/dev/null)
 	else
 		rm -rf "$out"
-		line=$("$BIN/tdat-convert" -j 2 --verbose "$@" -o "$out" "$F_BENCH" 2>&1)
+		line=$("$BIN/tdat-convert" -j 3 --verbose "$@" -o "$out" "$F_BENCH" 2>&1)
 	fi
 	read -r s c < <(sed -n 's/.*CPU: \([0-9.]*\) s on the thread .*, \([0-9.]*\) s in all.*/\1 \2/p' \
-		<<<"$line")
+		<<<"$line") || true
 	if [[ -z $s || -z $c ]]; then
-		say "$label: no CPU line from --verbose"
+		printf '  %-34s read on one thread at -j 3 (no time windows)\n' "$label in order"
 		return 0
 	fi
 	awk -v l="$label" -v w="${WALL[${key}1]}" -v s="$s" -v c="$c" 'BEGIN {
