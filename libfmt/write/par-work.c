@@ -12,7 +12,6 @@
  * A window holds at most QUEUE_AHEAD (or QUEUE_PUT) bytes of blocks the caller has not taken:
  * memory stays bounded whatever the window's size.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,6 +166,21 @@ static bool block_full(const struct worker *k, const struct block *b)
 	       (k->w && k->w->sink.len >= BLOCK_BYTES);
 }
 
+/* What the format's ops->prepare_end() puts after block @b's last event: 0, or an error. */
+static int block_end(struct worker *k, struct block *b)
+{
+	struct tdat_writer *w = k->w;
+	int r;
+
+	if (k->p->mode != PM_PREPARE || !w->ops->prepare_end)
+		return 0;
+	b->post = w->sink.len;
+	if ((r = w->ops->prepare_end(w)) < 0 || w->sink.err)
+		return r < 0 ? r : TDAT_ENOMEM;
+	b->post_len = w->sink.len - b->post;
+	return 0;
+}
+
 /* Block @b ends here (@last: merge_places()'s, or -1 before the event just handed out). */
 static void block_seal(struct worker *k, struct block *b, int last)
 {
@@ -180,12 +194,6 @@ static void block_seal(struct worker *k, struct block *b, int last)
 		select_take(k->sel, &b->sel);
 	if (!w)
 		return;
-	if (k->p->mode == PM_PREPARE && w->ops->prepare_end) {
-		b->post = w->sink.len;
-		if (w->ops->prepare_end(w) < 0)
-			w->sink.err = w->sink.err ? w->sink.err : ENOMEM;
-		b->post_len = w->sink.len - b->post;
-	}
 	b->ndamaged = w->ndamaged;
 	if (w->ndamaged) {
 		b->first = w->damage;
@@ -311,11 +319,15 @@ static bool run_window(struct worker *k, struct win *win)
 			break;
 		if (!block_full(k, b))
 			continue;
+		if ((ret = block_end(k, b)))
+			break;
 		block_seal(k, b, merge_last(k->m));
 		k->b = NULL;
 		if (!block_push(k, b) || !(b = k->b = block_get(k)))
 			return false;
 	}
+	if (ret == TDAT_END && block_end(k, b))
+		ret = TDAT_ENOMEM;
 	if (ret != TDAT_END) {
 		block_free(b, k->p);	/* the caller reads on alone and meets the failure itself */
 		k->b = NULL;
