@@ -42,6 +42,12 @@ struct hand {
 
 /* ---- one thread: the model's callbacks ---- */
 
+/* The tid written for thread @utid (a tid the event could not give is -1: 2^32 - 1). */
+static uint32_t thread_tid(const struct json *j, int utid)
+{
+	return (uint32_t)pm_thread(j->pm, utid)->tid;
+}
+
 /* The ids of @t's events: a CPU's synthetic thread, or the thread itself. */
 static void track_ids(struct json *j, const struct sl_track *t, uint32_t *pid, uint32_t *tid)
 {
@@ -51,7 +57,7 @@ static void track_ids(struct json *j, const struct sl_track *t, uint32_t *pid, u
 		return;
 	}
 	*pid = json_thread_pid(j, t->utid, &j->th[t->utid]);
-	*tid = (uint32_t)pm_thread(j->pm, t->utid)->tid;
+	*tid = thread_tid(j, t->utid);
 }
 
 /* A slice begins: keep its begin's args, {"name":{...}. */
@@ -157,7 +163,7 @@ static int x_op(struct json *j, const struct sl_slice *s)
 	at = len_open(sk);
 	if (thread) {
 		put_lit(sk, ",\"tid\":");
-		put_u64(sk, (uint64_t)pm_thread(j->pm, s->track->utid)->tid);
+		put_u64(sk, thread_tid(j, s->track->utid));
 	} else {
 		put_ids(sk, cpu_pid(s->track->input), cpu_tid(s->track->input, s->track->cpu));
 	}
