@@ -328,83 +328,93 @@ int json_prepare_end(struct tdat_writer *w)
 
 /* ---- the caller of -j workers ---- */
 
-static uint64_t get_len(const char *p)
+/* One length-prefixed piece at *@p (u64 n, n bytes) into @s, @n; false if it overruns @end. */
+static bool take(const char **p, const char *end, const char **s, uint64_t *n)
 {
-	uint64_t n;
-
-	memcpy(&n, p, sizeof(n));
-	return n;
+	if ((size_t)(end - *p) < sizeof(*n))
+		return false;
+	memcpy(n, *p, sizeof(*n));
+	if (*n > (size_t)(end - *p) - sizeof(*n))
+		return false;
+	*s = *p + sizeof(*n);
+	*p = *s + *n;
+	return true;
 }
 
 /* An OP_HAND at *@p onto the caller's stacks. */
 static int adopt(struct json *j, const char **p, const char *end)
 {
-	struct sl_entry e = { 0 };
+	struct sl_entry e;
 	struct jtype *jt;
 	struct hand h;
 	void **slot;
-	int utid;
 
 	if ((size_t)(end - *p) < 1 + sizeof(h))
 		return TDAT_EINVAL;
 	memcpy(&h, *p + 1, sizeof(h));
-	e.bytes = *p + 1 + sizeof(h);
-	if ((size_t)(end - e.bytes) < h.len || h.input < 0 || h.input >= j->ninputs)
+	if ((size_t)(end - *p) - 1 - sizeof(h) < h.len || h.input < 0 || h.input >= j->ninputs)
 		return TDAT_EINVAL;
-	*p = e.bytes + h.len;
 	/* the caller put the begin: its type is compiled */
 	slot = idtab_slot(&j->in[h.input].types, h.type);
 	if (!slot || !(jt = *slot) || !jt->sl)
 		return TDAT_EINVAL;
-	e.track = (struct sl_track){ .kind = (enum sl_kind)h.kind, .input = h.input };
+	e = (struct sl_entry){
+		.track = { .kind = (enum sl_kind)h.kind, .input = h.input }, .type = jt->sl,
+		.ts = h.ts, .key = h.key, .input = h.input, .buffer = h.buffer,
+		.bytes = *p + 1 + sizeof(h), .name_len = h.name_len, .len = h.len, .user = jt,
+	};
+	*p = e.bytes + h.len;
 	if (e.track.kind != SLK_THREAD)
 		e.track.cpu = (int)h.who;
-	else if ((e.track.utid = utid = pm_utid(j->pm, h.input, h.who)) < 0)
+	else if ((e.track.utid = pm_utid(j->pm, h.input, h.who)) < 0)
 		return TDAT_ENOMEM;
-	e.type = jt->sl;
-	e.user = jt;
-	e.ts = h.ts;
-	e.key = h.key;
-	e.input = h.input;
-	e.buffer = h.buffer;
-	e.name_len = h.name_len;
-	e.len = h.len;
 	return slices_adopt(j->sl, &e);
+}
+
+/* The OP_HANDs at *@p, up to another op or @end. */
+static int adopt_all(struct json *j, const char **p, const char *end)
+{
+	int ret = 0;
+
+	while (*p < end && **p == OP_HAND && !ret)
+		ret = adopt(j, p, end);
+	return ret;
 }
 
 int json_take_ops(struct json *j, const struct tdat_event *ev, const char *p, size_t n,
 		  const char **op)
 {
 	const char *end = p + n;
+	uint64_t len;
 	int ret;
 
-	while (p < end && *p == OP_HAND)
-		if ((ret = adopt(j, &p, end)))
-			return ret;
+	if ((ret = adopt_all(j, &p, end)))
+		return ret;
 	*op = NULL;
 	j->pre_ev = NULL;
 	if (p < end && *p == OP_SLICE) {
 		*op = p + 1;
-	} else if (p < end && *p == OP_PUT && (size_t)(end - p) >= 9 &&
-		   get_len(p + 1) <= (size_t)(end - p - 9)) {
+	} else if (p < end && *p == OP_PUT) {
+		p++;
+		if (!take(&p, end, &j->pre, &len))
+			return TDAT_EINVAL;
 		j->pre_ev = ev;
-		j->pre = p + 9;
-		j->pre_len = get_len(p + 1);
+		j->pre_len = len;
 	} else if (p >= end || *p != OP_LINE) {
 		return TDAT_EINVAL;
 	}
 	return 0;
 }
 
-/* One length-prefixed piece of an op at *@p, written to @sk; false if it overruns @end. */
+/* One piece of an op at *@p, written to @sk; false if it overruns @end. */
 static bool piece(struct tdat_sink *sk, const char **p, const char *end)
 {
+	const char *s;
 	uint64_t n;
 
-	if ((size_t)(end - *p) < sizeof(n) || (n = get_len(*p)) > (size_t)(end - *p) - sizeof(n))
+	if (!take(p, end, &s, &n))
 		return false;
-	sink_write(sk, *p + sizeof(n), n);
-	*p += sizeof(n) + n;
+	sink_write(sk, s, n);
 	return true;
 }
 
@@ -455,13 +465,10 @@ int json_replay(struct json *j, const struct tdat_event *ev, const struct jtype 
 
 int json_put_trailer(struct tdat_writer *w, const char *p, size_t n)
 {
-	struct json *j = w->priv;
 	const char *end = p + n;
-	int ret = 0;
+	int ret = adopt_all(w->priv, &p, end);
 
-	while (p < end && !ret)
-		ret = *p == OP_HAND ? adopt(j, &p, end) : TDAT_EINVAL;
-	return ret;
+	return ret ? ret : p == end ? 0 : TDAT_EINVAL;
 }
 
 struct slices *json_slices_new(struct json *j)
