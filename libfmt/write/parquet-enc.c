@@ -28,6 +28,7 @@ int pq_ctx_init(struct pq_ctx *c, int level, char *err)
 	memset(c, 0, sizeof(*c));
 	c->level = level;
 	c->err = err;
+	c->keep_max = PQ_KEEP;
 	c->page.fd = c->zpage.fd = c->head.fd = -1;
 	if (!(c->zctx = ZSTD_createCCtx()) || sink_init(&c->page, -1) || sink_init(&c->zpage, -1) ||
 	    sink_init(&c->head, -1))
@@ -66,14 +67,23 @@ int pq_table_init(struct pq_table *t, const char *name, int ncols)
 	return 0;
 }
 
+void pq_cols_release(struct pq_col *cols, int n)
+{
+	for (int i = 0; cols && i < n; i++) {
+		sink_release(&cols[i].vals);
+		sink_release(&cols[i].defs);
+		sink_release(&cols[i].lens);
+		cols[i].nnull = cols[i].nrows = cols[i].nempty = 0;
+	}
+}
+
 void pq_table_release(struct pq_table *t)
 {
-	for (int i = 0; t->cols && i < t->ncols; i++) {
+	for (int i = 0; t->cols && i < t->ncols; i++)
 		free(t->cols[i].name);
-		sink_release(&t->cols[i].vals);
-		sink_release(&t->cols[i].defs);
-		sink_release(&t->cols[i].lens);
-	}
+	pq_cols_release(t->cols, t->ncols);
+	pq_cols_release(t->spare, t->ncols);
+	free(t->spare);
 	for (int i = 0; i < t->nkv; i++) {
 		free(t->kv[i].key);
 		free(t->kv[i].value);
@@ -178,8 +188,43 @@ size_t pq_row_end(struct pq_table *t)
 
 	t->rows++;
 	for (int i = 0; i < t->ncols; i++)
-		b += t->cols[i].vals.cap + t->cols[i].defs.cap + t->cols[i].lens.cap;
+		b += t->cols[i].vals.len + t->cols[i].defs.len + t->cols[i].lens.len;
 	return t->buffered = b;
+}
+
+static size_t cols_cap(const struct pq_col *cols, int n)
+{
+	size_t b = 0;
+
+	for (int i = 0; cols && i < n; i++)
+		b += cols[i].vals.cap + cols[i].defs.cap + cols[i].lens.cap;
+	return b;
+}
+
+bool pq_keep(struct pq_ctx *c, struct pq_table *t, struct pq_col *cols)
+{
+	bool own = cols == t->cols;
+	bool free_pass = own && t->rows_bound;	/* in place, under the owner's bound */
+	size_t cap = cols_cap(cols, t->ncols);
+	size_t other = cols_cap(own ? t->spare : t->cols, t->ncols);	/* counted as kept too */
+	bool keep = (own || !t->spare) &&
+		    (free_pass || c->kept - t->kept + other + cap <= c->keep_max);
+
+	c->kept -= t->kept;
+	if (keep) {
+		for (int i = 0; i < t->ncols; i++) {
+			cols[i].vals.len = cols[i].defs.len = cols[i].lens.len = 0;
+			cols[i].nnull = cols[i].nrows = cols[i].nempty = 0;
+		}
+		if (!own)
+			t->spare = cols;
+	} else {
+		pq_cols_release(cols, t->ncols);
+	}
+	t->kept = other + (keep && !free_pass ? cap : 0);
+	c->kept += t->kept;
+
+	return keep;
 }
 
 int pq_write_out(struct pq_ctx *c, struct pq_table *t, struct tdat_sink *out)
@@ -259,13 +304,7 @@ int pq_flush(struct pq_ctx *c, struct pq_table *t, int fd)
 	t->total_rows += t->rows;
 	t->rows = 0;
 	t->buffered = 0;
-	for (int i = 0; i < t->ncols; i++) {
-		/* give the memory back: the budget counts what buffers hold */
-		sink_release(&t->cols[i].vals);
-		sink_release(&t->cols[i].defs);
-		sink_release(&t->cols[i].lens);
-		t->cols[i].nnull = t->cols[i].nrows = t->cols[i].nempty = 0;
-	}
+	pq_keep(c, t, t->cols);
 out:
 	if (!ret)
 		ret = pq_write_out(c, t, &out);
@@ -386,6 +425,10 @@ int pq_finish(struct pq_ctx *c, struct pq_table *t, int fd)
 
 	if (!ret)
 		ret = pq_drain(c);	/* this table's last row group */
+	c->kept -= t->kept;	/* the table is done: its memory goes */
+	t->kept = 0;
+	pq_cols_release(t->cols, t->ncols);
+	pq_cols_release(t->spare, t->ncols);
 	if (ret)
 		return ret;
 	if (sink_init(&out, fd) || sink_init(&f, -1)) {

@@ -121,6 +121,7 @@ static int mfile_init(struct mfile *f, int k)
 		f->t.cols[i].delta = c->bits == 64 && (!strcmp(c->name, "id") || !strcmp(c->name, "ts"));
 	}
 	f->t.sort_col = 0;
+	f->t.rows_bound = true;
 	return 0;
 }
 

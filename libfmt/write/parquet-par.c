@@ -6,14 +6,16 @@
  *
  * When a table's row group is flushed with helpers (pq_launch()), its
  * column buffers move into a frozen copy of the table and the table goes on
- * with empty ones; the helpers each take the next column and build its
+ * with the emptied ones of its row group before (its spare, pq_keep()) or
+ * with none; the helpers each take the next column and build its
  * pages into a memory sink with a context of their own (zstd, scratch
  * buffers), counting offsets from the chunk's start.  The next flush of any
  * table, or the table's end, first drains that row group (pq_drain()): the
  * caller encodes the columns no helper has taken yet, then writes its
  * chunks in column order into the table's file and places each
  * (pq_chunk_place(): offsets and ColumnChunk structs), then its
- * RowGroup struct.  One row group is in flight at a time, which bounds the
+ * RowGroup struct, and keeps the emptied buffers as the table's spare while
+ * the allowance lasts.  One row group is in flight at a time, which bounds the
  * memory; the flush decisions do not depend on it, so the files do not
  * depend on the thread count.  Small row groups, or no helper, take the
  * one-thread path (pq_chunks()).
@@ -124,36 +126,42 @@ static void pending_free(struct pq_pending *p)
 		pthread_join(p->h[k].th, NULL);
 	pthread_mutex_destroy(&p->cs.mu);
 	chunks_free(&p->cs, p->ft.ncols);
-	for (int i = 0; p->ft.cols && i < p->ft.ncols; i++) {
-		sink_release(&p->ft.cols[i].vals);
-		sink_release(&p->ft.cols[i].defs);
-		sink_release(&p->ft.cols[i].lens);
-	}
+	pq_cols_release(p->ft.cols, p->ft.ncols);
 	free(p->ft.cols);
 	if (p->fd >= 0)
 		close(p->fd);
 	free(p);
 }
 
-/* Move @t's row group into @p->ft; @t goes on with empty buffers. */
+/*
+ * Move @t's row group into @p->ft; @t goes on with the emptied buffers of
+ * its spare (pq_keep()), whose column array the frozen copy takes over, or
+ * with none.
+ */
 static int freeze(struct pq_pending *p, struct pq_table *t)
 {
-	size_t size = sizeof(*t->cols) * (size_t)t->ncols;
+	struct pq_col *cols = t->spare;
 
 	p->ft = *t;
-	if (!(p->ft.cols = malloc(size ? size : 1))) {
+	p->ft.spare = NULL;
+	if (!cols && !(cols = calloc((size_t)(t->ncols ? t->ncols : 1), sizeof(*cols)))) {
 		p->ft.ncols = 0;
+		p->ft.cols = NULL;
 		return TDAT_ENOMEM;
 	}
-	memcpy(p->ft.cols, t->cols, size);
+	for (int i = 0; !t->spare && i < t->ncols; i++)
+		cols[i].vals.fd = cols[i].defs.fd = cols[i].lens.fd = -1;	/* memory sinks */
+	t->spare = NULL;
 	for (int i = 0; i < t->ncols; i++) {
-		struct pq_col *col = &t->cols[i];
+		struct pq_col full = t->cols[i];
 
-		col->vals.buf = col->defs.buf = col->lens.buf = NULL;
-		col->vals.cap = col->defs.cap = col->lens.cap = 0;
-		col->vals.len = col->defs.len = col->lens.len = 0;
-		col->nnull = col->nrows = col->nempty = 0;
+		t->cols[i].vals = cols[i].vals;
+		t->cols[i].defs = cols[i].defs;
+		t->cols[i].lens = cols[i].lens;
+		t->cols[i].nnull = t->cols[i].nrows = t->cols[i].nempty = 0;
+		cols[i] = full;
 	}
+	p->ft.cols = cols;
 	t->total_rows += t->rows;
 	t->rows = 0;
 	t->buffered = 0;
@@ -252,6 +260,8 @@ int pq_drain(struct pq_ctx *c)
 		pthread_join(p->h[k].th, NULL);
 	p->nh = 0;
 	ret = write_pending(c, p);
+	if (pq_keep(c, p->live, p->ft.cols))
+		p->ft.cols = NULL;	/* the table's spare now */
 	pending_free(p);
 	return ret;
 }

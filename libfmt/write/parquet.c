@@ -24,8 +24,9 @@
  * a damaged event is null.
  *
  * Rows are buffered per file and written as a row group when a file holds
- * PQ_GROUP_ROWS rows, or, when all buffers together pass PQ_BUDGET bytes,
- * the largest is written: memory stays bounded whatever the input.  A file
+ * PQ_GROUP_ROWS rows, or, when the row groups being built together pass
+ * PQ_BUDGET bytes of data, the largest is written: memory stays bounded
+ * whatever the input (the buffers kept for reuse count apart, PQ_KEEP).  A file
  * is opened only to append a row group and closed again.
  */
 #include <errno.h>
@@ -38,7 +39,7 @@
 #include "write/parquet-model.h"
 
 #define PQ_GROUP_ROWS (1 << 20)
-#define PQ_BUDGET ((size_t)16 << 20)
+#define PQ_BUDGET ((size_t)12 << 20)
 #define PQ_LEVEL 5		/* zstd's level unless the flags say (TDAT_W_LEVEL) */
 #define NFIXED 7		/* ts cpu input buffer pid comm lost */
 
@@ -69,7 +70,7 @@ struct pqw {
 	int ninputs;
 	struct pfile **files;	/* files[0]: events.parquet */
 	int nfiles, files_cap;
-	size_t buffered;	/* bytes all tables hold */
+	size_t buffered;	/* bytes of data all tables' row groups hold */
 	struct tdat_sink tmp;	/* a cell being escaped */
 	struct pqm *model;	/* thread, process, sched_slice, ... (parquet-model.c) */
 };

@@ -59,7 +59,11 @@ struct pq_table {
 	uint64_t rows;		/* in the row group being built */
 	uint64_t total_rows;
 	uint64_t off;		/* bytes in the file so far */
-	size_t buffered;	/* bytes the row group's buffers hold (allocated) */
+	size_t buffered;	/* bytes of the row group being built (its values, levels, lengths) */
+	size_t kept;		/* capacity counted in pq_ctx.kept for it (pq_keep()) */
+	bool rows_bound;	/* its owner writes a row group every so many rows: its
+				 * buffers' peak bounds them, and it keeps them (pq_keep()) */
+	struct pq_col *spare;	/* emptied buffers of a row group the helpers wrote, or NULL */
 	struct tdat_sink rgs;	/* the RowGroup structs written so far (thrift) */
 	int nrgs;
 	struct pq_kv *kv;
@@ -81,7 +85,15 @@ struct pq_ctx {
 	int nmore;
 	char *errs;		/* their messages, TDAT_MSG_LEN each */
 	struct pq_pending *pend;	/* a row group in flight on the helpers, or NULL */
+	/*
+	 * Buffers of written row groups are emptied and kept for the next ones,
+	 * which then grow no more (no copies, no fresh pages), while the
+	 * capacity kept by all tables stays under keep_max (PQ_KEEP by default).
+	 */
+	size_t kept, keep_max;
 };
+
+#define PQ_KEEP ((size_t)16 << 20)
 
 #define PQ_MAX_HELPERS 31	/* threads besides the caller's that encode column chunks */
 
@@ -136,8 +148,17 @@ void pq_put_null(struct pq_col *c);
 /* The row's value of a LIST column: the @n elements just put with pq_put_elem(). */
 void pq_put_list(struct pq_col *c, uint32_t n);
 
-/* The row is complete; returns the bytes the table's buffers hold (allocated). */
+/* The row is complete; returns the bytes the table's row group holds (t->buffered). */
 size_t pq_row_end(struct pq_table *t);
+/*
+ * A row group of @t is written from @cols (@t's own columns, or the frozen
+ * copies parquet-par.c's helpers wrote): empty their buffers and keep the
+ * memory while @c's allowance has room (@t's own stay in place, copies
+ * become t->spare when it has none), else free it.  True if @cols was kept.
+ */
+bool pq_keep(struct pq_ctx *c, struct pq_table *t, struct pq_col *cols);
+/* Free the buffers of @n columns (not their names). */
+void pq_cols_release(struct pq_col *cols, int n);
 
 /*
  * Write the "PAR1" magic if the file is new (t->off 0), then the buffered

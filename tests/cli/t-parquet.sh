@@ -123,6 +123,29 @@ const r = require('module').createRequire('$NPMDIR/')('@duckdb/node-api');
 (async () => { const c = await (await r.DuckDBInstance.create(':memory:')).connect();
 for (const row of (await c.runAndReadAll(process.argv[1])).getRowsJS()) console.log(row.join('|')); })();" "$1"
 }
+# --- many row groups: buffers emptied and used again, at -j 1 and -j 2 ---
+# chunks.dat's pages 20 times over (make-long.py): 600,000 events, so every
+# big file is written as several row groups, each filled in the buffers the
+# one before left (pq_keep()); both readers must read every row as the typed
+# CSV has it
+LONG=$T_TMP/long
+tdat-convert -f dat --file-version 6 -o "$LONG-6.dat" $TD/chunks.dat &&
+	python3 tests/cli/make-long.py 20 "$LONG-6.dat" "$LONG.dat"
+t_assert "a capture of 20 times chunks.dat's pages is made" test -s "$LONG.dat"
+tdat-convert -f csv --split-by-event -o "$LONG.csv" "$LONG.dat"
+for j in 1 2; do
+	t_exit "long, -j $j: -f parquet" 0 -- tdat-convert -j $j -f parquet -o "$LONG-j$j" "$LONG.dat"
+	NPMDIR=$NPMDIR node tests/cli/parquet-check.mjs "$LONG-j$j" "$LONG.csv" >"$LONG-j$j.chk" 2>&1
+	t_none "long, -j $j: rows equal the typed CSV's (EXCEPT ALL), hyparquet reads them" \
+		"$(grep -v '^rows\|^events\|^except [^ ]* 0 0$\|^hyparquet [^ ]* [0-9]* yes$\|^big\|^lists\|^sym' "$LONG-j$j.chk")"
+	t_same "long, -j $j: every event is in events.parquet" \
+		"$(sed -n 's/^events //p' "$LONG-j$j.chk" | sort)" "$(counts_info "$LONG.dat")"
+done
+t_assert "long: events.parquet and sys_enter's file have several row groups ($(q "select string_agg(n, ',') from (select count(distinct row_group_id) n from parquet_metadata('$LONG-j1/*.parquet') where file_name similar to '.*/(events|raw_syscalls.sys_enter).parquet' group by file_name)"))" \
+	test "$(q "select min(n) from (select count(distinct row_group_id) n from parquet_metadata('$LONG-j1/*.parquet') where file_name similar to '.*/(events|raw_syscalls.sys_enter).parquet' group by file_name)")" -ge 4
+t_assert "long: -j 2 wrote the same files as -j 1" diff -r "$LONG-j1" "$LONG-j2"
+rm -rf "$LONG"*
+
 t_same "sched_switch: typed columns" \
 	"$(q "select string_agg(column_name || ':' || column_type, ',') from (describe select * from '$S/sched.sched_switch.parquet')")" \
 	"ts:BIGINT,cpu:INTEGER,input:INTEGER,buffer:VARCHAR,pid:INTEGER,comm:VARCHAR,lost:BIGINT,prev_comm:VARCHAR,prev_pid:INTEGER,prev_prio:INTEGER,prev_state:BIGINT,next_comm:VARCHAR,next_pid:INTEGER,next_prio:INTEGER"
