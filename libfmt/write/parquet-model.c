@@ -25,7 +25,7 @@
 
 #include "write/parquet-model.h"
 
-#define PQM_GROUP_ROWS (1 << 18)
+#define PQM_GROUP_ROWS (1 << 17)	/* about DuckDB's own row group (122,880 rows) */
 
 enum { T_THREAD, T_PROCESS, T_SLICE, T_STATE, T_SLICES, T_TRACK, T_COUNTER, T_CPUTRACK,
        T_PCTRACK, T_THTRACK, T_CPUSLTRACK, NTABLES };

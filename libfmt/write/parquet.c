@@ -47,6 +47,7 @@ struct pfile {
 	char *fname;		/* BASE.parquet */
 	char *system, *name, *sig;
 	char *esys, *ename;	/* system and name as events.parquet has them (escaped) */
+	size_t esys_len, ename_len;
 	bool *cpumask;		/* by field: a cpumask, written as CPU numbers */
 	struct pq_table t;
 	bool created;
@@ -56,6 +57,8 @@ struct pfile {
 
 struct pinput {
 	struct idtab types;	/* struct pfile by event type id */
+	char **bufname;		/* by buffer: its name escaped, made when first met */
+	int nbufs;
 	struct pcomm {
 		int pid;
 		char *comm;	/* escaped; NULL: empty slot */
@@ -256,6 +259,8 @@ static struct pfile *pfile_new(struct tdat_writer *w, struct pqw *d, const struc
 	f->name = typed_type_name(tt);
 	f->esys = f->system ? escaped(f->system) : NULL;
 	f->ename = f->name ? escaped(f->name) : NULL;
+	f->esys_len = f->esys ? strlen(f->esys) : 0;
+	f->ename_len = f->ename ? strlen(f->ename) : 0;
 	cols = typed_columns(tt);
 	f->cpumask = calloc((size_t)tt->nfields + 1, sizeof(*f->cpumask));
 	if (!f->fname || !f->system || !f->name || !f->esys || !f->ename || !cols || !f->cpumask ||
@@ -338,33 +343,64 @@ static const char *comm_of(struct pqw *d, struct pinput *in, struct tep_handle *
 	return pc->comm;
 }
 
-static int put_common(struct pqw *d, struct pq_table *t, const struct tdat_event *ev,
-		      const struct ttype *tt)
+/* The name of @ev's buffer, escaped (made once per buffer), or NULL if it has none. */
+static const char *buffer_of(struct pinput *in, const struct tdat_event *ev, bool *nomem)
 {
-	struct tdat_file *f = ev->file;
-	struct pq_col *c = t->cols;
-	const char *comm;
-	size_t len;
+	const struct tdat_file *f = ev->file;
+
+	if (ev->buffer >= f->nbuffers)
+		return NULL;
+	if (ev->buffer >= in->nbufs) {
+		char **b = realloc(in->bufname, sizeof(*b) * (size_t)f->nbuffers);
+
+		if (!b) {
+			*nomem = true;
+			return NULL;
+		}
+		memset(b + in->nbufs, 0, sizeof(*b) * (size_t)(f->nbuffers - in->nbufs));
+		in->bufname = b;
+		in->nbufs = f->nbuffers;
+	}
+	if (!in->bufname[ev->buffer] &&
+	    !(in->bufname[ev->buffer] = escaped(f->buffers[ev->buffer].info.name)))
+		*nomem = true;
+	return in->bufname[ev->buffer];
+}
+
+/* The common columns of @ev into its type's table @t and events.parquet's @all. */
+static int put_common(struct pqw *d, struct pq_table *t, struct pq_table *all,
+		      const struct tdat_event *ev, const struct ttype *tt)
+{
+	struct pinput *in = &d->in[ev->input];
+	struct pq_table *both[2] = { t, all };
+	const char *comm, *buf;
+	size_t len, blen;
+	bool nomem = false;
 	uint64_t v;
 	int pid = -1;
 
 	if (tfield_num(ev, &tt->pid, &v))
 		pid = (int)(int64_t)v;
-	if (!(comm = comm_of(d, &d->in[ev->input], f->tep, pid, &len)))
+	if (!(comm = comm_of(d, in, ev->file->tep, pid, &len)))
 		return TDAT_ENOMEM;
-	pq_put_int(&c[0], ev->ts);
-	pq_put_int(&c[1], (uint64_t)(int64_t)ev->cpu);
-	pq_put_int(&c[2], (uint64_t)(int64_t)ev->input);
-	if (ev->buffer < f->nbuffers) {
-		const char *b = f->buffers[ev->buffer].info.name;
+	buf = buffer_of(in, ev, &nomem);
+	if (nomem)
+		return TDAT_ENOMEM;
+	blen = buf ? strlen(buf) : 0;
+	for (int k = 0; k < 2; k++) {
+		struct pq_col *c = both[k]->cols;
 
-		put_text(d, &c[3], b, strlen(b));
-	} else {
-		pq_put_null(&c[3]);
+		pq_put_int(&c[0], ev->ts);
+		pq_put_int(&c[1], (uint64_t)(int64_t)ev->cpu);
+		pq_put_int(&c[2], (uint64_t)(int64_t)ev->input);
+		if (buf)
+			pq_put_str(&c[3], buf, blen);
+		else
+			pq_put_null(&c[3]);
+		pq_put_int(&c[4], (uint64_t)(int64_t)pid);
+		pq_put_str(&c[5], comm, len);
+		pq_put_int(&c[6], (uint64_t)(int64_t)ev->missed);
 	}
-	pq_put_int(&c[4], (uint64_t)(int64_t)pid);
-	pq_put_str(&c[5], comm, len);
-	pq_put_int(&c[6], (uint64_t)(int64_t)ev->missed);
 	return 0;
 }
 
@@ -476,15 +512,15 @@ static int parquet_put(struct tdat_writer *w, const struct tdat_event *ev)
 		return nomem(w);
 	if (!(f = *slot) && !(f = *slot = find_file(w, d, ev->file, tt)))
 		return nomem(w);
-	if (put_common(d, &f->t, ev, tt) || put_common(d, &all->t, ev, tt))
+	if (put_common(d, &f->t, &all->t, ev, tt))
 		return nomem(w);
 	for (int i = 0, c = NFIXED; i < tt->nfields; i++) {
 		put_field(d, &f->t.cols[c++], ev, &tt->fields[i], f->cpumask[i]);
 		if (has_sym_col(&tt->fields[i]))
 			put_sym(d, &f->t.cols[c++], ev, tt, &tt->fields[i]);
 	}
-	pq_put_str(&all->t.cols[NFIXED], f->esys, strlen(f->esys));
-	pq_put_str(&all->t.cols[NFIXED + 1], f->ename, strlen(f->ename));
+	pq_put_str(&all->t.cols[NFIXED], f->esys, f->esys_len);
+	pq_put_str(&all->t.cols[NFIXED + 1], f->ename, f->ename_len);
 	if (d->tmp.err)
 		return nomem(w);
 	row_end(d, f);
@@ -522,6 +558,9 @@ static void parquet_free(struct tdat_writer *w)
 		idtab_release(&d->in[i].types, NULL);
 		for (int c = 0; c < NCOMMS; c++)
 			free(d->in[i].comms[c].comm);
+		for (int b = 0; b < d->in[i].nbufs; b++)
+			free(d->in[i].bufname[b]);
+		free(d->in[i].bufname);
 	}
 	pqm_free(d->model);
 	if (d->dirfd >= 0)

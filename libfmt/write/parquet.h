@@ -93,7 +93,7 @@ struct pq_ctx {
 	size_t kept, keep_max;
 };
 
-#define PQ_KEEP ((size_t)16 << 20)
+#define PQ_KEEP ((size_t)24 << 20)
 
 #define PQ_MAX_HELPERS 31	/* threads besides the caller's that encode column chunks */
 
