@@ -223,7 +223,6 @@ bool pq_keep(struct pq_ctx *c, struct pq_table *t, struct pq_col *cols)
 	}
 	t->kept = other + (keep && !free_pass ? cap : 0);
 	c->kept += t->kept;
-
 	return keep;
 }
 

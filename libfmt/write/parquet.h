@@ -154,7 +154,8 @@ size_t pq_row_end(struct pq_table *t);
  * A row group of @t is written from @cols (@t's own columns, or the frozen
  * copies parquet-par.c's helpers wrote): empty their buffers and keep the
  * memory while @c's allowance has room (@t's own stay in place, copies
- * become t->spare when it has none), else free it.  True if @cols was kept.
+ * become t->spare when it has none; a rows_bound table's own are kept
+ * outside the allowance), else free it.  True if @cols was kept.
  */
 bool pq_keep(struct pq_ctx *c, struct pq_table *t, struct pq_col *cols);
 /* Free the buffers of @n columns (not their names). */
