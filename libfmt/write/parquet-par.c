@@ -7,7 +7,8 @@
  * When a table's row group is flushed with helpers (pq_launch()), its
  * column buffers move into a frozen copy of the table and the table goes on
  * with the emptied ones of its row group before (its spare, pq_keep()) or
- * with none; the helpers each take the next column and build its
+ * with none; the helpers each take the next column, the largest first
+ * (the caller waits less for the last in pq_drain()), and build its
  * pages into a memory sink with a context of their own (zstd, scratch
  * buffers), counting offsets from the chunk's start.  The next flush of any
  * table, or the table's end, first drains that row group (pq_drain()): the
@@ -39,7 +40,8 @@ struct chunks {
 	struct tdat_sink *out;
 	int *ret;
 	pthread_mutex_t mu;
-	int next;		/* the next column to take */
+	int *order;		/* the columns, the largest first */
+	int next;		/* the next of them to take */
 };
 
 int pq_chunks(struct pq_ctx *c, struct pq_table *t, struct tdat_sink *out, struct thrift *meta,
@@ -59,7 +61,7 @@ static void take_columns(struct chunks *cs, struct pq_ctx *c)
 		int i;
 
 		pthread_mutex_lock(&cs->mu);
-		i = cs->next < cs->t->ncols ? cs->next++ : -1;
+		i = cs->next < cs->t->ncols ? cs->order[cs->next++] : -1;
 		pthread_mutex_unlock(&cs->mu);
 		if (i < 0)
 			return;
@@ -103,6 +105,29 @@ static void chunks_free(struct chunks *cs, int n)
 	free(cs->st);
 	free(cs->out);
 	free(cs->ret);
+	free(cs->order);
+}
+
+static size_t col_bytes(const struct pq_col *c)
+{
+	return c->vals.len + c->defs.len + c->lens.len;
+}
+
+/*
+ * The order to take the columns in: the largest first, so that those the
+ * caller may wait for in pq_drain(), the last, are short.
+ */
+static void order_columns(struct chunks *cs)
+{
+	const struct pq_col *col = cs->t->cols;
+
+	for (int i = 0; i < cs->t->ncols; i++) {
+		int j = i;
+
+		for (; j > 0 && col_bytes(&col[cs->order[j - 1]]) < col_bytes(&col[i]); j--)
+			cs->order[j] = cs->order[j - 1];
+		cs->order[j] = i;
+	}
 }
 
 static int chunks_init(struct chunks *cs, struct pq_table *t)
@@ -114,9 +139,13 @@ static int chunks_init(struct chunks *cs, struct pq_table *t)
 	cs->st = calloc((size_t)n, sizeof(*cs->st));
 	cs->out = calloc((size_t)n, sizeof(*cs->out));
 	cs->ret = calloc((size_t)n, sizeof(*cs->ret));
+	cs->order = calloc((size_t)n, sizeof(*cs->order));
 	for (int i = 0; cs->out && i < n && !ret; i++)
 		ret = sink_init(&cs->out[i], -1);
-	return !cs->ch || !cs->st || !cs->out || !cs->ret || ret ? TDAT_ENOMEM : 0;
+	if (!cs->ch || !cs->st || !cs->out || !cs->ret || !cs->order || ret)
+		return TDAT_ENOMEM;
+	order_columns(cs);
+	return 0;
 }
 
 /* Wait for @p's helpers; free what it holds (its chunks and frozen buffers). */
