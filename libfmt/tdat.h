@@ -786,6 +786,56 @@ struct tdat_run {
  */
 int tdat_writer_run(struct tdat_writer *w, struct tdat_select *sel, struct tdat_run *run);
 
+/**
+ * enum tdat_thread_kind - the threads the library starts, by what they do
+ * @TDAT_THREAD_READ: reads and decompresses v7 chunks ahead (tdat_merge_set_jobs())
+ * @TDAT_THREAD_WINDOW: a tdat_writer_run() worker, one time window at a time
+ * @TDAT_THREAD_GZIP: deflates blocks of a gzipped output
+ * @TDAT_THREAD_PARQUET: encodes and compresses Parquet column chunks
+ * @TDAT_THREAD_SQLITE: the one thread that inserts the sqlite format's rows
+ * @TDAT_THREAD_CAPTURE: compresses the pages tdat_capture reads
+ * @TDAT_THREAD_KINDS: how many kinds there are
+ *
+ * Each thread is named after its kind (tdat_thread_name()), as top -H,
+ * ps -L and perf show it.
+ */
+enum tdat_thread_kind {
+	TDAT_THREAD_READ,
+	TDAT_THREAD_WINDOW,
+	TDAT_THREAD_GZIP,
+	TDAT_THREAD_PARQUET,
+	TDAT_THREAD_SQLITE,
+	TDAT_THREAD_CAPTURE,
+	TDAT_THREAD_KINDS
+};
+
+/**
+ * struct tdat_thread_cpu - CPU time of the library's ended threads of a kind
+ * @seconds: user and system time of all of them
+ * @max: of the busiest one
+ * @threads: how many have ended
+ */
+struct tdat_thread_cpu {
+	double seconds, max;
+	unsigned threads;
+};
+
+/**
+ * tdat_thread_cpu - what the library's threads of @kind took, in this process
+ * @kind: the kind
+ * @out: the figures of the threads of @kind that have ended (a thread ends
+ *       when the object that started it is closed or freed); zeros for an
+ *       unknown kind
+ *
+ * With the caller's own CPU time, this tells which part of a run could not
+ * be shared: one thread's work (the sqlite format inserts every row on
+ * one) bounds the run however many cores there are.
+ */
+void tdat_thread_cpu(enum tdat_thread_kind kind, struct tdat_thread_cpu *out);
+
+/** tdat_thread_name - the name threads of @kind get ("tdat-sqlite"); NULL for an unknown kind. */
+const char *tdat_thread_name(enum tdat_thread_kind kind);
+
 /** tdat_writer_put - write one event; 0 or a negative enum tdat_err. */
 int tdat_writer_put(struct tdat_writer *w, const struct tdat_event *ev);
 

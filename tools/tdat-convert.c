@@ -419,23 +419,38 @@ static double cpu_s(bool thread)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/*
- * --verbose: how the -j workers shared the timeline, and the CPU the run
- * took on this thread (which puts the windows in order: what more workers
- * cannot share) against all of it, @cpu the two before the run.
- */
-static void note_windows(const struct opts *o, const struct tdat_run *r, const double cpu[2])
+/* --verbose: how the -j workers shared the timeline. */
+static void note_windows(const struct opts *o, const struct tdat_run *r)
 {
-	double mine = cpu_s(true) - cpu[0], all = cpu_s(false) - cpu[1];
-
 	warnx_("-j %d: %llu time window%s read by the workers", o->jobs,
 	       (unsigned long long)r->windows, r->windows == 1 ? "" : "s");
-	warnx_("-j %d: CPU: %.2f s on the thread that puts the windows in order, %.2f s in all",
-	       o->jobs, mine, all);
 	if (r->alone)
 		warnx_("-j %d: from event %llu on, read on one thread (times that go back across "
 		       "a cut, or a worker that could not go on)", o->jobs,
 		       (unsigned long long)r->alone);
+}
+
+/*
+ * --verbose, once the writer is freed (its threads ended): the CPU the run
+ * and the close took on this thread (which puts the windows in order: what
+ * more workers cannot share) against all of it, @cpu the two before the
+ * run, and what the library's threads of each kind took (the sqlite
+ * format's one inserting thread cannot be shared either).
+ */
+static void note_cpu(const struct opts *o, const double cpu[2])
+{
+	double mine = cpu_s(true) - cpu[0], all = cpu_s(false) - cpu[1];
+	struct tdat_thread_cpu c;
+
+	warnx_("-j %d: CPU: %.2f s on the thread that puts the windows in order, %.2f s in all",
+	       o->jobs, mine, all);
+	for (int k = 0; k < TDAT_THREAD_KINDS; k++) {
+		tdat_thread_cpu(k, &c);
+		if (c.threads)
+			warnx_("-j %d: CPU: %.2f s on %u %s thread%s, the busiest %.2f s", o->jobs,
+			       c.seconds, c.threads, tdat_thread_name(k), c.threads == 1 ? "" : "s",
+			       c.max);
+	}
 }
 
 static void tick(void *m, uint64_t events)
@@ -480,7 +495,7 @@ static int run(struct opts *o, int n, struct tdat_merge *m, struct tdat_file **i
 	if (!ret)
 		ret = tdat_writer_run(w, o->sel, &r);
 	if (verbose && r.windows)
-		note_windows(o, &r, cpu);
+		note_windows(o, &r);
 	progress_end();
 	if (ret == TDAT_END && o->sel && !r.kept)
 		warn_empty_selection(o->sel, m);
@@ -497,6 +512,8 @@ static int run(struct opts *o, int n, struct tdat_merge *m, struct tdat_file **i
 	for (int i = 0; i < tdat_writer_nnotices(w); i++)
 		warnx_("%s", tdat_writer_notice(w, i));	/* not damage: the exit status stays */
 	tdat_writer_free(w);
+	if (verbose)
+		note_cpu(o, cpu);
 	if (ret >= 0 && !strcmp(o->format, "parquet") && write_trace_json(out.tmp, m, in, n))
 		ret = TDAT_EIO;
 	if (ret < 0) {

@@ -129,7 +129,7 @@ static int start_worker(struct tdat_capture *c)
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->more, NULL);
 	pthread_cond_init(&c->room, NULL);
-	c->worker_on = !thread_start(&c->worker, stage_pages, c);
+	c->worker_on = !thread_start(&c->worker, TDAT_THREAD_CAPTURE, stage_pages, c);
 	/* no pipe: no splice, read() (tracefs_cpu_read()) */
 	if (pipe2(c->pipe, O_CLOEXEC | O_NONBLOCK))
 		c->pipe[0] = c->pipe[1] = -1;

@@ -135,7 +135,7 @@ void prefetch_post(struct cursor *c)
 	if (!p || p->broken || a->posted || !c->chunks_left)
 		return;
 	pthread_mutex_lock(&p->mu);
-	if (!p->running && !(p->running = !thread_start(&p->th, run, p)))
+	if (!p->running && !(p->running = !thread_start(&p->th, TDAT_THREAD_READ, run, p)))
 		p->broken = true;	/* no thread: the cursors read on their own */
 	if (p->running) {
 		a->off = c->next_off;

@@ -75,9 +75,11 @@ struct prefetch;
 
 /*
  * thread.c: pthread_create() with every signal blocked in the new thread
- * (signals are the tools' to handle, on their own thread).  0 or an errno.
+ * (signals are the tools' to handle, on their own thread), named after
+ * @kind, its CPU time added to the kind's (tdat_thread_cpu()) when it
+ * ends.  0 or an errno.
  */
-int thread_start(pthread_t *th, void *(*fn)(void *), void *arg);
+int thread_start(pthread_t *th, enum tdat_thread_kind kind, void *(*fn)(void *), void *arg);
 
 struct tdat_codec {
 	const char *name;

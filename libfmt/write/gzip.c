@@ -269,7 +269,7 @@ struct gz *gz_new(struct tdat_sink *sk, int workers, int level)
 	}
 	g->th = workers > 1 ? calloc((size_t)workers, sizeof(*g->th)) : NULL;
 	for (int i = 0; g->th && i < workers; i++) {
-		if (thread_start(&g->th[i], worker, g))
+		if (thread_start(&g->th[i], TDAT_THREAD_GZIP, worker, g))
 			break;	/* fewer workers; none: the caller deflates */
 		g->nth++;
 	}

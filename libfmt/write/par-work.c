@@ -441,7 +441,7 @@ int par_workers_start(struct par *p, int n)
 		pthread_mutex_lock(&p->mu);
 		p->alive++;
 		pthread_mutex_unlock(&p->mu);
-		if (thread_start(&k->th, work, k)) {
+		if (thread_start(&k->th, TDAT_THREAD_WINDOW, work, k)) {
 			pthread_mutex_lock(&p->mu);
 			p->alive--;
 			pthread_mutex_unlock(&p->mu);

@@ -224,7 +224,7 @@ int pq_launch(struct pq_ctx *c, struct pq_table *t, int fd)
 	}
 	for (int k = 0; k < c->nmore && k < PQ_MAX_HELPERS; k++) {
 		p->h[p->nh] = (struct helper){ .cs = &p->cs, .c = &c->more[k] };
-		if (!thread_start(&p->h[p->nh].th, helper_run, &p->h[p->nh]))
+		if (!thread_start(&p->h[p->nh].th, TDAT_THREAD_PARQUET, helper_run, &p->h[p->nh]))
 			p->nh++;
 	}
 	if (!p->nh)

@@ -327,7 +327,7 @@ void sqdb_start(struct sqdb *d)
 	pthread_cond_init(&wk->work, NULL);
 	pthread_cond_init(&wk->done, NULL);
 	/* without a thread, rows are inserted by the caller */
-	wk->running = thread_start(&wk->thread, worker_main, d) == 0;
+	wk->running = thread_start(&wk->thread, TDAT_THREAD_SQLITE, worker_main, d) == 0;
 }
 
 void sqdb_stop(struct sqdb *d)

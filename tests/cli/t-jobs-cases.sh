@@ -180,4 +180,28 @@ else
 	skip "-j 1 on the caller's only" "strace is not installed"
 	skip "-j 2 -f json in one window reads chunks ahead on a thread" "strace is not installed"
 fi
+# the threads are named after their kind (top -H shows them): -j 3's three
+# workers, seen while a consumer that has not started reading holds them
+rm -f "$O/go"
+tdat-convert -j 3 $TD/chunks.dat > >(while [ ! -e "$O/go" ]; do sleep 0.1; done; cat >/dev/null) &
+conv=$!
+for _ in $(seq 100); do
+	names=$(cat /proc/$conv/task/*/comm 2>/dev/null | sort | uniq -c | tr -s ' \n' ' ')
+	[[ $names == *"3 tdat-window"* ]] && break
+	sleep 0.1
+done
+touch "$O/go"
+wait $conv
+t_assert "-j 3 reads on three threads named tdat-window (threads: $names)" \
+	test "${names/3 tdat-window/}" != "$names"
+
+# --verbose: the CPU of the thread in order, of the library's threads by
+# kind (sqlite's one inserting thread, the workers), and of all of it
+tdat-convert -j 3 --verbose -f sqlite -o "$O/cpu.db" $TD/chunks.dat 2>"$O/cpu.err"
+t_assert "--verbose -f sqlite: the CPU of its one tdat-sqlite thread, busiest = all of it" \
+	grep -Eq -- '-j 3: CPU: ([0-9.]+) s on 1 tdat-sqlite thread, the busiest \1 s$' "$O/cpu.err"
+t_assert "and of the tdat-window threads; with the caller's, within the process's" \
+	awk '/tdat-window thread/ { w = 1 } / CPU: / { sum += $5; n++ }
+	     / s in all$/ { all = $(NF - 3) } END { exit !(w && all > 0 && sum <= all + 0.01 * n) }' \
+	"$O/cpu.err"
 done_testing
