@@ -431,26 +431,32 @@ static void note_windows(const struct opts *o, const struct tdat_run *r)
 }
 
 /*
- * --verbose, once the writer is freed (its threads ended): the CPU the run
- * and the close took on this thread (which puts the windows in order: what
- * more workers cannot share) against all of it, @cpu the two before the
- * run, and what the library's threads of each kind took (the sqlite
- * format's one inserting thread cannot be shared either).
+ * --verbose, once the writer is freed (its threads ended), if the run had
+ * threads besides this one: the CPU the run and the close took on this
+ * thread (which puts the windows in order: what more workers cannot share)
+ * against all of it, @cpu the two before the run, and what the library's
+ * threads of each kind took (the sqlite format's one inserting thread
+ * cannot be shared either).
  */
-static void note_cpu(const struct opts *o, const double cpu[2])
+static void note_cpu(const struct opts *o, const struct tdat_run *r, const double cpu[2])
 {
 	double mine = cpu_s(true) - cpu[0], all = cpu_s(false) - cpu[1];
-	struct tdat_thread_cpu c;
+	struct tdat_thread_cpu c[TDAT_THREAD_KINDS];
+	bool threads = r->windows > 0;
 
+	for (int k = 0; k < TDAT_THREAD_KINDS; k++) {
+		tdat_thread_cpu(k, &c[k]);
+		threads |= c[k].threads > 0;
+	}
+	if (!threads)		/* all of it on this thread */
+		return;
 	warnx_("-j %d: CPU: %.2f s on the thread that puts the windows in order, %.2f s in all",
 	       o->jobs, mine, all);
-	for (int k = 0; k < TDAT_THREAD_KINDS; k++) {
-		tdat_thread_cpu(k, &c);
-		if (c.threads)
+	for (int k = 0; k < TDAT_THREAD_KINDS; k++)
+		if (c[k].threads)
 			warnx_("-j %d: CPU: %.2f s on %u %s thread%s, the busiest %.2f s", o->jobs,
-			       c.seconds, c.threads, tdat_thread_name(k), c.threads == 1 ? "" : "s",
-			       c.max);
-	}
+			       c[k].seconds, c[k].threads, tdat_thread_name(k),
+			       c[k].threads == 1 ? "" : "s", c[k].max);
 }
 
 static void tick(void *m, uint64_t events)
@@ -513,7 +519,7 @@ static int run(struct opts *o, int n, struct tdat_merge *m, struct tdat_file **i
 		warnx_("%s", tdat_writer_notice(w, i));	/* not damage: the exit status stays */
 	tdat_writer_free(w);
 	if (verbose)
-		note_cpu(o, cpu);
+		note_cpu(o, &r, cpu);
 	if (ret >= 0 && !strcmp(o->format, "parquet") && write_trace_json(out.tmp, m, in, n))
 		ret = TDAT_EIO;
 	if (ret < 0) {
