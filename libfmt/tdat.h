@@ -793,7 +793,7 @@ int tdat_writer_run(struct tdat_writer *w, struct tdat_select *sel, struct tdat_
  * @TDAT_THREAD_GZIP: deflates blocks of a gzipped output
  * @TDAT_THREAD_PARQUET: encodes and compresses Parquet column chunks
  * @TDAT_THREAD_SQLITE: the one thread that inserts the sqlite format's rows
- * @TDAT_THREAD_CAPTURE: compresses the pages tdat_capture reads
+ * @TDAT_THREAD_CAPTURE: compresses the pages tdat_capture reads ("tdat-compress")
  * @TDAT_THREAD_KINDS: how many kinds there are
  *
  * Each thread is named after its kind (tdat_thread_name()), as top -H,

@@ -28,7 +28,7 @@ static const char *const names[TDAT_THREAD_KINDS] = {
 	[TDAT_THREAD_GZIP] = "tdat-gzip",
 	[TDAT_THREAD_PARQUET] = "tdat-parquet",
 	[TDAT_THREAD_SQLITE] = "tdat-sqlite",
-	[TDAT_THREAD_CAPTURE] = "tdat-capture",
+	[TDAT_THREAD_CAPTURE] = "tdat-compress",	/* not the tool's name: pgrep -x tdat-capture */
 };
 
 static pthread_mutex_t cpu_lock = PTHREAD_MUTEX_INITIALIZER;
