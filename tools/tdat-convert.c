@@ -450,8 +450,8 @@ static void note_cpu(const struct opts *o, const struct tdat_run *r, const doubl
 	}
 	if (!threads)		/* all of it on this thread */
 		return;
-	warnx_("-j %d: CPU: %.2f s on the thread that puts the windows in order, %.2f s in all",
-	       o->jobs, mine, all);
+	warnx_("-j %d: CPU: %.2f s on %s, %.2f s in all", o->jobs, mine,
+	       r->windows ? "the thread that puts the windows in order" : "the caller's thread", all);
 	for (int k = 0; k < TDAT_THREAD_KINDS; k++)
 		if (c[k].threads)
 			warnx_("-j %d: CPU: %.2f s on %u %s thread%s, the busiest %.2f s", o->jobs,
