@@ -225,6 +225,26 @@ static uint64_t unit_bytes(struct cursor *c)
 	return c->b->info.page_size;
 }
 
+/*
+ * Where the walk of @c begins: the unit the caller's cursor reads first,
+ * which after tdat_merge_seek() is the last that begins before the start,
+ * so a window late in a big file is not sampled from the stream's first
+ * unit on (a chunk decompressed a sample); else the stream's first unit.
+ */
+static struct cpos walk_start(struct cursor *c)
+{
+	struct cpos p = { .unit = c->data_off, .left = c->nchunks };
+
+	if (c->have) {
+		cursor_pos(c, &p);
+		p.inner = 0;
+	} else if (!c->loaded && !c->done) {
+		p.unit = c->next_off;
+		p.left = c->chunks_left;
+	}
+	return p;
+}
+
 int plan_new(struct tdat_merge *m, uint64_t from, const uint64_t *last, uint64_t window,
 	     struct plan **out)
 {
@@ -251,7 +271,7 @@ int plan_new(struct tdat_merge *m, uint64_t from, const uint64_t *last, uint64_t
 		ub = unit_bytes(w->c);
 		w->step = p->window / 8 / ub ? p->window / 8 / ub : 1;
 		w->bytes = w->step * ub;
-		w->lo = w->next = (struct cpos){ .unit = w->c->data_off, .left = w->c->nchunks };
+		w->lo = w->next = walk_start(w->c);
 		if (!w->c->ci->size || (w->c->b->compressed && !w->c->nchunks))
 			w->lo = w->next = (struct cpos){ .unit = CPOS_END };
 		/* samples before the first window's start only move its bracket */
