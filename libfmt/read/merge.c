@@ -620,14 +620,21 @@ static int window_setup(struct tdat_merge *m)
 /* Cursor @c at window @w's first event, found by seeking (its damage is not reported). */
 static int window_seek(struct tdat_merge *m, struct cursor *c, const struct wcut *w, int i)
 {
-	int ret;
+	int ret = 0;
 
 	if (!w->first)
 		return cursor_seek_at(c, w->lo, &w->from[i], &w->to[i]);
-	/* the first window starts as one thread does: at tdat_merge_seek()'s page */
+	/*
+	 * the first window starts as one thread does: at tdat_merge_seek()'s
+	 * page, which the plan took from the caller's cursor when it could
+	 * (a seek of a v7 CPU walks all its chunk headers)
+	 */
 	cursor_rewind(c);
 	m->quiet = false;
-	ret = w->lo ? cursor_seek(c, w->lo) : 0;
+	if (w->at_seek)
+		cursor_place(c, &w->from[i]);
+	else
+		ret = w->lo ? cursor_seek(c, w->lo) : 0;
 	return ret ? ret : cursor_peek(c);
 }
 

@@ -657,6 +657,8 @@ bool cursor_unit_ts(struct cursor *c, uint64_t off, uint64_t *ts);
  * taken to be before @ts, @hi's not).  0, or a negative error.
  */
 int cursor_seek_at(struct cursor *c, uint64_t ts, const struct cpos *lo, const struct cpos *hi);
+/* Rewind @c and make the unit at @p the one it reads first, as cursor_seek() does. */
+void cursor_place(struct cursor *c, const struct cpos *p);
 /* Rewind @c and peek the event at @p.  0, TDAT_EFORMAT if @c has no event there. */
 int cursor_goto(struct cursor *c, const struct cpos *p);
 /* Bytes a whole pass over @c decompresses before the unit at @off (as c->ubytes counts). */
@@ -672,6 +674,11 @@ uint64_t cursor_ubytes_before(struct cursor *c, uint64_t off);
 struct wcut {
 	uint64_t lo, hi;
 	bool bounded, first, last;
+	/*
+	 * first, when the caller's cursors had not read when planned: from[i]
+	 * is where tdat_merge_seek(lo) put its cursor i (cursor_place())
+	 */
+	bool at_seek;
 	struct cpos *from, *to;	/* per cursor of the merge; the caller's arrays */
 };
 struct plan;

@@ -138,6 +138,12 @@ uint64_t cursor_ubytes_before(struct cursor *c, uint64_t off)
 	return n;
 }
 
+void cursor_place(struct cursor *c, const struct cpos *p)
+{
+	cursor_rewind(c);
+	start_at(c, p);
+}
+
 int cursor_goto(struct cursor *c, const struct cpos *p)
 {
 	struct cpos q;
@@ -167,6 +173,7 @@ int cursor_goto(struct cursor *c, const struct cpos *p)
 
 struct walk {
 	struct cursor *c;	/* the caller's: its file and CPU (never moved) */
+	struct cpos start;	/* the unit it reads first, when planned */
 	uint64_t step;		/* units a sample stands for */
 	uint64_t bytes;		/* decompressed bytes a sample stands for */
 	struct cpos lo, next;	/* the last sample passed (or the first unit), the next */
@@ -181,6 +188,7 @@ struct plan {
 	uint64_t t;		/* where the next window starts */
 	uint64_t end;		/* the last window's bound, with has_end */
 	bool has_end, first, done;
+	bool at_seek;		/* no cursor had read when planned: starts are where the seek left them */
 	uint64_t window;	/* decompressed bytes a window holds, about */
 };
 
@@ -230,15 +238,17 @@ static uint64_t unit_bytes(struct cursor *c)
  * which after tdat_merge_seek() is the last that begins before the start,
  * so a window late in a big file is not sampled from the stream's first
  * unit on (a chunk decompressed a sample); else the stream's first unit.
+ * *@fresh: the cursor had not read, the unit is the seek's.
  */
-static struct cpos walk_start(struct cursor *c)
+static struct cpos walk_start(struct cursor *c, bool *fresh)
 {
 	struct cpos p = { .unit = c->data_off, .left = c->nchunks };
 
+	*fresh = !c->have && !c->loaded && !c->done;
 	if (c->have) {
 		cursor_pos(c, &p);
 		p.inner = 0;
-	} else if (!c->loaded && !c->done) {
+	} else if (*fresh) {
 		p.unit = c->next_off;
 		p.left = c->chunks_left;
 	}
@@ -263,15 +273,18 @@ int plan_new(struct tdat_merge *m, uint64_t from, const uint64_t *last, uint64_t
 	p->window = window ? window : 1;
 	p->has_end = last && *last < UINT64_MAX;
 	p->end = p->has_end ? *last + 1 : 0;
+	p->at_seek = true;
 	for (int i = 0; i < n; i++) {
 		struct walk *w = &p->w[i];
 		uint64_t ub;
+		bool fresh;
 
 		w->c = merge_cursor(m, i);
 		ub = unit_bytes(w->c);
 		w->step = p->window / 8 / ub ? p->window / 8 / ub : 1;
 		w->bytes = w->step * ub;
-		w->lo = w->next = walk_start(w->c);
+		w->lo = w->next = w->start = walk_start(w->c, &fresh);
+		p->at_seek &= fresh;
 		if (!w->c->ci->size || (w->c->b->compressed && !w->c->nchunks))
 			w->lo = w->next = (struct cpos){ .unit = CPOS_END };
 		/* samples before the first window's start only move its bracket */
@@ -307,12 +320,13 @@ bool plan_next(struct plan *p, struct wcut *cut)
 	if (p->done)
 		return false;
 	cut->first = p->first;
+	cut->at_seek = p->first && p->at_seek;
 	cut->lo = p->t;
 	cut->last = true;
 	p->first = false;
 	/* each CPU's first event at lo lies between its last sample before it and the next */
 	for (int i = 0; i < p->n; i++) {
-		cut->from[i] = p->w[i].lo;
+		cut->from[i] = cut->at_seek ? p->w[i].start : p->w[i].lo;
 		cut->to[i] = p->w[i].next;
 	}
 	while (p->nheap) {

@@ -86,4 +86,25 @@ same_file "sqlite" x.db -f sqlite
 same_file "typed csv" csvdir -f csv --split-by-event
 same_file "parquet" pq -f parquet
 same_file "dat" x.dat -f dat
+# a late window (--start at 3/4 of the timeline, --end at 7/8): the same at
+# -j 2 and 8, and -j 2 reads the file about as -j 1 does: the workers start
+# where the caller's seek put its cursors and the plan samples from there
+# (a worker walked every chunk header again, and the plan sampled from the
+# first chunk: 2.0x -j 1's bytes here)
+read -r t0 t1 < <(tdat-info --json "$L" |
+	python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["first_ts"], d["last_ts"])')
+a=$((t0 + (t1 - t0) * 3 / 4)) b=$((t0 + (t1 - t0) * 7 / 8))
+same_stream "csv --start 3/4 --end 7/8" -f csv --start "${a}ns" --end "${b}ns"
+same_file "dat --start 3/4 --end 7/8" w.dat -f dat --start "${a}ns" --end "${b}ns"
+if command -v strace >/dev/null; then
+	for j in 1 2; do
+		strace -f -qq -e trace=pread64 -o "$O/st$j" tdat-convert -j $j -f csv --start "${a}ns" \
+			--end "${b}ns" -o /dev/null "$L"
+		read_bytes[j]=$(grep -oE '= [0-9]+$' "$O/st$j" | awk '{ s += $2 } END { print s + 0 }')
+	done
+	t_assert "a late window: -j 2 reads ${read_bytes[2]} bytes, at most 1.5 times -j 1's ${read_bytes[1]}" \
+		test "$((read_bytes[2] * 2))" -le "$((read_bytes[1] * 3))"
+else
+	skip "a late window: -j 2 reads the file about as -j 1 does" "strace is not installed"
+fi
 done_testing
