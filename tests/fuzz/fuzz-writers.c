@@ -82,34 +82,62 @@ static void write_all(struct tdat_merge *m, const char *format, unsigned flags)
 		empty_dir(true);
 }
 
-/* json of @path's events, on @jobs threads (windows of a page or chunk), into memfd @fd. */
-static int json_jobs(const char *path, const struct tdat_open_opts *oo, int jobs, int fd)
+/*
+ * With @late, a selection from the middle of @m's span (--start): the
+ * merge seeks there, and the first window starts where the seek left it.
+ * NULL when there is none to make (no events), or it cannot be bound.
+ */
+static struct tdat_select *late_start(struct tdat_merge *m, bool late)
+{
+	struct tdat_select *s;
+	uint64_t first, last;
+
+	if (!late || tdat_merge_span(m, &first, &last) || !(s = tdat_select_new()))
+		return NULL;
+	tdat_select_window(s, 0, (int64_t)(first / 2 + last / 2), false);
+	if (tdat_select_bind(s, m)) {
+		tdat_select_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/*
+ * json of @path's events, on @jobs threads (windows of a page or chunk), into
+ * memfd @fd; from the middle of its span on with @late.
+ */
+static int json_jobs(const char *path, const struct tdat_open_opts *oo, int jobs, int fd, bool late)
 {
 	struct tdat_file *f = tdat_file_new();
 	struct tdat_merge *m = tdat_merge_new();
 	struct tdat_writer *w = tdat_writer_new("json");
+	struct tdat_select *s = NULL;
 	struct tdat_run r = { 0 };
 	int ret = -1;
 
 	if (f && m && w && !tdat_file_open(f, path, oo) && !tdat_merge_add(m, f)) {
 		tdat_writer_set_jobs(w, jobs);
 		tdat_writer_set_window(w, 1);
-		if (!(ret = tdat_writer_open(w, fd, NULL, m, 0)))
-			ret = tdat_writer_run(w, NULL, &r);
+		if (!(ret = tdat_writer_open(w, fd, NULL, m, 0))) {
+			s = late_start(m, late);
+			ret = tdat_writer_run(w, s, &r);
+		}
 		if (tdat_writer_close(w) && ret >= 0)
 			ret = -1;
 	}
 	tdat_writer_free(w);
+	tdat_select_free(s);
 	tdat_merge_free(m);
 	tdat_file_free(f);
 	return ret;
 }
 
 /*
- * json at -j 1 and -j 3 (its slices paired by the workers, json-slices.c):
- * the same bytes and the same outcome, or abort.
+ * json at -j 1 and -j 3 (its slices paired by the workers, json-slices.c),
+ * with @late from the middle of the span: the same bytes and the same
+ * outcome, or abort.
  */
-static void compare_jobs(const char *path, const struct tdat_open_opts *oo)
+static void compare_jobs(const char *path, const struct tdat_open_opts *oo, bool late)
 {
 	static int fd[2] = { -1, -1 };
 	static char *buf[2];
@@ -121,7 +149,7 @@ static void compare_jobs(const char *path, const struct tdat_open_opts *oo)
 			fuzz_die("memfd_create failed");
 		if (ftruncate(fd[i], 0) || lseek(fd[i], 0, SEEK_SET))
 			fuzz_die("cannot empty the memfd");
-		ret[i] = json_jobs(path, oo, i ? 3 : 1, fd[i]);
+		ret[i] = json_jobs(path, oo, i ? 3 : 1, fd[i], late);
 		len[i] = lseek(fd[i], 0, SEEK_CUR);
 	}
 	if (ret[0] != ret[1] || len[0] != len[1])
@@ -159,7 +187,7 @@ FUZZ_TARGET(fuzz_writers)
 		oo.flags &= ~TDAT_OPEN_NO_PLUGINS;	/* text through the plugins, as tools print */
 	fuzz_mem_fill(&mem, 0, data + 1, size - 1);
 	if (sel == 2 && (data[0] & 0x80)) {
-		compare_jobs(mem.path, &oo);	/* json: -j 3 as -j 1 */
+		compare_jobs(mem.path, &oo, data[0] & 0x40);	/* json: -j 3 as -j 1 */
 		return 0;
 	}
 	f = tdat_file_new();

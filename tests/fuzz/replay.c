@@ -17,8 +17,11 @@
 
 #include "fuzz.h"
 
-/* writers' flag bits: csv split by event, dat v7 uncompressed, dat v6, text -t, json -j 3 = -j 1 */
-static const uint8_t writer_flags[] = { 0x81, 0x84, 0xc4, 0x40, 0x82 };
+/*
+ * writers' flag bits: csv split by event, dat v7 uncompressed, dat v6, text -t,
+ * json -j 3 = -j 1, and so from the middle of the span (--start)
+ */
+static const uint8_t writer_flags[] = { 0x81, 0x84, 0xc4, 0x40, 0x82, 0xc2 };
 
 static const struct {
 	const char *name;
