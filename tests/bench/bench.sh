@@ -422,7 +422,7 @@ project() {
 		<<<"$line") || true
 	one=$(sed -n 's/.*CPU: .* tdat-sqlite thread, the busiest \([0-9.]*\) s.*/\1/p' <<<"$line")
 	if [[ -n $s && -n $one ]] && awk -v a="$one" -v b="$s" 'BEGIN { exit !(a > b) }'; then
-		s=$one who="one sqlite thread"
+		s=$one who="on one sqlite thread"
 	fi
 	if [[ -z $s || -z $c || $line != *"time window"* ]]; then
 		printf '  %-34s read on one thread at -j 3 (no time windows)\n' "$label in order"
