@@ -465,7 +465,9 @@ int tdat_select_window(struct tdat_select *s, int which, int64_t ns, bool relati
  * a CPU that no input has, a window that ends before it starts.
  *
  * Return: 0, or TDAT_EINVAL with tdat_select_errmsg() naming the bad
- * filter or name (and the closest one the inputs have, or what they have).
+ * filter or name (and the closest one the inputs have, or what they have);
+ * another negative enum tdat_err when finding the start failed (reading
+ * the input, memory), tdat_select_errmsg() saying why.
  */
 int tdat_select_bind(struct tdat_select *s, struct tdat_merge *m);
 

@@ -469,7 +469,7 @@ static int run(struct opts *o, int n, struct tdat_merge *m, struct tdat_file **i
 	struct tdat_writer *w = tdat_writer_new(o->format);
 	struct tdat_run r = { .tick = tick, .arg = m };
 	struct tool_out out;
-	int ret, unprinted, kind = tdat_format_output(o->format, o->wflags);
+	int ret, bound, unprinted, kind = tdat_format_output(o->format, o->wflags);
 	double cpu[2];
 
 	if (!w)
@@ -483,11 +483,11 @@ static int run(struct opts *o, int n, struct tdat_merge *m, struct tdat_file **i
 	}
 	warn_latency(o, in, n);
 	ret = tdat_writer_open(w, out.fd, kind == TDAT_OUT_STREAM ? NULL : out.tmp, m, o->wflags);
-	if (!ret && o->sel && tdat_select_bind(o->sel, m)) {
+	if (!ret && o->sel && (bound = tdat_select_bind(o->sel, m))) {
 		warnx_("%s", tdat_select_errmsg(o->sel));
 		tdat_writer_free(w);
 		out_abort(&out);
-		return EXIT_USAGE;
+		return bound == TDAT_EINVAL ? EXIT_USAGE : EXIT_FAIL;
 	}
 	if (!ret && !o->sel && !strcmp(o->format, "parquet"))
 		ret = tdat_merge_count(m);	/* trace.json without a second pass */

@@ -243,7 +243,7 @@ static int svg_run(const char *path, char **in, int n, const struct tdat_open_op
 	struct tdat_merge *m = tdat_merge_new();
 	struct tdat_svg *g = tdat_svg_new();
 	struct tool_out out = { .fd = -1 };
-	int ret = EXIT_FAIL, err = 0;
+	int ret = EXIT_FAIL, err = 0, bound;
 
 	if (!f || !m || !g)
 		die_(EXIT_FAIL, "out of memory");
@@ -260,9 +260,9 @@ static int svg_run(const char *path, char **in, int n, const struct tdat_open_op
 	}
 	warn_mixed_clocks(f, n);
 	warn_missing_pieces(f, n);
-	if (sel && tdat_select_bind(sel, m)) {
+	if (sel && (bound = tdat_select_bind(sel, m))) {
 		warnx_("%s", tdat_select_errmsg(sel));
-		ret = EXIT_USAGE;
+		ret = bound == TDAT_EINVAL ? EXIT_USAGE : EXIT_FAIL;
 		goto out;
 	}
 	if (out_open(&out, path, TDAT_OUT_STREAM, false))

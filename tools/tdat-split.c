@@ -524,7 +524,7 @@ static void set_mark(struct split *sp, int argc, char **argv)
 /* Split; on failure remove every piece, finished or not. */
 static int run(struct split *sp)
 {
-	int ret;
+	int ret, bound;
 
 	check_names(sp);
 	if (sp->mode == M_CPU || sp->mode == M_BUFFER) {
@@ -536,9 +536,9 @@ static int run(struct split *sp)
 	}
 	if (sp->mode == M_SIZE)
 		check_size(sp);
-	if (sp->sel && tdat_select_bind(sp->sel, sp->m)) {
+	if (sp->sel && (bound = tdat_select_bind(sp->sel, sp->m))) {
 		warnx_("%s", tdat_select_errmsg(sp->sel));
-		return EXIT_USAGE;
+		return bound == TDAT_EINVAL ? EXIT_USAGE : EXIT_FAIL;
 	}
 	outs_track();
 	ret = split_events(sp);

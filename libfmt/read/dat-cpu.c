@@ -682,14 +682,14 @@ static void seek_plain(struct cursor *c, uint64_t ts)
  * The file offsets of the chunks left, as far as their headers can be read;
  * the headers are read through a window of the file, not one call each.
  */
-static uint32_t chunk_offsets(struct cursor *c, uint64_t *offs)
+static uint32_t chunk_offsets(struct cursor *c, uint64_t *offs, uint32_t max)
 {
 	enum { WIN = 64 * 1024 };
 	unsigned char *win = malloc(WIN);
 	uint64_t off = c->next_off, base = 0, have = 0;
 	uint32_t n = 0;
 
-	while (win && n < c->chunks_left && off <= c->end_off && c->end_off - off >= 8) {
+	while (win && n < max && off <= c->end_off && c->end_off - off >= 8) {
 		if (off < base || off + 8 > base + have) {
 			base = off;
 			have = c->end_off - off < WIN ? c->end_off - off : WIN;
@@ -705,13 +705,19 @@ static uint32_t chunk_offsets(struct cursor *c, uint64_t *offs)
 
 static int seek_chunks(struct cursor *c, uint64_t ts)
 {
+	/*
+	 * The file's count of chunks, but no more than the headers the data
+	 * has room for: a damaged count of 4 billion is not 32 GB of offsets.
+	 */
+	uint64_t room = c->end_off > c->next_off ? (c->end_off - c->next_off) / 8 : 0;
+	uint32_t max = room < c->chunks_left ? (uint32_t)room : c->chunks_left;
 	uint64_t *offs, t;
 	uint32_t n, lo = 0, hi;
 
-	offs = malloc(sizeof(*offs) * ((size_t)c->chunks_left + 1));
+	offs = malloc(sizeof(*offs) * ((size_t)max + 1));
 	if (!offs)
 		return TDAT_ENOMEM;
-	n = chunk_offsets(c, offs);
+	n = chunk_offsets(c, offs, max);
 	hi = n;
 	while (hi - lo > 1) {
 		uint32_t mid = lo + (hi - lo) / 2;

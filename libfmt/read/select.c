@@ -249,6 +249,16 @@ static int seek_start(struct tdat_select *s, struct tdat_merge *m)
 	return s->has_start && s->start > 0 ? tdat_merge_seek(m, (uint64_t)s->start) : 0;
 }
 
+/* seek_start(), its failure (not the selection's: the input's, or memory) said in s->errmsg */
+static int seek_start_or_say(struct tdat_select *s, struct tdat_merge *m)
+{
+	int ret = seek_start(s, m);
+
+	if (ret)
+		tdat_msg(s->errmsg, "%s", *tdat_merge_errmsg(m) ? tdat_merge_errmsg(m) : tdat_strerror(ret));
+	return ret;
+}
+
 /* ---- names the inputs must have ---- */
 
 /* Whether an event glob ("SYS:EVENT", or one glob for either) fits an event. */
@@ -562,7 +572,7 @@ int tdat_select_bind(struct tdat_select *s, struct tdat_merge *m)
 		return ret;
 	if ((ret = check_events(s, m)) || (ret = check_buffers(s, m)) || (ret = check_cpus(s, m)))
 		return ret;
-	if ((ret = check_window(s)) || (ret = seek_start(s, m)))
+	if ((ret = check_window(s)) || (ret = seek_start_or_say(s, m)))
 		return ret;
 	return check_window(s);
 }

@@ -234,6 +234,16 @@ t_assert "and says that CPU's data was skipped" \
 	grep -q 'damaged CPU number 67109120 in the table of buffer "": that CPU.s data (1463 bytes at offset 8192) skipped' "$T_TMP/run.stderr"
 rm -f "$T_TMP"/out/*
 
+# --start on a file whose chunk count says 3.2 billion (fuzz-writers): the
+# seek allocated an offset for each (25 GB), and the failure was an empty
+# usage error; now the chunks the data has room for, the damage reported
+run_lim "$T_TMP/run" tdat-convert --start 3889.14 -f csv -o "$T_TMP/out/x.csv" \
+	testdata/bad/fuzz/writers-jobs-seek-chunk-count.dat
+t_assert "--start past a chunk count of 3.2 billion: exit 1 in $RSS_KB KB, the damage named" \
+	eval '((RC == 1 && RSS_KB < 262144)) && test -s "$T_TMP/out/x.csv" &&
+	      grep -q "chunk sizes do not fit the data" "$T_TMP/run.stderr"'
+rm -f "$T_TMP"/out/*
+
 # --lenient: the same message, exit 0.
 run_lim "$T_TMP/run" tdat-convert --lenient -o "$T_TMP/out/x.txt" "$GEN/v6-commit-2.dat"
 t_assert "--lenient: a partly read file exits 0" test "$RC" = 0
