@@ -193,6 +193,10 @@ struct tdat_piece {
 	unsigned seq;		/* the piece's place in the split, from 1 */
 	unsigned count;		/* pieces in the split; 0 where it was not known yet */
 	const char *name;	/* the name of the file cut (as tdat_file_info.name) */
+	uint64_t source;	/* the same for every split of one file's contents
+				 * (0: not known, a mark of an older tdat-split) */
+	const char *how;	/* how it was cut, as the options said ("--every 20ms
+				 * -e sched"); "" if not known */
 };
 
 /**
@@ -204,6 +208,31 @@ struct tdat_piece {
  * Return: the mark (owned by @f), or NULL if @f is not a piece of a split.
  */
 const struct tdat_piece *tdat_file_piece(const struct tdat_file *f);
+
+/* An input of a merged trace.dat (the record tdat-merge leaves for each). */
+struct tdat_origin {
+	const char *name;		/* the input's name (its buffers' prefix) */
+	int nbuffers;
+	const char *const *buffers;	/* its buffers' names in the merged file */
+};
+
+/**
+ * tdat_file_norigins - how many inputs a merged trace.dat holds
+ *
+ * A trace.dat that tdat-merge wrote from several inputs records, for each,
+ * its name, its buffers and its own metadata (uname, command lines, CPU
+ * count, kernel symbols ...).  tdat_merge_add() of such a file adds each of
+ * those inputs as an input of its own (a view of the file, owned by the
+ * merge: tdat_merge_file() returns it), so that the timeline, the threads
+ * and the scheduling of each machine stay apart, exactly as when the
+ * inputs are given themselves.
+ *
+ * Return: the number of inputs, 0 if @f is not such a file.
+ */
+int tdat_file_norigins(const struct tdat_file *f);
+
+/** tdat_file_origin - input @i of merged file @f (owned by @f), NULL past the end. */
+const struct tdat_origin *tdat_file_origin(const struct tdat_file *f, int i);
 
 /**
  * tdat_file_nwarnings - damage found while opening that did not stop it
@@ -298,6 +327,10 @@ struct tdat_merge *tdat_merge_new(void);
  * tdat_merge_file() (events keep their own file in tdat_event.file), and
  * equal timestamps of one buffer and CPU come in the pieces' order, so the
  * timeline is the one of the file they were cut from.
+ *
+ * A merged trace.dat (tdat_file_norigins() > 0) adds each input it holds as
+ * an input of its own, named as that input was; events of those inputs
+ * have tdat_event.file set to the merge's view of @f, not to @f.
  *
  * Return: 0 or a negative enum tdat_err; TDAT_EINVAL (tdat_merge_errmsg())
  * for a second copy of a piece already added, or a piece whose metadata

@@ -306,6 +306,22 @@ static void warn_gaps(struct tdat_file **in, int from, int n, const struct tdat_
 	free(seq);
 }
 
+/* @in[@i], the first piece of its split, and an earlier split of the same file among @in. */
+static void warn_two_splits(struct tdat_file **in, int i, const struct tdat_piece *p)
+{
+	for (int j = 0; p->source && j < i; j++) {
+		const struct tdat_piece *q = tdat_file_piece(in[j]);
+
+		if (q && q->source == p->source && q->split != p->split) {
+			warnx_("%s and %s are pieces of two different splits of %s (%s and %s): "
+			       "read together, their events would count twice",
+			       tdat_file_info(in[j])->path, tdat_file_info(in[i])->path, p->name,
+			       *q->how ? q->how : "one split", *p->how ? p->how : "another");
+			return;
+		}
+	}
+}
+
 void warn_missing_pieces(struct tdat_file **in, int n)
 {
 	for (int i = 0; i < n; i++) {
@@ -314,8 +330,10 @@ void warn_missing_pieces(struct tdat_file **in, int n)
 
 		for (int j = 0; p && j < i; j++)
 			seen_before |= same_split(in[j], p);
-		if (p && !seen_before)
+		if (p && !seen_before) {
+			warn_two_splits(in, i, p);
 			warn_gaps(in, i, n, p);
+		}
 	}
 }
 
@@ -397,6 +415,23 @@ static const char *list_option(int c)
 
 /* The --start and --end arguments as given, for messages. */
 static const char *window_arg[2];
+
+const char *select_option_name(int c)
+{
+	switch (c) {
+	case 'e': return "-e";
+	case 'F': return "-F";
+	case 'v': return "-v";
+	case 'B': return "-B";
+	case OPT_SEL_TOP: return "--top";
+	case OPT_SEL_CPU: return "--cpu";
+	case OPT_SEL_PID: return "--pid";
+	case OPT_SEL_COMM: return "--comm";
+	case OPT_SEL_START: return "--start";
+	case OPT_SEL_END: return "--end";
+	}
+	return NULL;
+}
 
 bool select_option(struct tdat_select **s, int c, const char *arg)
 {

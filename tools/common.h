@@ -76,6 +76,11 @@ void refuse_input_as_output(const char *what, const char *out, char **inputs, in
 /* Exit 2 when one input file is named twice (also through another path). */
 void refuse_duplicate_inputs(char **inputs, int n);
 /*
+ * The index of the input among @inputs that @file names: the same path, or
+ * the same file through another path, a symlink or a hard link; -1 if none.
+ */
+int input_named(char **inputs, int n, const char *file);
+/*
  * From now on every output committed is remembered: outs_remove() (and
  * any exit through die_(), usage_error() or a signal) removes them all.
  */
@@ -97,7 +102,11 @@ const char *default_input(void);
 /* Open every input, or print why not and return NULL. */
 struct tdat_file *open_input(const char *path, const struct tdat_open_opts *opts);
 
-/* Warn when the pieces of a split among inputs @in have gaps (piece 3 of 1..5 missing). */
+/*
+ * Warn when the pieces of a split among inputs @in have gaps (piece 3 of
+ * 1..5 missing), or are pieces of two splits of one file (tdat-info: a merge
+ * refuses those).
+ */
 void warn_missing_pieces(struct tdat_file **in, int n);
 
 /* Warn when the buffers of inputs @in use different trace clocks. */
@@ -165,6 +174,8 @@ enum { OPT_SEL_CPU = 1000, OPT_SEL_PID, OPT_SEL_COMM, OPT_SEL_TOP, OPT_SEL_START
 	"      --start T, --end T  time window: seconds as printed (468.873643),\n" \
 	"                          or with a unit (ns, us, ms, s); +T from the first event\n"
 
+/* The option select_option() takes for @c, as a user writes it ("-e", "--cpu"), or NULL. */
+const char *select_option_name(int c);
 /*
  * Handle selection option @c with @arg into *@s (created on first use).
  * Return: true if @c was one; a bad value is a usage error (exit 2).

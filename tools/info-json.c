@@ -155,7 +155,33 @@ static json_object *json_piece(const struct tdat_piece *p)
 	jadd(o, "seq", json_object_new_int((int)p->seq));
 	jadd(o, "count", p->count ? json_object_new_int((int)p->count) : NULL);
 	jadd(o, "name", json_object_new_string(p->name));
+	if (p->source) {
+		snprintf(id, sizeof(id), "%016" PRIx64, p->source);
+		jadd(o, "source", json_object_new_string(id));
+	}
+	jadd(o, "how", *p->how ? json_object_new_string(p->how) : NULL);
 	return o;
+}
+
+/* A merged trace.dat's inputs: name and buffers of each; NULL for another file. */
+static json_object *json_merged(const struct tdat_file *f)
+{
+	json_object *arr;
+
+	if (!tdat_file_norigins(f))
+		return NULL;
+	arr = json_object_new_array();
+	for (int i = 0; i < tdat_file_norigins(f); i++) {
+		const struct tdat_origin *o = tdat_file_origin(f, i);
+		json_object *e = json_object_new_object(), *b = json_object_new_array();
+
+		for (int k = 0; k < o->nbuffers; k++)
+			json_object_array_add(b, json_object_new_string(o->buffers[k]));
+		jadd(e, "name", json_object_new_string(o->name));
+		jadd(e, "buffers", b);
+		json_object_array_add(arr, e);
+	}
+	return arr;
 }
 
 void info_json_print(struct tdat_file *f, const struct tdat_stats *s, FILE *fp)
@@ -187,6 +213,7 @@ void info_json_print(struct tdat_file *f, const struct tdat_stats *s, FILE *fp)
 	jadd(o, "event_counts", json_counts(s));
 	jadd(o, "cpustat", json_object_new_string(fi->cpustat));
 	jadd(o, "piece", json_piece(tdat_file_piece(f)));
+	jadd(o, "merged", json_merged(f));
 	fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
 	      fp);
 	fputc('\n', fp);

@@ -397,6 +397,14 @@ void refuse_duplicate_inputs(char **inputs, int n)
 	free(st);
 }
 
+int input_named(char **inputs, int n, const char *file)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(inputs[i], file) || same_file(inputs[i], file))
+			return i;
+	return -1;
+}
+
 void check_pipe(int err)
 {
 	if (err != EPIPE)

@@ -187,6 +187,66 @@ static const char *format_of_output(const char *out)
 		    out, (int)(len - dot), base + dot, tdat_format_names());
 }
 
+/*
+ * The value of the last FILE=VALUE entry of @list whose FILE is input @i
+ * (by identity: the same file through any path), else NULL.
+ */
+static const char *value_for(const struct opts *o, char **list, int n, int i)
+{
+	const char *v = NULL;
+
+	for (int k = 0; k < n; k++) {
+		const char *eq = strrchr(list[k], '=');
+		char *file;
+
+		if (!eq)
+			continue;
+		if (!(file = strndup(list[k], (size_t)(eq - list[k]))))
+			die_(EXIT_FAIL, "out of memory");
+		if (input_named(o->inputs, o->ninputs, file) == i)
+			v = eq + 1;
+		free(file);
+	}
+	return v;
+}
+
+/* Every FILE of FILE=VALUE entries (@opt: --ts-offset, --name) must be an input. */
+static void check_files(const struct opts *o, char **list, int n, const char *opt)
+{
+	for (int k = 0; k < n; k++) {
+		const char *eq = strrchr(list[k], '=');
+		char *file;
+
+		if (!eq)
+			continue;
+		if (!(file = strndup(list[k], (size_t)(eq - list[k]))))
+			die_(EXIT_FAIL, "out of memory");
+		if (input_named(o->inputs, o->ninputs, file) < 0)
+			usage_error("%s %s: %s is not one of the inputs", opt, list[k],
+				    *file ? file : "(empty)");
+		free(file);
+	}
+}
+
+/* The --ts-offset for input @i: the last FILE=NS naming it, else the last bare NS. */
+static int64_t offset_for(const struct opts *o, int i)
+{
+	const char *named = value_for(o, o->offsets, o->noffsets, i);
+	int64_t v = 0, all = 0;
+
+	for (int k = 0; k < o->noffsets; k++) {
+		const char *eq = strrchr(o->offsets[k], '=');
+
+		if (!parse_ns(eq ? eq + 1 : o->offsets[k], &v))
+			usage_error("invalid --ts-offset '%s'", o->offsets[k]);
+		if (!eq)
+			all = v;
+	}
+	if (named)
+		parse_ns(named, &v);
+	return named ? v : all;
+}
+
 static void parse_args(struct opts *o, int argc, char **argv)
 {
 	int c;
@@ -268,40 +328,8 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		push_arg(&o->inputs, &o->ninputs, (char *)default_input());
 	refuse_duplicate_inputs(o->inputs, o->ninputs);
 	refuse_input_as_output("-o", o->out, o->inputs, o->ninputs);
-}
-
-/* The value of the last FILE=VALUE entry naming @path, else NULL. */
-static const char *value_for(char **list, int n, const char *path)
-{
-	const char *v = NULL;
-
-	for (int i = 0; i < n; i++) {
-		const char *eq = strrchr(list[i], '=');
-
-		if (eq && !strncmp(list[i], path, (size_t)(eq - list[i])) &&
-		    path[eq - list[i]] == '\0')
-			v = eq + 1;
-	}
-	return v;
-}
-
-/* The --ts-offset for @path: the last FILE=NS naming it, else the last bare NS. */
-static int64_t offset_for(const struct opts *o, const char *path)
-{
-	const char *named = value_for(o->offsets, o->noffsets, path);
-	int64_t v = 0, all = 0;
-
-	for (int i = 0; i < o->noffsets; i++) {
-		const char *eq = strrchr(o->offsets[i], '=');
-
-		if (!parse_ns(eq ? eq + 1 : o->offsets[i], &v))
-			usage_error("invalid --ts-offset '%s'", o->offsets[i]);
-		if (!eq)
-			all = v;
-	}
-	if (named)
-		parse_ns(named, &v);
-	return named ? v : all;
+	check_files(o, o->offsets, o->noffsets, "--ts-offset");
+	check_files(o, o->names, o->nnames, "--name");
 }
 
 /*
@@ -335,7 +363,7 @@ static int first_event(struct tdat_file **in, int n, int i, uint64_t *first)
  * added); the pieces of one split move together, as the file they were cut
  * from.  All first times are found before any input is moved.
  */
-static int align_inputs(const struct opts *o, struct tdat_file **in, char **paths, int n)
+static int align_inputs(const struct opts *o, struct tdat_file **in, int n)
 {
 	uint64_t *first = calloc((size_t)n, sizeof(*first));
 	int *has = calloc((size_t)n, sizeof(*has)), ret = 0;
@@ -348,7 +376,7 @@ static int align_inputs(const struct opts *o, struct tdat_file **in, char **path
 		ret = ret == TDAT_END ? 0 : ret;
 	}
 	for (int i = 0; i < n && !ret; i++) {
-		int64_t user = offset_for(o, paths[i]);
+		int64_t user = offset_for(o, i);
 
 		if (has[i])
 			tdat_file_set_ts_offset(in[i], user - (int64_t)(first[i] - (uint64_t)user));
@@ -548,15 +576,15 @@ int main(int argc, char **argv)
 		die_(EXIT_FAIL, "out of memory");
 	for (int i = 0; i < n; i++) {
 		struct tdat_open_opts oo = o.open;
-		const char *name = value_for(o.names, o.nnames, argv[i]);
+		const char *name = value_for(&o, o.names, o.nnames, i);
 
-		oo.ts_offset = offset_for(&o, argv[i]);
+		oo.ts_offset = offset_for(&o, i);
 		if (!(in[i] = open_input(argv[i], &oo)))
 			goto out;
 		if (name && tdat_file_set_name(in[i], name))
 			die_(EXIT_FAIL, "out of memory");
 	}
-	if (o.align && align_inputs(&o, in, argv, n))
+	if (o.align && align_inputs(&o, in, n))
 		goto out;
 	for (int i = 0; i < n; i++) {
 		int err = tdat_merge_add(m, in[i]);

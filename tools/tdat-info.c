@@ -59,7 +59,21 @@ static void text_piece(const struct tdat_piece *p)
 	printf("piece:         %u", p->seq);
 	if (p->count)
 		printf(" of %u", p->count);
-	printf(" of a split of %s (split %016" PRIx64 ")\n", p->name, p->split);
+	printf(" of a split of %s (split %016" PRIx64 "%s%s)\n", p->name, p->split,
+	       *p->how ? ": " : "", p->how);
+}
+
+/* A merged trace.dat: the inputs it holds, each with its buffers. */
+static void text_merged(const struct tdat_file *f)
+{
+	for (int i = 0; i < tdat_file_norigins(f); i++) {
+		const struct tdat_origin *o = tdat_file_origin(f, i);
+
+		printf("%-15s%s (buffer%s", i ? "" : "merged:", o->name, o->nbuffers == 1 ? "" : "s");
+		for (int k = 0; k < o->nbuffers; k++)
+			printf("%s %s", k ? "," : "", o->buffers[k]);
+		printf(")\n");
+	}
 }
 
 static void text_header(const struct tdat_file_info *fi)
@@ -156,6 +170,7 @@ static void text_report(struct tdat_file *f, const struct tdat_stats *s)
 
 	text_header(fi);
 	text_piece(tdat_file_piece(f));
+	text_merged(f);
 	printf("buffers:       %d\n", fi->nbuffers);
 	for (int i = 0; i < fi->nbuffers; i++) {
 		const struct tdat_buffer_info *bi = tdat_file_buffer(f, i);
@@ -185,7 +200,41 @@ static void text_report(struct tdat_file *f, const struct tdat_stats *s)
 		       s->events[i].name);
 }
 
-static int info_one(const char *path, const struct tdat_open_opts *oo, bool json, bool sep)
+/* The splits of the pieces shown so far: warn of pieces of two splits of one file. */
+struct seen_split {
+	uint64_t source, split;
+	char *path, *how;
+};
+
+static void note_split(struct seen_split **seen, int *n, const char *path, const struct tdat_piece *p)
+{
+	struct seen_split *s;
+
+	if (!p || !p->source)
+		return;
+	for (int i = 0; i < *n; i++) {
+		s = &(*seen)[i];
+		if (s->source == p->source && s->split == p->split)
+			return;
+		if (s->source == p->source) {
+			warnx_("%s and %s are pieces of two different splits of %s (%s and %s): "
+			       "read together, their events would count twice", s->path, path, p->name,
+			       *s->how ? s->how : "one split", *p->how ? p->how : "another");
+			return;
+		}
+	}
+	if (!(s = realloc(*seen, sizeof(*s) * (size_t)(*n + 1))))
+		die_(EXIT_FAIL, "out of memory");
+	*seen = s;
+	s += (*n)++;
+	*s = (struct seen_split){ .source = p->source, .split = p->split, .path = strdup(path),
+				  .how = strdup(p->how) };
+	if (!s->path || !s->how)
+		die_(EXIT_FAIL, "out of memory");
+}
+
+static int info_one(const char *path, const struct tdat_open_opts *oo, bool json, bool sep,
+		    struct seen_split **seen, int *nseen)
 {
 	struct tdat_file *f = open_input(path, oo);
 	struct tdat_stats *s = NULL;
@@ -193,6 +242,7 @@ static int info_one(const char *path, const struct tdat_open_opts *oo, bool json
 
 	if (!f)
 		return EXIT_FAIL;
+	note_split(seen, nseen, path, tdat_file_piece(f));
 	ret = tdat_stats_collect(f, &s);
 	if (ret) {
 		warnx_("%s: %s", path, *tdat_file_errmsg(f) ? tdat_file_errmsg(f) : tdat_strerror(ret));
@@ -309,7 +359,8 @@ int main(int argc, char **argv)
 	struct tdat_select *sel = NULL;
 	const char *svg = NULL;
 	bool json = false;
-	int c, ret = EXIT_OK, n = 0;
+	struct seen_split *seen = NULL;
+	int c, ret = EXIT_OK, n = 0, nseen = 0;
 	char **in = calloc((size_t)argc + 1, sizeof(*in));
 
 	tool_init(argv);
@@ -346,8 +397,13 @@ int main(int argc, char **argv)
 		return ret;
 	}
 	for (int i = 0; i < n; i++)
-		if (info_one(in[i], &oo, json, i > 0) != EXIT_OK)
+		if (info_one(in[i], &oo, json, i > 0, &seen, &nseen) != EXIT_OK)
 			ret = EXIT_FAIL;
+	for (int i = 0; i < nseen; i++) {
+		free(seen[i].path);
+		free(seen[i].how);
+	}
+	free(seen);
 	free(in);
 	if (fflush(stdout) || ferror(stdout))
 		die_(EXIT_FAIL, "standard output: write error");

@@ -51,13 +51,15 @@ struct split {
 	int seq;		/* pieces started */
 	uint64_t start;		/* --every: start of the current piece */
 	struct tdat_piece mark;	/* what every piece is marked with */
+	char *mode_how, *how;	/* the options that make the pieces what they are, as given */
+	bool force;		/* --force: remove an earlier split's pieces at PREFIX */
 };
 
 static __attribute__((noreturn)) void usage(FILE *fp, int code)
 {
 	fprintf(fp,
 		"Usage: %s (--every DURATION | --events N | --size BYTES | --per-cpu | --per-buffer)\n"
-		"       [-o PREFIX] [-j N] [--max-pieces N] [--file-version 6|7]\n"
+		"       [-o PREFIX] [--force] [-j N] [--max-pieces N] [--file-version 6|7]\n"
 		"       [--compression zstd|zlib|none] [--ts2secs HZ] [--progress | --no-progress]\n"
 		"       [--lenient] [--verbose] [SELECTION] [-i] FILE\n"
 		"Split a trace.dat (\"-\" reads standard input; none: a pipe on standard input,\n"
@@ -72,6 +74,8 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"      --per-buffer      a piece per buffer (the top buffer is \"top\")\n"
 		"  -o, --output PREFIX   piece names start with PREFIX (default: the input's\n"
 		"                        name without .dat)\n"
+		"      --force           remove the pieces of an earlier split at PREFIX first\n"
+		"                        (without it, their presence is an error)\n"
 		"  -i, --input FILE      the input, as trace-cmd's -i\n"
 		"  -j, --jobs N          threads (default: the CPUs, at most 8): compressed\n"
 		"                        input is read ahead on a thread; the same pieces\n"
@@ -98,7 +102,7 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 }
 
 enum { OPT_EVERY = 256, OPT_EVENTS, OPT_SIZE, OPT_PER_CPU, OPT_PER_BUFFER, OPT_FILE_VERSION,
-       OPT_COMPRESSION, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_MAX_PIECES, OPT_TS2SECS };
+       OPT_COMPRESSION, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_MAX_PIECES, OPT_TS2SECS, OPT_FORCE };
 
 static const struct option longopts[] = {
 	{ "every", required_argument, NULL, OPT_EVERY },
@@ -115,6 +119,7 @@ static const struct option longopts[] = {
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 	{ "ts2secs", required_argument, NULL, OPT_TS2SECS },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	LENIENT_LONGOPT,
 	VERBOSE_LONGOPT,
 	SELECT_LONGOPTS,
@@ -143,6 +148,18 @@ static uint64_t parse_count(const char *opt, const char *s, bool units)
 	return (uint64_t)v << shift;
 }
 
+/* Append " @opt @arg" (@arg NULL: none) to the options string *@acc. */
+static void how_add(char **acc, const char *opt, const char *arg)
+{
+	char *s;
+
+	if (asprintf(&s, "%s%s%s%s%s", *acc ? *acc : "", *acc ? " " : "", opt, arg ? " " : "",
+		     arg ? arg : "") < 0)
+		die_(EXIT_FAIL, "out of memory");
+	free(*acc);
+	*acc = s;
+}
+
 static void set_mode(struct split *sp, enum mode m, const char *opt, const char *arg)
 {
 	int64_t ns;
@@ -150,6 +167,10 @@ static void set_mode(struct split *sp, enum mode m, const char *opt, const char 
 	if (sp->mode != M_NONE && sp->mode != m)
 		usage_error("give one of --every, --events, --size, --per-cpu, --per-buffer");
 	sp->mode = m;
+	free(sp->mode_how);
+	sp->mode_how = NULL;
+	how_add(&sp->mode_how, m == M_CPU ? "--per-cpu" : m == M_BUFFER ? "--per-buffer" :
+		m == M_EVERY ? "--every" : m == M_EVENTS ? "--events" : "--size", arg);
 	if (m == M_EVERY) {
 		/* a bare number would be nanoseconds: a unit must say what is meant */
 		if (!parse_ns(arg, &ns) || ns <= 0 || isdigit((unsigned char)arg[strlen(arg) - 1]))
@@ -166,8 +187,10 @@ static void parse_args(struct split *sp, int argc, char **argv)
 	int c;
 
 	while ((c = getopt_long(argc, argv, "o:i:j:hV" SELECT_SHORTOPTS, longopts, NULL)) != -1) {
-		if (select_option(&sp->sel, c, optarg))
+		if (select_option(&sp->sel, c, optarg)) {
+			how_add(&sp->how, select_option_name(c), c == 'v' || c == OPT_SEL_TOP ? NULL : optarg);
 			continue;
+		}
 		switch (c) {
 		case OPT_EVERY: set_mode(sp, M_EVERY, "every", optarg); break;
 		case OPT_EVENTS: set_mode(sp, M_EVENTS, "events", optarg); break;
@@ -184,10 +207,15 @@ static void parse_args(struct split *sp, int argc, char **argv)
 		case OPT_MAX_PIECES: sp->max_pieces = parse_count("max-pieces", optarg, false); break;
 		case OPT_FILE_VERSION: case OPT_COMPRESSION:
 			sp->wflags = dat_layout_option(sp->wflags, c == OPT_FILE_VERSION, optarg);
+			how_add(&sp->how, c == OPT_FILE_VERSION ? "--file-version" : "--compression", optarg);
 			break;
 		case OPT_PROGRESS: sp->progress = 1; break;
 		case OPT_NO_PROGRESS: sp->progress = 0; break;
-		case OPT_TS2SECS: sp->open.ts2secs_hz = parse_hz(optarg); break;
+		case OPT_TS2SECS:
+			sp->open.ts2secs_hz = parse_hz(optarg);
+			how_add(&sp->how, "--ts2secs", optarg);
+			break;
+		case OPT_FORCE: sp->force = true; break;
 		case OPT_LENIENT: lenient = true; break;
 		case OPT_VERBOSE: verbose = true; break;
 		case 'h': usage(stdout, EXIT_OK);
@@ -198,6 +226,11 @@ static void parse_args(struct split *sp, int argc, char **argv)
 	}
 	if (sp->mode == M_NONE)
 		usage_error("say how to split: --every, --events, --size, --per-cpu or --per-buffer");
+	if (sp->how)		/* the cut first, then the other options in their order */
+		how_add(&sp->mode_how, sp->how, NULL);
+	free(sp->how);
+	sp->how = sp->mode_how;
+	sp->mode_how = NULL;
 	if ((sp->wflags & TDAT_W_V6) && (sp->wflags & TDAT_W_ZLIB))
 		usage_error("trace.dat version 6 is not compressed");
 	dat_zlib_warning(sp->wflags);
@@ -264,6 +297,87 @@ static void check_seq_names(struct split *sp, char **in)
 		}
 		closedir(d);
 	}
+	free(dir);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Whether @name is BASE.SOMETHING.dat: a name a split at prefix BASE may have written. */
+static bool piece_like(const char *name, const char *base)
+{
+	size_t n = strlen(base), len = strlen(name);
+
+	return !strncmp(name, base, n) && name[n] == '.' && len > n + 5 &&
+	       !strcmp(name + len - 4, ".dat");
+}
+
+/* The piece mark of @path, if it is a trace.dat that carries one (of another split than ours). */
+static bool earlier_piece(struct split *sp, const char *path, char **how)
+{
+	struct tdat_file *f = tdat_file_new();
+	const struct tdat_piece *p;
+	bool earlier = false;
+
+	if (!f)
+		die_(EXIT_FAIL, "out of memory");
+	if (!tdat_file_open(f, path, NULL) && (p = tdat_file_piece(f)) && p->split != sp->mark.split) {
+		earlier = true;
+		if (!*how && asprintf(how, "%s%s of %s", *p->how ? "tdat-split " : "a split",
+				      p->how, p->name) < 0)
+			die_(EXIT_FAIL, "out of memory");
+	}
+	tdat_file_free(f);
+	return earlier;
+}
+
+/*
+ * The pieces of an earlier split at this prefix would be read with this
+ * one's (PREFIX.*.dat): refuse, or with --force remove them (a file without
+ * a piece mark is never touched).
+ */
+static void check_earlier(struct split *sp)
+{
+	const char *slash = strrchr(sp->prefix, '/'), *base = slash ? slash + 1 : sp->prefix;
+	char *dir = slash ? strndup(sp->prefix, (size_t)(slash - sp->prefix) + 1) : strdup("./");
+	char **found = NULL, *how = NULL, *path;
+	struct dirent *e;
+	int n = 0;
+	DIR *d;
+
+	if (!dir)
+		die_(EXIT_FAIL, "out of memory");
+	for (d = opendir(dir); d && (e = readdir(d));) {
+		if (!piece_like(e->d_name, base))
+			continue;
+		if (asprintf(&path, "%s%s", slash ? dir : "", e->d_name) < 0 ||
+		    !(found = realloc(found, sizeof(*found) * (size_t)(n + 1))))
+			die_(EXIT_FAIL, "out of memory");
+		if (earlier_piece(sp, path, &how))
+			found[n++] = path;
+		else
+			free(path);
+	}
+	if (d)
+		closedir(d);
+	qsort(found, (size_t)n, sizeof(*found), cmp_names);
+	if (n && !sp->force)
+		usage_error("%s%s%s (%d file%s) hold%s pieces of an earlier split at this prefix (%s), "
+			    "which would be read with this split's: remove them, choose another -o, "
+			    "or give --force to remove them first", found[0], n > 1 ? " ... " : "",
+			    n > 1 ? found[n - 1] : "", n, n == 1 ? "" : "s", n == 1 ? "s" : "", how);
+	for (int i = 0; i < n; i++)
+		if (unlink(found[i]))
+			die_(EXIT_FAIL, "%s: %s", found[i], strerror(errno));
+	if (n)
+		warnx_("--force: removed %d piece%s of an earlier split at %s (%s)", n,
+		       n == 1 ? "" : "s", sp->prefix, how);
+	for (int i = 0; i < n; i++)
+		free(found[i]);
+	free(found);
+	free(how);
 	free(dir);
 }
 
@@ -485,40 +599,66 @@ static int split_events(struct split *sp)
 	return 0;
 }
 
-/*
- * What marks this split's pieces: the same in every piece of this run of
- * this command on this file, another for another cut or another file.
- */
-/* Whether argv[@i] is -j's (-j N, -jN, --jobs N, --jobs=N, or its N). */
-static bool jobs_arg(char **argv, int argc, int i)
+/* 64-bit FNV-1a of @n bytes, going on from @h. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
-	const char *a = i < argc ? argv[i] : "";
+	const unsigned char *c = p;
 
-	if (!strncmp(a, "-j", 2) || !strncmp(a, "--jobs", 6))
-		return true;
-	return i > 0 && i < argc && (!strcmp(argv[i - 1], "-j") || !strcmp(argv[i - 1], "--jobs"));
+	while (n--)
+		h = (h ^ *c++) * 0x100000001b3ULL;
+	return (h ^ 0xff) * 0x100000001b3ULL;
 }
 
-static void set_mark(struct split *sp, int argc, char **argv)
+static uint64_t fnv_str(uint64_t h, const char *s)
 {
-	const struct tdat_file_info *fi = tdat_file_info(tdat_merge_file(sp->m, 0));
-	uint64_t h = 0xcbf29ce484222325ULL, first = 0;
-	char buf[64];
+	return fnv(h, s, strlen(s));
+}
 
-	tdat_merge_first_ts(sp->m, &first);
-	snprintf(buf, sizeof(buf), "%llu %llu", (unsigned long long)fi->file_size,
-		 (unsigned long long)first);
-	for (int i = 0; i <= argc; i++) {
-		const char *p = i < argc ? argv[i] : buf;
+/*
+ * What identifies the input's contents, whatever its path or how it came
+ * (a file, a pipe): its header facts, every CPU's data (where and how much)
+ * and the span of its events.
+ */
+static uint64_t source_digest(struct tdat_file *f, struct tdat_merge *m)
+{
+	const struct tdat_file_info *fi = tdat_file_info(f);
+	uint64_t h = 0xcbf29ce484222325ULL, first = 0, last = 0;
+	uint64_t n[] = { fi->file_size, (uint64_t)fi->version, (uint64_t)fi->big_endian,
+			 (uint64_t)fi->long_size, fi->page_size, (uint64_t)fi->cpus,
+			 (uint64_t)fi->nbuffers };
 
-		if (jobs_arg(argv, argc, i))
-			continue;	/* the same pieces for any -j */
-		for (; *p; p++)
-			h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
-		h = (h ^ 0xff) * 0x100000001b3ULL;
+	tdat_merge_span(m, &first, &last);
+	h = fnv(h, n, sizeof(n));
+	h = fnv(h, &first, sizeof(first));
+	h = fnv(h, &last, sizeof(last));
+	h = fnv_str(fnv_str(fnv_str(h, fi->compression), fi->uname), fi->tracecmd_version);
+	h = fnv_str(fnv_str(h, fi->clock), fi->cpustat);
+	for (int b = 0; b < fi->nbuffers; b++) {
+		const struct tdat_buffer_info *bi = tdat_file_buffer(f, b);
+
+		h = fnv_str(fnv_str(h, bi->name), bi->clock);
+		h = fnv(h, &bi->page_size, sizeof(bi->page_size));
+		for (int c = 0; c < bi->ncpus; c++) {
+			uint64_t cpu[] = { (uint64_t)bi->cpus[c].cpu, bi->cpus[c].offset, bi->cpus[c].size };
+
+			h = fnv(h, cpu, sizeof(cpu));
+		}
 	}
-	sp->mark.split = h;
-	sp->mark.name = fi->name;
+	return h;
+}
+
+/*
+ * What marks this split's pieces: the input's contents and the options that
+ * cut it, so that one command on one file gives the same pieces, byte for
+ * byte, wherever they are written and whatever -j, and another cut of it
+ * another split.
+ */
+static void set_mark(struct split *sp, struct tdat_file *in)
+{
+	sp->mark.source = source_digest(in, sp->m);
+	sp->mark.split = fnv_str(fnv(0xcbf29ce484222325ULL, &sp->mark.source, 8), sp->how);
+	sp->mark.how = sp->how;
+	sp->mark.name = tdat_file_info(in)->name;
 }
 
 /* Split; on failure remove every piece, finished or not. */
@@ -527,6 +667,7 @@ static int run(struct split *sp)
 	int ret, bound;
 
 	check_names(sp);
+	check_earlier(sp);
 	if (sp->mode == M_CPU || sp->mode == M_BUFFER) {
 		check_count(sp);
 	} else {
@@ -570,13 +711,17 @@ int main(int argc, char **argv)
 	in = open_input(sp.input, &sp.open);
 	if (in && !sp.prefix)
 		sp.prefix = tdat_file_info(in)->name;	/* base name without .dat */
-	if (in && !tdat_merge_add(sp.m, in)) {
-		set_mark(&sp, argc - 1, argv + 1);
+	if (in && (ret = tdat_merge_add(sp.m, in))) {
+		warnx_("%s", *tdat_merge_errmsg(sp.m) ? tdat_merge_errmsg(sp.m) : tdat_strerror(ret));
+		ret = EXIT_FAIL;
+	} else if (in) {
+		set_mark(&sp, in);
 		ret = run(&sp);
 	}
 	tdat_select_free(sp.sel);
 	tdat_merge_free(sp.m);
 	tdat_file_free(in);
 	free(sp.open_pieces);
+	free(sp.how);
 	return ret;
 }

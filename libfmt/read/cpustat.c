@@ -290,8 +290,8 @@ const struct tdat_kernel_cpu_stats *tdat_file_cpustat(struct tdat_file *f, int *
 		struct tdat_kernel_cpu_stats *s = &f->kstats[i];
 
 		/* corrected now: the user offset may have changed since */
-		s->oldest_event_ts = s->have & TDAT_KS_OLDEST_TS ? file_ts(f, f->kraw[i][0], s->cpu) : 0;
-		s->now_ts = s->have & TDAT_KS_NOW_TS ? file_ts(f, f->kraw[i][1], s->cpu) : 0;
+		s->oldest_event_ts = s->have & TDAT_KS_OLDEST_TS ? origin_stat_ts(f, f->kraw[i][0], s->cpu) : 0;
+		s->now_ts = s->have & TDAT_KS_NOW_TS ? origin_stat_ts(f, f->kraw[i][1], s->cpu) : 0;
 	}
 	*n = f->nkstats;
 	return f->nkstats ? f->kstats : NULL;

@@ -95,6 +95,13 @@ static uint64_t ticks_to_ns(uint64_t ts, double ns_per_tick)
 	return ns < 18446744073709551616.0 ? (uint64_t)ns : UINT64_MAX;
 }
 
+uint64_t ts_convert(uint64_t ts, double ts2secs, uint32_t mult, uint32_t shift)
+{
+	if (ts2secs)
+		return ticks_to_ns(ts, ts2secs);
+	return mult ? mul_u64_u32_shr(ts, mult, shift) : ts;
+}
+
 uint64_t file_ts(const struct tdat_file *f, uint64_t ts, int cpu)
 {
 	if (f->flags & TDAT_OPEN_RAW_TS)

@@ -56,6 +56,10 @@ static int read_formats(struct rd *r, const char *system, struct tdat_blob **arr
 
 		if ((ret = rd_sized(r, 8, &buf, &n, "event format")))
 			return ret;
+		if (!origin_keeps_format(r->f, buf)) {	/* another input's, in a merged file */
+			free(buf);
+			continue;
+		}
 		at = (unsigned long long)(r->mem ? r->sec_off : r->off - n);
 		tep_guard_lock();
 		g = tep_guard_format(buf, &keep);
@@ -231,7 +235,7 @@ static int read_text_section(struct rd *r, int lenbytes, int id)
 	return 0;
 }
 
-static int read_section_body(struct rd *r, int id)
+int dat_section_body(struct rd *r, int id)
 {
 	switch (id) {
 	case OPT_HEADER_INFO:
@@ -402,6 +406,12 @@ static void top_first(struct tdat_file *f)
 
 			memmove(f->buffers + 1, f->buffers, sizeof(top) * (size_t)i);
 			f->buffers[0] = top;
+			if (f->file_buffer) {	/* a view: where each buffer is in the file */
+				int fb = f->file_buffer[i];
+
+				memmove(f->file_buffer + 1, f->file_buffer, sizeof(fb) * (size_t)i);
+				f->file_buffer[0] = fb;
+			}
 			return;
 		}
 	}
@@ -456,6 +466,7 @@ static int open_v7(struct tdat_file *f, struct rd *r)
 {
 	struct opts_state st = { 0 };
 	uint64_t off, next, last_end = 0;
+	bool own[NSECTIONS] = { false };
 	unsigned flags;
 	char msg[80], why[160] = "";
 	int ret, n = 0;
@@ -484,7 +495,11 @@ static int open_v7(struct tdat_file *f, struct rd *r)
 		last_end = off + 16 + r->sec_size;
 	}
 	rd_drop_mem(r);
+	if ((ret = origins_read(f, r, &st, own)))
+		return ret;
 	for (int i = 0; i < NSECTIONS; i++) {
+		if (own[i])	/* a view of a merged file's input: the input's own */
+			continue;
 		if (!st.sections[i]) {
 			if (i == 0 || i == 2) {
 				r->off = 0;
@@ -495,7 +510,7 @@ static int open_v7(struct tdat_file *f, struct rd *r)
 		}
 		f->meta_changed = false;
 		if ((ret = rd_section(r, st.sections[i], OPT_HEADER_INFO + (unsigned)i, &flags)) ||
-		    (ret = read_section_body(r, OPT_HEADER_INFO + i))) {
+		    (ret = dat_section_body(r, OPT_HEADER_INFO + i))) {
 			if (ret != TDAT_EFORMAT || i == 0 || i == 2)
 				return ret;
 			section_lost(f, r, i);
@@ -509,8 +524,11 @@ static int open_v7(struct tdat_file *f, struct rd *r)
 	}
 	rd_drop_mem(r);
 	top_first(f);
-	if ((ret = v7_buffer_sections(f, r)) || !why[0])
+	if ((ret = v7_buffer_sections(f, r)) || (ret = origin_restrict(f)))
 		return ret;
+	top_first(f);
+	if (!why[0])
+		return 0;
 	if ((ret = v7_salvage(f, last_end, why)))
 		return ret;
 	top_first(f);

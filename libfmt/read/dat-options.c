@@ -330,6 +330,8 @@ static int handle_option(struct tdat_file *f, struct opts_state *st, unsigned id
 		return 0;
 	case OPT_TDAT_PIECE:
 		return piece_read(f, buf, size);
+	case OPT_TDAT_ORIGIN:
+		return origin_note(f, buf, size);
 	case OPT_HEADER_INFO ... OPT_CMDLINES:
 		if (size >= 8)
 			st->sections[id - OPT_HEADER_INFO] = file_num(f, buf, 8);
@@ -344,6 +346,23 @@ static int handle_option(struct tdat_file *f, struct opts_state *st, unsigned id
  * carries the offset of the next options section (0 = last); returned in
  * @next.
  */
+int opts_one(struct rd *r, struct opts_state *st, unsigned id, uint64_t size)
+{
+	char *buf, msg[64];
+	int ret;
+
+	if ((ret = rd_blob(r, size, &buf, "option")))
+		return ret;
+	ret = meta_keep_option(&r->f->meta, id, buf, size);
+	if (!ret)
+		ret = handle_option(r->f, st, id, buf, size);
+	free(buf);
+	if (!ret || ret == TDAT_ENOMEM)
+		return ret;
+	snprintf(msg, sizeof(msg), "damaged option %u", id);
+	return rd_fail(r, msg);
+}
+
 int opts_read(struct rd *r, struct opts_state *st, uint64_t *next)
 {
 	uint64_t id, size;
@@ -356,23 +375,24 @@ int opts_read(struct rd *r, struct opts_state *st, uint64_t *next)
 			return ret;
 		if (r->f->info.version < 7 && id == OPT_DONE)
 			return 0;
-		if ((ret = rd_num(r, 4, &size, "option size")) || (ret = rd_blob(r, size, &buf, "option")))
+		if ((ret = rd_num(r, 4, &size, "option size")))
 			return ret;
 		if (id == OPT_DONE) {
+			if ((ret = rd_blob(r, size, &buf, "option")))
+				return ret;
 			if (size >= 8)
 				*next = file_num(r->f, buf, 8);
 			free(buf);
 			return 0;
 		}
-		ret = meta_keep_option(&r->f->meta, (unsigned)id, buf, size);
-		if (!ret)
-			ret = handle_option(r->f, st, (unsigned)id, buf, size);
-		free(buf);
-		if (ret) {
-			char msg[64];
-
-			snprintf(msg, sizeof(msg), "damaged option %u", (unsigned)id);
-			return ret == TDAT_ENOMEM ? ret : rd_fail(r, msg);
+		if (r->f->origin_want >= 0 && origin_option((unsigned)id)) {
+			/* a view of one input of a merged file: the input's own come later */
+			if ((ret = rd_blob(r, size, &buf, "option")))
+				return ret;
+			free(buf);
+			continue;
 		}
+		if ((ret = opts_one(r, st, (unsigned)id, size)))
+			return ret;
 	}
 }

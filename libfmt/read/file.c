@@ -16,8 +16,10 @@ struct tdat_file *tdat_file_new(void)
 {
 	struct tdat_file *f = calloc(1, sizeof(*f));
 
-	if (f)
+	if (f) {
 		f->src.fd = -1;
+		f->origin_want = -1;
+	}
 	return f;
 }
 
@@ -81,7 +83,7 @@ int tdat_file_open(struct tdat_file *f, const char *path, const struct tdat_open
 	f->info.compression_version = "";
 	f->codec = codec_find("none");
 	ret = dat_read_sections(f, &r);
-	if (!ret && f->is_piece)	/* a piece is named after the file it was cut from */
+	if (!ret && f->is_piece && f->origin_want < 0)	/* named after the file it was cut from */
 		ret = tdat_file_set_name(f, f->piece_name);
 	rd_drop_mem(&r);
 	if (ret == TDAT_ENOMEM && !f->errmsg[0])
@@ -89,7 +91,9 @@ int tdat_file_open(struct tdat_file *f, const char *path, const struct tdat_open
 	return ret;
 }
 
-int file_clone(struct tdat_file *f, bool symbols, struct tdat_file **out)
+/* @f opened again through its descriptor, as view @origin (-1: the whole file). */
+static int file_reopen(struct tdat_file *f, int origin, bool symbols, struct tdat_file **out,
+		       char *err)
 {
 	struct tdat_open_opts o = { .flags = f->flags, .ts2secs_hz = f->ts2secs_hz };
 	struct tdat_file *c = tdat_file_new();
@@ -101,18 +105,38 @@ int file_clone(struct tdat_file *f, bool symbols, struct tdat_file **out)
 	if (!c)
 		return TDAT_ENOMEM;
 	c->no_syms = !symbols;
+	c->origin_want = origin;
 	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", f->src.fd);
-	if ((ret = tdat_file_open(c, fdpath, &o)) || (ret = tdat_file_set_name(c, f->name)) ||
-	    !(path = strdup(f->path))) {
+	ret = tdat_file_open(c, fdpath, &o);
+	if (!ret && origin < 0)
+		ret = tdat_file_set_name(c, f->name);
+	if (ret || !(path = strdup(f->path))) {
+		if (err && ret && ret != TDAT_ENOMEM)
+			tdat_msg(err, "%s", c->errmsg);
 		tdat_file_free(c);
 		return ret ? ret : TDAT_ENOMEM;
 	}
 	free(c->path);
 	c->path = path;
 	c->info.path = path;
+	c->view_of = f->view_of;
 	tdat_file_set_ts_offset(c, f->user_offset);
 	*out = c;
 	return 0;
+}
+
+int file_clone(struct tdat_file *f, bool symbols, struct tdat_file **out)
+{
+	return file_reopen(f, f->origin_want, symbols, out, NULL);
+}
+
+int file_view(struct tdat_file *f, int origin, struct tdat_file **out, char *err)
+{
+	int ret = file_reopen(f, origin, true, out, err);
+
+	if (!ret)
+		(*out)->view_of = f;
+	return ret;
 }
 
 const struct tdat_file_info *tdat_file_info(const struct tdat_file *f)
@@ -262,6 +286,8 @@ void tdat_file_free(struct tdat_file *f)
 	free(f->path);
 	free(f->name);
 	free(f->piece_name);
+	free(f->piece_how);
+	origins_free(f);
 	free(f->uname);
 	free(f->version);
 	free(f->clock);

@@ -28,6 +28,8 @@ struct tdat_merge {
 		int input;
 	} *pieces;
 	int npieces;
+	struct tdat_file **views;	/* made for the inputs of merged files: ours */
+	int nviews;
 	struct cursor *cursors;
 	int ncursors;
 	int *heap;		/* indexes into cursors */
@@ -126,7 +128,16 @@ static int split_input(struct tdat_merge *m, struct tdat_file *f, int *input)
 		struct tdat_file *g = m->pieces[i].f;
 
 		q = tdat_file_piece(g);
-		if (q->split != p->split || strcmp(q->name, p->name))
+		if (p->source && q->source == p->source && q->split != p->split) {
+			tdat_msg(m->errmsg, "%s and %s are pieces of two different splits of %s "
+				 "(%s%s%s and %s%s%s): their events would be read twice; read the "
+				 "pieces of one split", g->info.path, f->info.path, p->name,
+				 *q->how ? "tdat-split " : "one", q->how, *q->how ? "" : " split",
+				 *p->how ? "tdat-split " : "another", p->how, *p->how ? "" : " split");
+			return TDAT_EINVAL;
+		}
+		/* a piece of a merged file: each input it holds joins its own */
+		if (q->split != p->split || strcmp(q->name, p->name) || strcmp(g->info.name, f->info.name))
 			continue;
 		if (q->seq == p->seq) {
 			tdat_msg(m->errmsg, "%s and %s are both piece %u of one split of %s",
@@ -157,7 +168,7 @@ static int note_piece(struct tdat_merge *m, struct tdat_file *f, int input)
 	return 0;
 }
 
-int tdat_merge_add(struct tdat_merge *m, struct tdat_file *f)
+static int merge_add_one(struct tdat_merge *m, struct tdat_file *f)
 {
 	struct tdat_file **files;
 	struct cursor *cur;
@@ -202,6 +213,38 @@ int tdat_merge_add(struct tdat_merge *m, struct tdat_file *f)
 	if (input < 0)
 		m->files[m->nfiles++] = f;
 	return 0;
+}
+
+/*
+ * A merged trace.dat is the inputs it was merged from: a view of each
+ * (origin.c) is added in its place, an input of its own.
+ */
+static int add_views(struct tdat_merge *m, struct tdat_file *f)
+{
+	for (int k = 0; k < tdat_file_norigins(f); k++) {
+		struct tdat_file **v = realloc(m->views, sizeof(*v) * (size_t)(m->nviews + 1));
+		char why[TDAT_MSG_LEN] = "";
+		int ret;
+
+		if (!v)
+			return TDAT_ENOMEM;
+		m->views = v;
+		if ((ret = file_view(f, k, &v[m->nviews], why))) {
+			tdat_msg(m->errmsg, "%s: merged input %d (%s): %s", f->info.path, k,
+				 tdat_file_origin(f, k)->name, why[0] ? why : tdat_strerror(ret));
+			return ret;
+		}
+		if ((ret = merge_add_one(m, v[m->nviews++])))
+			return ret;
+	}
+	return 0;
+}
+
+int tdat_merge_add(struct tdat_merge *m, struct tdat_file *f)
+{
+	if (m->started)
+		return TDAT_EINVAL;
+	return tdat_file_norigins(f) ? add_views(m, f) : merge_add_one(m, f);
 }
 
 static inline bool before(const struct tdat_merge *m, int a, int b)
@@ -506,7 +549,7 @@ static int tally_add(struct tdat_stats *s, const struct cursor *c, const struct 
 	struct tdat_cpu_stats *cs = &s->cpus[s->ncpus++];
 
 	*cs = t->cs;
-	cs->buffer = c->buffer;
+	cs->buffer = c->f->file_buffer ? c->f->file_buffer[c->buffer] : c->buffer;
 	cs->cpu = c->ci->cpu;
 	cs->stored = c->ci->size;
 	cs->usize = c->ubytes;
@@ -534,7 +577,7 @@ int tdat_merge_stats(struct tdat_merge *m, struct tdat_file *f, struct tdat_stat
 	    !(s->cpus = calloc(m->ncursors ? (size_t)m->ncursors : 1, sizeof(*s->cpus))))
 		goto fail;
 	for (int i = 0; i < m->ncursors; i++)	/* added buffer by buffer, CPU by CPU */
-		if (m->cursors[i].f == f &&
+		if ((m->cursors[i].f == f || m->cursors[i].f->view_of == f) &&
 		    (ret = tally_add(s, &m->cursors[i], &m->tally[i], &counts, &ncounts)))
 			goto fail;
 	if ((ret = stats_event_counts(f, s, counts, ncounts)))
@@ -581,6 +624,9 @@ void tdat_merge_free(struct tdat_merge *m)
 	free(m->files);
 	free(m->pieces);
 	free(m->all);
+	for (int i = 0; i < m->nviews; i++)
+		tdat_file_free(m->views[i]);
+	free(m->views);
 	free(m->damage);
 	for (int i = 0; m->tally && i < m->ncursors; i++)
 		free(m->tally[i].counts);

@@ -11,6 +11,12 @@
  *	seq=<the piece's place in the split, from 1>
  *	count=<pieces in the split, 0 where not known yet>
  *	name=<the source's name>
+ *	source=<16 hex digits: the same for every split of one file's contents>
+ *	how=<how it was cut: the options of the split, as given>
+ *
+ * source and how are newer (an older tdat-split did not write them): a
+ * mark without them reads as before.  The split id is made from the source
+ * and the options, so one command on one file gives the same pieces.
  *
  * The reader keeps it on the file (tdat_file_piece()); merge.c joins the
  * pieces of one split into one input when their metadata is the same.
@@ -56,8 +62,8 @@ static bool piece_number(const char *text, const char *key, int base, uint64_t m
 
 int piece_read(struct tdat_file *f, const char *buf, uint64_t size)
 {
-	char text[PIECE_MAX + 1], name[256];
-	uint64_t split, seq, count;
+	char text[PIECE_MAX + 1], name[256], how[PIECE_MAX];
+	uint64_t split, seq, count, source = 0;
 	size_t len = strnlen(buf, (size_t)(size < PIECE_MAX ? size : PIECE_MAX + 1));
 
 	if (len > PIECE_MAX || strncmp(buf, PIECE_MAGIC, strlen(PIECE_MAGIC))) {
@@ -73,11 +79,21 @@ int piece_read(struct tdat_file *f, const char *buf, uint64_t size)
 		file_warn(f, "a damaged tdat-split piece mark was ignored");
 		return 0;
 	}
+	if (piece_value(text, "source", how, sizeof(how)) &&
+	    !piece_number(text, "source", 16, UINT64_MAX, &source)) {
+		file_warn(f, "a damaged tdat-split piece mark was ignored");
+		return 0;
+	}
+	if (!piece_value(text, "how", how, sizeof(how)))
+		how[0] = '\0';
 	free(f->piece_name);
-	if (!(f->piece_name = strdup(name)))
+	free(f->piece_how);
+	f->piece_how = strdup(how);
+	if (!(f->piece_name = strdup(name)) || !f->piece_how)
 		return TDAT_ENOMEM;
 	f->piece = (struct tdat_piece){ .split = split, .seq = (unsigned)seq,
-					.count = (unsigned)count, .name = f->piece_name };
+					.count = (unsigned)count, .name = f->piece_name,
+					.source = source, .how = f->piece_how };
 	f->is_piece = true;
 	return 0;
 }
@@ -89,13 +105,18 @@ const struct tdat_piece *tdat_file_piece(const struct tdat_file *f)
 
 int piece_format(const struct tdat_piece *p, char **out, size_t *len)
 {
-	const char *name = p->name && *p->name ? p->name : "trace";
+	const char *name = p->name && *p->name ? p->name : "trace", *how = p->how ? p->how : "";
+	char source[40] = "";
 	int n;
 
-	if (strlen(name) > 200 || strchr(name, '\n') || !p->seq || (p->count && p->seq > p->count))
+	if (strlen(name) > 200 || strchr(name, '\n') || strlen(how) > 400 || strchr(how, '\n') ||
+	    !p->seq || (p->count && p->seq > p->count))
 		return TDAT_EINVAL;
-	n = asprintf(out, PIECE_MAGIC "split=%016llx\nseq=%u\ncount=%u\nname=%s\n",
-		     (unsigned long long)p->split, p->seq, p->count, name);
+	if (p->source)
+		snprintf(source, sizeof(source), "source=%016llx\n", (unsigned long long)p->source);
+	n = asprintf(out, PIECE_MAGIC "split=%016llx\nseq=%u\ncount=%u\nname=%s\n%s%s%s%s",
+		     (unsigned long long)p->split, p->seq, p->count, name, source,
+		     *how ? "how=" : "", how, *how ? "\n" : "");
 	if (n < 0) {
 		*out = NULL;
 		return TDAT_ENOMEM;

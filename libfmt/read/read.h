@@ -203,8 +203,17 @@ struct tdat_file {
 	bool syms_pending;	/* kallsyms kept, not given to libtraceevent yet */
 	bool no_syms;		/* a clone that names no function: kallsyms not kept */
 	bool is_piece;		/* a tdat-split piece (piece.c) */
+	/* origin.c: the inputs a merged file holds, and which one a view reads */
+	struct origin *origins;
+	int norigins;
+	uint64_t *origin_offs;	/* their sections, as the options locate them */
+	int norigin_offs;
+	int origin_want;	/* a view of input N of a merged file; -1: the file */
+	struct tdat_file *view_of;	/* a view: the file opened by its user */
+	int *file_buffer;	/* a view: per buffer, its index in that file */
 	struct tdat_piece piece;
 	char *piece_name;
+	char *piece_how;
 	char **warnings;	/* damage found while opening (file_warn) */
 	int nwarnings;
 	char **notes;		/* not damage: formats libtraceevent cannot print (unsupported.c) */
@@ -273,6 +282,8 @@ void stats_totals(struct tdat_stats *s);
 
 /* ---- select.c: what outputs that draw the timeline ask of a selection (svg.c) ---- */
 
+/* Whether --top or -B (one was given) keeps buffer @b of @f. */
+bool select_lane_buffer(const struct tdat_select *s, const struct tdat_file *f, int b);
 /* Whether CPU @cpu of buffer @b of @f passes the buffer and CPU tests of @s. */
 bool select_lane(const struct tdat_select *s, const struct tdat_file *f, int b, int cpu);
 /*
@@ -339,6 +350,8 @@ bool file_print_unsupported(const struct tdat_file *f, int id);
 void file_unsupported_free(struct tdat_file *f);
 
 /* Convert a raw ring-buffer timestamp of @cpu into the reported one. */
+/* A timestamp of a clock that counts ticks in ns: as --ts2secs, or TSC2NSEC (mult 0: as it is). */
+uint64_t ts_convert(uint64_t ts, double ts2secs, uint32_t mult, uint32_t shift);
 uint64_t file_ts(const struct tdat_file *f, uint64_t raw, int cpu);
 
 /* ---- cpustat.c: the kernel's per-CPU ring-buffer statistics ---- */
@@ -423,6 +436,8 @@ static inline uint64_t field_raw(const struct tdat_file *f, const unsigned char 
 #define OPT_CMDLINES	21
 #define OPT_BUFFER_TEXT	22
 #define OPT_TDAT_PIECE	0x7464	/* ours: a tdat-split piece (piece.c); trace-cmd skips it */
+#define OPT_TDAT_ORIGIN	0x7465	/* ours: an input of a merged file (origin.c): its section */
+#define MAX_ORIGINS	65536	/* inputs of a merged file; more is damage */
 #define MAX_OPTION_SECTIONS 256
 #define MAX_CPUS	65536	/* more is damage, not a machine */
 #define SEC_FL_COMPRESS	1
@@ -474,6 +489,49 @@ bool clock_counts_ns(const char *clock);
 int file_add_buffer(struct tdat_file *f, struct tdat_buffer **out);
 /* dat-header.c: every section up to the data, and libtraceevent set up; 0 or an error. */
 int dat_read_sections(struct tdat_file *f, struct rd *r);
+/* One option of @size bytes (its id read): kept for writers and handled. */
+int opts_one(struct rd *r, struct opts_state *st, unsigned id, uint64_t size);
+/* dat-header.c: the body of metadata section @id (HEADER_INFO .. CMDLINES) at @r. */
+int dat_section_body(struct rd *r, int id);
+/* origin.c: the inputs a merged trace.dat holds */
+struct origin {
+	struct tdat_origin info;
+	char *name;
+	char **in_file, **own;	/* per buffer: its name in the file, and its own */
+	unsigned *ids;		/* the ids of its event formats, sorted */
+	int nids;
+	bool has_ids;		/* the record lists them (else: every format of the file) */
+	/* how its own options corrected the times the kernel's CPU figures
+	 * (CPUSTAT) give in its clock; its events were written corrected */
+	struct stat_time {
+		double ts2secs;
+		uint32_t mult, shift;
+		int64_t offset;
+	} stat_time;
+	bool has_stat_time;
+};
+/* A time of the kernel's CPU figures of @f (CPUSTAT), in @f's timeline. */
+uint64_t origin_stat_ts(const struct tdat_file *f, uint64_t raw, int cpu);
+/* Whether a view of a merged file's input keeps event format @fmt (the input had it). */
+bool origin_keeps_format(const struct tdat_file *f, const char *fmt);
+/* Whether option @id describes one input (a view takes its input's), not the file. */
+bool origin_option(unsigned id);
+/* An OPT_TDAT_ORIGIN option: where an input's section is. */
+int origin_note(struct tdat_file *f, const char *buf, uint64_t size);
+/*
+ * After the options: read every origin section; a view also takes its
+ * input's options, and @own[i] says which metadata sections it took.
+ */
+int origins_read(struct tdat_file *f, struct rd *r, struct opts_state *st, bool *own);
+/* After the buffers are read: a view keeps only its input's, named as there. */
+int origin_restrict(struct tdat_file *f);
+void origins_free(struct tdat_file *f);
+/*
+ * The origin section body of input @f in a merged file whose metadata is
+ * @file; @names: the names its buffers get there (malloc'd into *@out).
+ */
+int origin_format(const struct tdat_file *f, const struct tdat_meta *file, const char *const *names,
+		  bool big, char **out, size_t *len);
 /* piece.c: the mark of a tdat-split piece */
 int piece_read(struct tdat_file *f, const char *buf, uint64_t size);
 /* The option's payload for @p (malloc'd, NUL included in *@len). */
@@ -493,6 +551,7 @@ struct strlist {
 struct tdat_select {
 	struct strlist events, filters, nfilters, comms, buffers;
 	bool top;			/* --top: the top buffer */
+	bool several;			/* bound to several inputs: -B INPUT[:INSTANCE] too */
 	unsigned char *cpus;		/* bitmap, NULL: any */
 	int64_t *pids;			/* sorted, NULL: any */
 	int npids;
@@ -762,6 +821,8 @@ struct tdat_file *merge_member(const struct tdat_merge *m, int i);
  * printed on it).
  */
 int file_clone(struct tdat_file *f, bool symbols, struct tdat_file **out);
+/* The view of input @origin of merged file @f (tdat_file_norigins()); why not in @err. */
+int file_view(struct tdat_file *f, int origin, struct tdat_file **out, char *err);
 
 /*
  * Hand every undamaged page of every CPU of @m to @fn, one CPU after the

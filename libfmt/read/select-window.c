@@ -31,6 +31,7 @@ struct tdat_select *select_clone(const struct tdat_select *s)
 	if (!c)
 		return NULL;
 	c->top = s->top;
+	c->several = s->several;
 	c->has_start = s->has_start;
 	c->has_end = s->has_end;
 	c->start = s->start;

@@ -414,8 +414,25 @@ static int check_events(struct tdat_select *s, struct tdat_merge *m)
 	return 0;
 }
 
-/* The buffer names of the inputs, as "top, foo" (the top buffer as "top"). */
-static void buffer_names(struct tdat_merge *m, char *list, size_t len)
+/*
+ * Whether -B @sel names buffer @b of @f: by its own name, or with several
+ * inputs as a merged trace.dat names it, INPUT (the top buffer) or
+ * INPUT:INSTANCE.
+ */
+static bool buffer_named(const struct tdat_select *s, const struct tdat_file *f, int b, const char *sel)
+{
+	const char *name = f->buffers[b].info.name, *in = f->info.name;
+	size_t n = strlen(in);
+
+	if (name[0] && !strcmp(sel, name))
+		return true;
+	if (!s->several || strncmp(sel, in, n))
+		return false;
+	return name[0] ? sel[n] == ':' && !strcmp(sel + n + 1, name) : !sel[n];
+}
+
+/* The buffer names of the inputs, as "top, foo" (several inputs: "a, a:foo, b"). */
+static void buffer_names(const struct tdat_select *s, struct tdat_merge *m, char *list, size_t len)
 {
 	*list = '\0';
 	for (int i = 0; i < tdat_merge_nfiles(m); i++) {
@@ -425,18 +442,24 @@ static void buffer_names(struct tdat_merge *m, char *list, size_t len)
 			const char *name = *f->buffers[b].info.name ? f->buffers[b].info.name : "top";
 			size_t used = strlen(list);
 
-			snprintf(list + used, len - used, "%s%s", used ? ", " : "", name);
+			if (s->several)
+				snprintf(list + used, len - used, "%s%s%s%s", used ? ", " : "",
+					 f->info.name, *f->buffers[b].info.name ? ":" : "",
+					 f->buffers[b].info.name);
+			else
+				snprintf(list + used, len - used, "%s%s", used ? ", " : "", name);
 		}
 	}
 }
 
-static bool has_buffer(struct tdat_merge *m, const char *name, const char **best, size_t *dist)
+static bool has_buffer(const struct tdat_select *s, struct tdat_merge *m, const char *name,
+		       const char **best, size_t *dist)
 {
 	for (int i = 0; i < tdat_merge_nfiles(m); i++) {
 		struct tdat_file *f = tdat_merge_file(m, i);
 
 		for (int b = 0; b < f->nbuffers; b++) {
-			if (!strcmp(f->buffers[b].info.name, name))
+			if (!name[0] ? !f->buffers[b].info.name[0] : buffer_named(s, f, b, name))
 				return true;
 			if (name[0] && f->buffers[b].info.name[0])
 				nearer(name, f->buffers[b].info.name, best, dist);
@@ -453,9 +476,9 @@ static int check_buffers(struct tdat_select *s, struct tdat_merge *m)
 		const char *name = i < 0 ? "" : s->buffers.v[i], *best = NULL;
 		size_t dist = SIZE_MAX;
 
-		if ((i < 0 && !s->top) || has_buffer(m, name, &best, &dist))
+		if ((i < 0 && !s->top) || has_buffer(s, m, name, &best, &dist))
 			continue;
-		buffer_names(m, list, sizeof(list));
+		buffer_names(s, m, list, sizeof(list));
 		if (best)
 			tdat_msg(s->errmsg, "no input has a buffer \"%s\"; did you mean \"%s\"? (buffers: %s)",
 				 name, best, list);
@@ -568,6 +591,7 @@ int tdat_select_bind(struct tdat_select *s, struct tdat_merge *m)
 {
 	int ret;
 
+	s->several = tdat_merge_nfiles(m) > 1;
 	if ((ret = select_bind_filters(s, m)))
 		return ret;
 	if ((ret = check_events(s, m)) || (ret = check_buffers(s, m)) || (ret = check_cpus(s, m)))
@@ -629,16 +653,9 @@ static bool task_match(const struct tdat_select *s, const struct tdat_event *ev)
 
 static bool buffer_match(const struct tdat_select *s, const struct tdat_event *ev)
 {
-	const char *name = ev->file->buffers[ev->buffer].info.name;
-
 	if (!s->top && !s->buffers.n)
 		return true;
-	if (!name[0])
-		return s->top;
-	for (int i = 0; i < s->buffers.n; i++)
-		if (!strcmp(s->buffers.v[i], name))
-			return true;
-	return false;
+	return select_lane_buffer(s, ev->file, ev->buffer);
 }
 
 static bool time_match(struct tdat_select *s, const struct tdat_event *ev)
@@ -671,15 +688,21 @@ static bool cpu_match(const struct tdat_select *s, const struct tdat_event *ev)
 			    (s->cpus[ev->cpu / 8] & (1u << (ev->cpu % 8))));
 }
 
+/* Whether --top or -B keeps buffer @b of @f (one of them was given). */
+bool select_lane_buffer(const struct tdat_select *s, const struct tdat_file *f, int b)
+{
+	if (s->top && !f->buffers[b].info.name[0])
+		return true;
+	for (int i = 0; i < s->buffers.n; i++)
+		if (buffer_named(s, f, b, s->buffers.v[i]))
+			return true;
+	return false;
+}
+
 bool select_lane(const struct tdat_select *s, const struct tdat_file *f, int b, int cpu)
 {
-	const char *name = f->buffers[b].info.name;
-	bool buf = !s->top && !s->buffers.n;
+	bool buf = (!s->top && !s->buffers.n) || select_lane_buffer(s, f, b);
 
-	if (!buf && !name[0])
-		buf = s->top;
-	for (int i = 0; !buf && name[0] && i < s->buffers.n; i++)
-		buf = !strcmp(s->buffers.v[i], name);
 	return buf && (!s->cpus ||
 		       (cpu >= 0 && cpu < 65536 && (s->cpus[cpu / 8] & (1u << (cpu % 8)))));
 }

@@ -42,6 +42,9 @@ struct dw {
 	uint64_t sec_off[NSECTIONS];
 	unsigned sec_str[NSECTIONS];
 	bool sec_z;		/* metadata sections are compressed */
+	struct mbuf *osec;	/* a merged file's inputs (origin.c), as stored */
+	uint64_t *ooff;
+	unsigned ostr;
 };
 
 /* ---- byte buffers ---- */
@@ -247,6 +250,44 @@ static int compress_meta(struct dw *d)
 	return 0;
 }
 
+/* Each input's section of a merged file (struct dat_out.origins), stored as the metadata is. */
+static int build_origins(struct dw *d)
+{
+	struct dat_out *o = d->spec;
+	size_t zlen;
+	int ret;
+
+	if (!o->norigins)
+		return 0;
+	d->osec = calloc((size_t)o->norigins, sizeof(*d->osec));
+	d->ooff = calloc((size_t)o->norigins, sizeof(*d->ooff));
+	if (!d->osec || !d->ooff)
+		return TDAT_ENOMEM;
+	d->ostr = add_string(d, "merged input");
+	for (int k = 0; k < o->norigins; k++) {
+		const struct tdat_blob *b = &o->origins[k];
+
+		if (!d->sec_z) {
+			mb_put(&d->osec[k], b->data, b->len);
+		} else {
+			if ((ret = stage_compress(&o->st, b->data, b->len, o->big, &zlen)))
+				return ret;
+			mb_put(&d->osec[k], o->st.zbuf, zlen + 8);
+		}
+		if (d->osec[k].fail)
+			return TDAT_ENOMEM;
+	}
+	return 0;
+}
+
+static void free_origins(struct dw *d)
+{
+	for (int k = 0; d->osec && k < d->spec->norigins; k++)
+		mb_free(&d->osec[k]);
+	free(d->osec);
+	free(d->ooff);
+}
+
 /* A section is written when the input had it (the first three always). */
 static bool have_section(const struct dw *d, int i)
 {
@@ -363,6 +404,10 @@ static void build_options_v7(struct dw *d, struct mbuf *o, const uint64_t *boff,
 		opt_head(d, o, OPT_HEADER_INFO + (unsigned)i, 8);
 		mb_num(d, o, d->sec_off[i], 8);
 	}
+	for (int k = 0; k < d->spec->norigins; k++) {
+		opt_head(d, o, OPT_TDAT_ORIGIN, 8);
+		mb_num(d, o, d->ooff[k], 8);
+	}
 	build_kept_options(d, o);
 	opt_head(d, o, OPT_CPUCOUNT, 4);
 	mb_num(d, o, (uint64_t)file_cpus(d), 4);
@@ -380,6 +425,10 @@ static uint64_t layout_v7(struct dw *d, uint64_t pos, uint64_t *boff, uint64_t *
 			continue;
 		d->sec_off[i] = pos;
 		pos += SEC_HDR + d->sec[i].len;
+	}
+	for (int k = 0; k < d->spec->norigins; k++) {
+		d->ooff[k] = pos;
+		pos += SEC_HDR + d->osec[k].len;
 	}
 	for (int b = 0; b < d->spec->nbufs; b++) {
 		boff[b] = pos;
@@ -440,7 +489,7 @@ static int write_v7(struct dw *d)
 	unsigned opt_str, str_str;
 	int ret = TDAT_ENOMEM;
 
-	if (!boff || !soff || (ret = compress_meta(d)))
+	if (!boff || !soff || (ret = compress_meta(d)) || (ret = build_origins(d)))
 		goto out;
 	opt_str = add_string(d, "options");
 	opts = layout_v7(d, pos, boff, soff);
@@ -461,6 +510,11 @@ static int write_v7(struct dw *d)
 		out_section_header(d, OPT_HEADER_INFO + (unsigned)i, d->sec_z ? SEC_FL_COMPRESS : 0,
 				   d->sec_str[i], d->sec[i].len);
 		out(d, d->sec[i].p, d->sec[i].len);
+	}
+	for (int k = 0; k < d->spec->norigins; k++) {
+		out_section_header(d, OPT_TDAT_ORIGIN, d->sec_z ? SEC_FL_COMPRESS : 0, d->ostr,
+				   d->osec[k].len);
+		out(d, d->osec[k].p, d->osec[k].len);
 	}
 	if ((ret = out_buffers(d, boff, soff, bend)))
 		goto out;
@@ -683,6 +737,7 @@ int dat_out_write(struct dat_out *o, struct tdat_sink *out)
 out:
 	for (int i = 0; i < NSECTIONS; i++)
 		mb_free(&d.sec[i]);
+	free_origins(&d);
 	mb_free(&d.strings);
 	return ret;
 }
@@ -700,6 +755,8 @@ static uint64_t meta_size(struct dat_out *o)
 	if (!d.sec_z || !compress_meta(&d))
 		for (int i = 0; i < NSECTIONS; i++)
 			n += SEC_HDR + d.sec[i].len;
+	for (int k = 0; k < o->norigins; k++)
+		n += SEC_HDR + o->origins[k].len;
 	for (int i = 0; i < NSECTIONS; i++)
 		mb_free(&d.sec[i]);
 	mb_free(&d.strings);

@@ -36,6 +36,8 @@ struct dat {
 	char **names;		/* buffer names made here */
 	int nnames;
 	int *first_buf;		/* per input: its first output buffer */
+	int *first_name;	/* per input: its first buffer name in names */
+	struct tdat_blob *origins;	/* several inputs: each one's section (origin.c) */
 	int nfiles;
 	bool ready;		/* open succeeded */
 	int failed;		/* a put() failed: close writes nothing */
@@ -262,6 +264,29 @@ static int add_buffers(struct dat *d, struct tdat_file *f, bool merged)
 	return 0;
 }
 
+/* Several inputs: each one's record of its name, buffers and own metadata (origin.c). */
+static int add_origins(struct tdat_writer *w, struct dat *d, struct tdat_merge *m)
+{
+	if (!(d->origins = calloc((size_t)d->nfiles, sizeof(*d->origins))))
+		return TDAT_ENOMEM;
+	for (int i = 0; i < d->nfiles; i++) {
+		struct tdat_file *f = tdat_merge_file(m, i);
+		const char *const *names = (const char *const *)d->names + d->first_name[i];
+		size_t len;
+		int ret = origin_format(f, &d->meta, names, d->o.big, &d->origins[i].data, &len);
+
+		if (ret == TDAT_EINVAL)
+			tdat_msg(w->errmsg, "%s: a name with a tab or a newline (\"%s\", or one of its "
+				 "buffers') cannot be kept in a merged trace.dat", f->info.path, f->info.name);
+		if (ret)
+			return ret;
+		d->origins[i].len = len;
+	}
+	d->o.origins = d->origins;
+	d->o.norigins = d->nfiles;
+	return 0;
+}
+
 /* ---- the writer ops ---- */
 
 static int dat_setup(struct tdat_writer *w, struct dat *d, struct tdat_merge *m)
@@ -298,10 +323,11 @@ static int dat_setup(struct tdat_writer *w, struct dat *d, struct tdat_merge *m)
 
 		d->o.cpus = f->info.cpus > d->o.cpus ? f->info.cpus : d->o.cpus;
 		d->first_buf[i] = d->o.nbufs;
+		d->first_name[i] = d->nnames;
 		if ((ret = add_buffers(d, f, merged)))
 			return ret;
 	}
-	return 0;
+	return merged ? add_origins(w, d, m) : 0;
 }
 
 static int dat_open(struct tdat_writer *w)
@@ -318,7 +344,8 @@ static int dat_open(struct tdat_writer *w)
 		tdat_msg(w->errmsg, "no input");
 		return TDAT_EINVAL;
 	}
-	if (!(d->first_buf = calloc((size_t)d->nfiles, sizeof(*d->first_buf))))
+	if (!(d->first_buf = calloc((size_t)d->nfiles, sizeof(*d->first_buf))) ||
+	    !(d->first_name = calloc((size_t)d->nfiles, sizeof(*d->first_name))))
 		return TDAT_ENOMEM;
 	if ((ret = dat_out_init(&d->o, w->flags, STAGE_LIMIT, w->errmsg)) ||
 	    (ret = dat_setup(w, d, m)))
@@ -391,6 +418,10 @@ static void dat_free(struct tdat_writer *w)
 		free(d->names[i]);
 	free(d->names);
 	free(d->first_buf);
+	free(d->first_name);
+	for (int i = 0; d->origins && i < d->nfiles; i++)
+		free(d->origins[i].data);
+	free(d->origins);
 	free(d);
 	w->priv = NULL;
 }

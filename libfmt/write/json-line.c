@@ -200,6 +200,12 @@ static inline void line_end(struct json *j)
 	put_lit(&j->stage, "\\n");
 }
 
+/* The CPU a line names: with several inputs, after the CPUs of the inputs before (ucpu). */
+static int line_cpu(const struct json *j, const struct tdat_event *ev)
+{
+	return ev->cpu < 0 ? ev->cpu : j->in[ev->input].cpu_base + ev->cpu;
+}
+
 /* The command name of a thread: the process model's, the file's, or <...>. */
 static const char *thread_comm(struct json *j, int utid, const struct tdat_event *ev, int64_t tid)
 {
@@ -220,7 +226,8 @@ static void line_task(struct json *j, const struct tdat_event *ev, int utid, int
 	const char *comm = thread_comm(j, utid, ev, tid);
 	struct jthread *t = json_thread(j, utid);
 
-	line_head(j, comm, strlen(comm), (uint32_t)tid, t ? line_tgid(j, utid, t) : -1, ev->cpu, ev->ts);
+	line_head(j, comm, strlen(comm), (uint32_t)tid, t ? line_tgid(j, utid, t) : -1,
+		  line_cpu(j, ev), ev->ts);
 }
 
 static void line_num(struct tdat_sink *s, const char *key, const struct tdat_event *ev,
@@ -283,7 +290,8 @@ static void line_switch(struct json *j, const struct tdat_event *ev, const struc
 	if (utid == 0 || !tfield_bytes(ev, jt->lf[0], &p, &n)) {
 		line_task(j, ev, utid, tid);
 	} else {
-		line_head(j, p, n, (uint32_t)tid, t ? line_tgid(j, utid, t) : -1, ev->cpu, ev->ts);
+		line_head(j, p, n, (uint32_t)tid, t ? line_tgid(j, utid, t) : -1, line_cpu(j, ev),
+			  ev->ts);
 	}
 	put_lit(s, "sched_switch: ");
 	line_comm(s, "prev_comm=", ev, jt->lf[0]);
@@ -350,9 +358,9 @@ static void line_power(struct json *j, const struct tdat_event *ev, const struct
 	put_lit(s, ": state=");
 	tfield_num(ev, jt->lf[0], &v);
 	put_u64(s, (uint32_t)v);
-	put_lit(s, " cpu_id=");
+	put_lit(s, " cpu_id=");	/* a CPU of this input: numbered as the line's */
 	tfield_num(ev, jt->lf[1], &v);
-	put_u64(s, (uint32_t)v);
+	put_u64(s, (uint32_t)v + (uint32_t)j->in[ev->input].cpu_base);
 	line_end(j);
 }
 

@@ -612,9 +612,13 @@ static int json_open(struct tdat_writer *w)
 	j->in = calloc((size_t)(j->ninputs ? j->ninputs : 1), sizeof(*j->in));
 	if (!j->in || !(j->pm = pm_new()) || !(j->sl = json_slices_new(j)))
 		return TDAT_ENOMEM;
-	for (int i = 0; i < j->ninputs; i++)
+	for (int i = 0; i < j->ninputs; i++) {
 		if (labels(j, w, i))
 			return TDAT_ENOMEM;
+		if (i + 1 < j->ninputs)
+			j->in[i + 1].cpu_base = j->in[i].cpu_base +
+						file_cpu_count(tdat_merge_file(w->merge, i));
+	}
 	return w->worker ? 0 : stage_open(j, w);
 }
 

@@ -58,6 +58,7 @@ struct jinput {
 	struct jlabel *labels;	/* per buffer: its label, s NULL for the unnamed top buffer */
 	int nbuffers;
 	int line_buffer[NJLINES];	/* the buffer whose events become the lines, -1: none yet */
+	int cpu_base;		/* its CPUs in the lines: after the inputs' before it (ucpu) */
 };
 
 struct json {

@@ -167,7 +167,7 @@ static const struct {
 	const char *name;
 	int ncols;
 } fixed[NFX] = {
-	{ "metadata", 4 }, { "cpu", 4 }, { "thread", 9 }, { "process", 8 }, { "sched_slice", 8 },
+	{ "metadata", 5 }, { "cpu", 4 }, { "thread", 9 }, { "process", 8 }, { "sched_slice", 8 },
 	{ "thread_state", 10 }, { "track", 3 }, { "cpu_counter_track", 5 },
 	{ "process_counter_track", 4 }, { "thread_track", 4 }, { "counter", 4 }, { "slice", 9 },
 	{ "stats", 7 }, { "trace_bounds", 2 }, { "cpu_track", 5 },
@@ -175,7 +175,7 @@ static const struct {
 
 static const char schema[] =
 	"CREATE TABLE metadata(name TEXT NOT NULL, key_type TEXT NOT NULL, int_value INTEGER,"
-	" str_value TEXT);\n"
+	" str_value TEXT, input INTEGER);\n"
 	"CREATE TABLE cpu(id INTEGER PRIMARY KEY, ucpu INTEGER, cpu INTEGER, input INTEGER);\n"
 	"CREATE TABLE thread(utid INTEGER PRIMARY KEY, tid INTEGER, name TEXT, start_ts INTEGER,"
 	" end_ts INTEGER, upid INTEGER, is_main_thread INTEGER, is_idle INTEGER, input INTEGER);\n"
@@ -227,10 +227,12 @@ static const char views[] =
 	"CREATE INDEX thread_tid ON thread(tid);\n"
 	"CREATE INDEX process_pid ON process(pid);\n";
 
-static int meta(struct sq *q, const char *name, int64_t i, const char *s)
+/* A metadata row of input @in. */
+static int meta(struct sq *q, int in, const char *name, int64_t i, const char *s)
 {
 	struct sq_val *v = row_begin(q->fx[FX_META]);
 
+	v_int(&v[4], in);
 	v_static(&v[0], name);
 	v_static(&v[1], q->ninputs > 1 ? "multi" : "single");
 	if (!s)
@@ -255,22 +257,23 @@ static int metadata(struct sq *q)
 			size_t n = strcspn(p, " ");
 			char *word = strndup(p, n);
 
-			ret = word ? meta(q, uname_keys[k], 0, word) : TDAT_ENOMEM;
+			ret = word ? meta(q, i, uname_keys[k], 0, word) : TDAT_ENOMEM;
 			free(word);
 			p += n + (p[n] == ' ');
 		}
-		if (ret || (ret = meta(q, "trace_type", 0, "trace.dat")) ||
-		    (ret = meta(q, "trace_size_bytes", (int64_t)fi->file_size, NULL)) ||
-		    (ret = meta(q, "trace_file_version", fi->version, NULL)) ||
-		    (ret = meta(q, "trace_clock", 0, fi->clock)) ||
-		    (ret = meta(q, "trace_cpu_count", fi->cpus, NULL)) ||
-		    (ret = meta(q, "trace_page_size", fi->page_size, NULL)) ||
-		    (ret = meta(q, "trace_compression", 0, fi->compression)) ||
-		    (*fi->tracecmd_version && (ret = meta(q, "tracecmd_version", 0, fi->tracecmd_version))) ||
-		    (fi->ts_offset && (ret = meta(q, "trace_ts_offset", fi->ts_offset, NULL))))
+		if (ret || (ret = meta(q, i, "trace_name", 0, fi->name)) ||
+		    (ret = meta(q, i, "trace_type", 0, "trace.dat")) ||
+		    (ret = meta(q, i, "trace_size_bytes", (int64_t)fi->file_size, NULL)) ||
+		    (ret = meta(q, i, "trace_file_version", fi->version, NULL)) ||
+		    (ret = meta(q, i, "trace_clock", 0, fi->clock)) ||
+		    (ret = meta(q, i, "trace_cpu_count", fi->cpus, NULL)) ||
+		    (ret = meta(q, i, "trace_page_size", fi->page_size, NULL)) ||
+		    (ret = meta(q, i, "trace_compression", 0, fi->compression)) ||
+		    (*fi->tracecmd_version && (ret = meta(q, i, "tracecmd_version", 0, fi->tracecmd_version))) ||
+		    (fi->ts_offset && (ret = meta(q, i, "trace_ts_offset", fi->ts_offset, NULL))))
 			return ret;
 		if (*fi->compression_version && strcmp(fi->compression, "none"))
-			ret = meta(q, "trace_compression_version", 0, fi->compression_version);
+			ret = meta(q, i, "trace_compression_version", 0, fi->compression_version);
 	}
 	return ret;
 }

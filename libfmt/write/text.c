@@ -72,25 +72,47 @@ static int print_latency(struct tdat_writer *w, struct tdat_file *f)
 }
 
 /*
+ * What trace-cmd reads: the file as stored, a merged trace.dat as one file
+ * (its inputs are views of it, origin.c), and a buffer as named there.
+ */
+static const struct tdat_file *stored(const struct tdat_file *f)
+{
+	return f->view_of ? f->view_of : f;
+}
+
+static const char *stored_buffer(const struct tdat_file *f, int b)
+{
+	return f->view_of ? f->view_of->buffers[f->file_buffer[b]].info.name : f->buffers[b].info.name;
+}
+
+/* The files as stored among the merge's inputs, in order, each once; their count. */
+static int stored_files(struct tdat_merge *m, const struct tdat_file **out)
+{
+	int n = 0;
+
+	for (int i = 0; i < tdat_merge_nfiles(m); i++) {
+		const struct tdat_file *f = stored(tdat_merge_file(m, i));
+
+		if (!n || out[n - 1] != f)
+			out[n++] = f;
+	}
+	return n;
+}
+
+/*
  * The cpus= lines.  trace-cmd computes the prefix width while it walks the
  * inputs, so the width of input i counts every input's name but only the
  * instance names of the inputs before it; mimic that.
  */
-static int text_open(struct tdat_writer *w)
+static int text_files(struct tdat_writer *w, struct text *t, const struct tdat_file **in, int n)
 {
-	struct tdat_merge *m = w->merge;
-	int n = tdat_merge_nfiles(m), names = 0, inst = 0;
-	struct text *t = calloc(1, sizeof(*t));
+	int names = 0, inst = 0;
 
-	if (!t)
-		return TDAT_ENOMEM;
-	w->priv = t;
-	trace_seq_init(&t->seq);
 	t->multi = n > 1;
 	for (int i = 0; t->multi && i < n; i++)
-		names = max_int(names, (int)strlen(base_name(tdat_merge_file(m, i)->info.path)));
+		names = max_int(names, (int)strlen(base_name(in[i]->info.path)));
 	for (int i = 0; i < n; i++) {
-		struct tdat_file *f = tdat_merge_file(m, i);
+		const struct tdat_file *f = in[i];
 
 		if (t->multi)
 			sink_printf(&w->sink, "%*s: ", max_int(names, inst), base_name(f->info.path));
@@ -102,15 +124,35 @@ static int text_open(struct tdat_writer *w)
 					 f->info.path);
 				return TDAT_EUNSUPP;
 			}
-			return print_latency(w, f);
+			return print_latency(w, (struct tdat_file *)f);
 		}
-		if (w->flags & TDAT_W_NSEC)
-			tep_set_flag(f->tep, TEP_NSEC_OUTPUT);
 		inst = max_int(inst, instance_width(f));
 	}
 	t->width = max_int(names, inst);
-	t->prefix = t->multi || (n && instance_count(tdat_merge_file(m, n - 1)) > 0);
+	t->prefix = t->multi || (n && instance_count(in[n - 1]) > 0);
 	return 0;
+}
+
+static int text_open(struct tdat_writer *w)
+{
+	struct tdat_merge *m = w->merge;
+	int n = tdat_merge_nfiles(m), ret;
+	const struct tdat_file **in = calloc((size_t)n + 1, sizeof(*in));
+	struct text *t = calloc(1, sizeof(*t));
+
+	if (t)
+		w->priv = t;
+	if (!t || !in) {
+		free(in);
+		return TDAT_ENOMEM;
+	}
+	trace_seq_init(&t->seq);
+	ret = text_files(w, t, in, stored_files(m, in));
+	free(in);
+	for (int i = 0; !ret && !t->latency_only && i < n; i++)
+		if (w->flags & TDAT_W_NSEC)
+			tep_set_flag(tdat_merge_file(m, i)->tep, TEP_NSEC_OUTPUT);
+	return ret;
 }
 
 /* Digits of @v, right-aligned to @width with @pad (at least @width long). */
@@ -184,10 +226,10 @@ static void print_head(struct tdat_writer *w, const struct tdat_event *ev, int p
 
 static void print_prefix(struct tdat_writer *w, struct text *t, const struct tdat_event *ev)
 {
-	const char *name = ev->file->buffers[ev->buffer].info.name;
+	const char *name = stored_buffer(ev->file, ev->buffer);
 
 	if (!name[0] && t->multi)
-		name = ev->file->info.path;
+		name = stored(ev->file)->info.path;
 	if (name[0])
 		sink_printf(&w->sink, "%*s: ", t->width, base_name(name));
 	else

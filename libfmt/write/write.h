@@ -127,6 +127,8 @@ struct dat_out {
 	const char *raw_zname;		/* and how those sections are compressed */
 	const char *extra_opt;		/* an option of ours to add (OPT_TDAT_PIECE), or NULL */
 	size_t extra_len;
+	const struct tdat_blob *origins;	/* merged: each input's section (origin.c) */
+	int norigins;
 };
 
 int dat_out_init(struct dat_out *o, unsigned flags, size_t stage_limit, char *err);

@@ -32,9 +32,9 @@ t_stdout_match "reads standard input" '^events: +1859$'
 mkdir -p "$T_TMP/p"
 tdat-split --events 700 -o "$T_TMP/p/x" $TD/v6.dat
 t_run "a piece" -- tdat-info "$T_TMP/p/x.0003.dat"
-t_stdout_match "says which piece of which split it is, of how many" '^piece: +3 of 3 of a split of v6 \(split [0-9a-f]{16}\)$'
+t_stdout_match "says which piece of which split it is, of how many, cut how" '^piece: +3 of 3 of a split of v6 \(split [0-9a-f]{16}: --events 700\)$'
 t_run "a piece, not the last" -- tdat-info --json "$T_TMP/p/x.0001.dat"
-t_stdout_match "JSON: the piece object" '"piece":\{"split":"[0-9a-f]{16}","seq":1,"count":null,"name":"v6"\}'
+t_stdout_match "JSON: the piece object" '"piece":\{"split":"[0-9a-f]{16}","seq":1,"count":null,"name":"v6","source":"[0-9a-f]{16}","how":"--events 700"\}'
 t_run "not a piece" -- tdat-info --json $TD/v6.dat
 t_stdout_match "JSON: piece is null" '"piece":null'
 t_exit "a bad option is a usage error" 2 -- tdat-info --frobnicate

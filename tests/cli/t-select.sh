@@ -119,9 +119,14 @@ t_exit "-e sched:sched_swich" 2 -- tdat-convert -e sched:sched_swich v6.dat
 t_stderr_match "names the closest event of that system" "did you mean 'sched:sched_switch'\?"
 t_exit "-e nothing-like-it" 2 -- tdat-convert -e 'zzzz:*' v6.dat
 t_stderr_match "lists the systems there are" 'its systems: .*sched'
-t_exit "--top of a merged file that has no top buffer" 2 -- bash -c \
-	"tdat-merge -o $T_TMP/m.dat v6.dat two-buffers.dat && tdat-convert --top $T_TMP/m.dat"
-t_stderr_match "lists its buffers" 'no input has a top buffer \(buffers: v6, two-buffers, two-buffers:foo\)'
+tdat-merge -o "$T_TMP/m.dat" v6.dat two-buffers.dat
+t_run "--top of a merged file: the top buffers of the inputs it holds" -- tdat-convert -f csv --top "$T_TMP/m.dat"
+tdat-convert -f csv --top v6.dat two-buffers.dat >"$T_TMP/top.csv"
+t_assert "as --top of the inputs given themselves ($(wc -l <"$T_OUT") lines)" \
+	cmp -s "$T_OUT" "$T_TMP/top.csv"
+t_exit "-B of no buffer in a merged file" 2 -- tdat-convert -B bar "$T_TMP/m.dat"
+t_stderr_match "lists its buffers as INPUT and INPUT:INSTANCE" \
+	'no input has a buffer "bar".*\(buffers: v6, two-buffers, two-buffers:foo\)'
 t_exit "+T window that ends before it starts" 2 -- tdat-convert --start +20ms --end +10ms v6.dat
 t_exit "-e of an event with a format but no occurrence is fine" 0 -- tdat-convert -e sched:sched_process_hang v6.dat
 

@@ -70,8 +70,9 @@ t_exit "v6 pieces without compression" 0 -- tdat-split --file-version 6 --events
 t_run "version" -- tdat-info "$O/v6.0001.dat"
 t_stdout_match "are version 6" '^version: +6'
 
-t_exit "default prefix" 0 -- bash -c "cd '$O' && tdat-split --events 1000 '$PWD/$TD/v6.dat'"
-t_assert "is the input's name without .dat" test -e "$O/v6.0001.dat" -a -e "$O/v6.0002.dat"
+# (a folder of its own: the v6 pieces above are another split at that prefix)
+t_exit "default prefix" 0 -- bash -c "mkdir -p '$O/def' && cd '$O/def' && tdat-split --events 1000 '$PWD/$TD/v6.dat'"
+t_assert "is the input's name without .dat" test -e "$O/def/v6.0001.dat" -a -e "$O/def/v6.0002.dat"
 
 # refusals, and nothing left behind
 t_exit "no mode" 2 -- tdat-split -o "$O/x" $TD/v6.dat

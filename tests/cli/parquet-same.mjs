@@ -1,0 +1,57 @@
+// parquet-same.mjs A=B ...: whether the Parquet datasets A and B hold the same
+// tables and rows, read by DuckDB (t-merged.sh: a merged trace.dat against its
+// inputs given together).  For each pair it prints one line:
+//   same A B FILES ROWS           every .parquet file under A is under B (and
+//                                 the other way round) with the same rows
+//   differ A B WHAT               the first difference: a file one side lacks,
+//                                 or a file whose rows differ (EXCEPT ALL both
+//                                 ways, with the counts)
+// NPMDIR names the folder where npm installed @duckdb/node-api.
+import { createRequire } from 'module';
+import { readdirSync, statSync } from 'fs';
+import { join, relative } from 'path';
+
+const req = createRequire(process.env.NPMDIR + '/');
+const { DuckDBInstance } = req('@duckdb/node-api');
+const con = await (await DuckDBInstance.create(':memory:')).connect();
+const q = async (sql) => (await con.runAndReadAll(sql)).getRowsJS();
+const lit = (s) => "'" + s.replaceAll("'", "''") + "'";
+
+function files(dir) {
+	const out = [];
+	for (const e of readdirSync(dir)) {
+		const p = join(dir, e);
+		if (statSync(p).isDirectory())
+			out.push(...files(p).map((f) => join(e, f)));
+		else if (e.endsWith('.parquet'))
+			out.push(e);
+	}
+	return out.sort();
+}
+
+async function compare(a, b) {
+	const fa = files(a), fb = files(b);
+	const missing = fa.filter((f) => !fb.includes(f)).concat(fb.filter((f) => !fa.includes(f)));
+	if (missing.length)
+		return `differ ${a} ${b} only one side has ${missing.join(',')}`;
+	let rows = 0n;
+	for (const f of fa) {
+		const pa = lit(join(a, f)), pb = lit(join(b, f));
+		const [[n, x, y]] = await q(`select (select count(*) from ${pa}),
+			(select count(*) from (from ${pa} except all from ${pb})),
+			(select count(*) from (from ${pb} except all from ${pa}))`);
+		if (x || y)
+			return `differ ${a} ${b} ${f}: ${x} rows only in the first, ${y} only in the second`;
+		rows += BigInt(n);
+	}
+	return `same ${a} ${b} ${fa.length} ${rows}`;
+}
+
+for (const arg of process.argv.slice(2)) {
+	const [a, b] = arg.split('=');
+	try {
+		console.log(await compare(a, b));
+	} catch (e) {
+		console.log(`differ ${a} ${b} ${String(e.message).split('\n')[0]}`);
+	}
+}

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# t-merged.sh: a trace.dat that tdat-merge wrote is the inputs it was merged
+# from, each its own machine (issue 43): for every pair of captures in
+# testdata/, every export of the merged file equals the export of the two
+# files given together, but for the files' own facts (size, version,
+# compression): SQLite table by table and row by row (python3's sqlite3),
+# CSV and the .pftrace byte for byte, JSON byte for byte but for those
+# facts, the Parquet datasets file by file and row by row (DuckDB).  Pairs
+# whose event ids disagree cannot be merged, and say so.  Then --align and
+# --ts-offset, a merged file merged again, the pieces of a split merged file,
+# and trace processor's sched of a merged file's .pftrace: the inputs' CPUs
+# and threads apart.
+. "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
+TD=testdata
+O=$T_TMP
+NPMDIR=${TDAT_TEST_NPM:-${XDG_CACHE_HOME:-$HOME/.cache}/tdat-test-npm}
+TP=${TDAT_TRACE_PROCESSOR:-$TOP_SRCDIR/../shared/tools/perfetto/trace_processor_shell}
+export NPMDIR
+
+command -v python3 >/dev/null || skip_all "python3 is not installed (it reads the databases)"
+
+# sqlite_diff A B: "" if every table of A has B's rows (the metadata rows of
+# the files' own facts aside), else the first table that differs and how
+sqlite_diff() {
+	python3 - "$1" "$2" <<'PY'
+import sqlite3, sys
+a = sqlite3.connect(sys.argv[1])
+a.execute("attach ? as b", (sys.argv[2],))
+facts = "('trace_size_bytes', 'trace_file_version', 'trace_compression', 'trace_compression_version', 'trace_ts_offset')"
+names = [r[0] for r in a.execute("select name from sqlite_master where type = 'table' order by 1")]
+other = [r[0] for r in a.execute("select name from b.sqlite_master where type = 'table' order by 1")]
+if names != other:
+    print("tables", sorted(set(names) ^ set(other)))
+    sys.exit()
+for t in names:
+    where = " where name not in " + facts if t == "metadata" else ""
+    x = a.execute(f'select count(*) from (select * from main."{t}"{where} except select * from b."{t}"{where})').fetchone()[0]
+    y = a.execute(f'select count(*) from (select * from b."{t}"{where} except select * from main."{t}"{where})').fetchone()[0]
+    n = a.execute(f'select count(*) from main."{t}"{where}').fetchone()[0]
+    m = a.execute(f'select count(*) from b."{t}"{where}').fetchone()[0]
+    if x or y or n != m:
+        print(f"{t}: {n} and {m} rows, {x} only in the merged file's, {y} only in the inputs'")
+        sys.exit()
+PY
+}
+
+# facts FILE: a JSON trace without the files' own facts
+facts() { sed -E 's/"(file_version|compression|compression_version|file_size)":[^,}]*//g' "$1"; }
+
+# same_exports NAME "MERGED..." [OPTIONS --] INPUT...: every export of the
+# MERGED files (one, or the pieces of a split; the list is split on spaces)
+# equals that of the INPUTs given together (with OPTIONS); the Parquet
+# datasets are queued for one DuckDB run at the end
+PQ_PAIRS=()
+same_exports() {
+	local name=$1 d=$O/x opts=() f m
+	read -r -a m <<<"$2"
+	shift 2
+	while (($#)) && [[ $1 != -- && $1 == -* ]]; do opts+=("$1"); shift; done
+	[[ ${1-} == -- ]] && shift
+	rm -rf "$d" && mkdir -p "$d"
+	for f in sqlite csv json perfetto; do
+		tdat-convert -f $f -o "$d/m.$f" "${m[@]}" 2>"$d/m.err"
+		tdat-convert -f $f -o "$d/ab.$f" "${opts[@]}" "$@" 2>"$d/ab.err"
+	done
+	local why
+	why=$(sqlite_diff "$d/m.sqlite" "$d/ab.sqlite")
+	is "$name: SQLite, every table row for row" "$why" ""
+	t_assert "$name: CSV byte for byte ($(wc -l <"$d/m.csv") lines)" cmp -s "$d/m.csv" "$d/ab.csv"
+	t_assert "$name: JSON byte for byte but the files' facts" cmp -s <(facts "$d/m.json") <(facts "$d/ab.json")
+	t_assert "$name: .pftrace byte for byte" cmp -s "$d/m.perfetto" "$d/ab.perfetto"
+	if [[ -n $HAVE_DUCKDB ]]; then
+		mkdir -p "$O/pq/${#PQ_PAIRS[@]}"
+		tdat-convert -f parquet -o "$O/pq/${#PQ_PAIRS[@]}/m" "${m[@]}" 2>/dev/null
+		tdat-convert -f parquet -o "$O/pq/${#PQ_PAIRS[@]}/ab" "${opts[@]}" "$@" 2>/dev/null
+		PQ_PAIRS+=("$name|$O/pq/${#PQ_PAIRS[@]}/m=$O/pq/${#PQ_PAIRS[@]}/ab")
+	fi
+}
+
+HAVE_DUCKDB=
+if command -v node >/dev/null && node -e "require('$NPMDIR/node_modules/@duckdb/node-api')" 2>/dev/null; then
+	HAVE_DUCKDB=1
+fi
+
+# ---- every pair of captures ----
+caps=("$TD"/*.dat)
+merged=0 refused=0
+for ((i = 0; i < ${#caps[@]}; i++)); do
+	for ((j = i + 1; j < ${#caps[@]}; j++)); do
+		a=${caps[i]} b=${caps[j]} pair="$(basename "${caps[i]}" .dat)+$(basename "${caps[j]}" .dat)"
+		rm -f "$O/m.dat"
+		if ! tdat-merge -o "$O/m.dat" "$a" "$b" 2>"$O/merge.err"; then
+			# the one reason two captures of this machine cannot be merged
+			t_assert "$pair: refused, saying why ($(tail -n 1 "$O/merge.err" | cut -c1-100))" \
+				grep -q 'event id .* cannot be merged into one trace.dat' "$O/merge.err"
+			refused=$((refused + 1))
+			continue
+		fi
+		merged=$((merged + 1))
+		same_exports "$pair" "$O/m.dat" "$a" "$b"
+	done
+done
+t_assert "most pairs merge ($merged merged, $refused refused)" test "$merged" -gt $((refused * 4))
+
+# ---- --align, --ts-offset, and merging again ----
+A=$TD/v6.dat B=$TD/two-buffers.dat C=$TD/clock-mono.dat
+tdat-merge -o "$O/al.dat" --align $A $B 2>/dev/null
+same_exports "--align" "$O/al.dat" --align -- $A $B
+tdat-merge -o "$O/off.dat" --ts-offset "$B=-1.5ms" --name "$B=guest" $A $B 2>/dev/null
+same_exports "--ts-offset and --name" "$O/off.dat" --ts-offset "$B=-1.5ms" --name "$B=guest" -- $A $B
+tdat-merge -o "$O/ab.dat" $A $B 2>/dev/null
+tdat-merge -o "$O/abc.dat" "$O/ab.dat" $C 2>/dev/null
+same_exports "a merged file merged again" "$O/abc.dat" $A $B $C
+t_run "tdat-info of it" -- tdat-info "$O/abc.dat"
+t_stdout_match "lists the three inputs it holds" '^merged: +v6 \(buffer v6\)$'
+t_stdout_match "with their buffers" '^ +two-buffers \(buffers two-buffers, two-buffers:foo\)$'
+tdat-convert -o "$O/ab-all.dat" --ts-offset 1ms "$O/ab.dat" 2>/dev/null
+same_exports "--ts-offset on a merged file moves all its inputs" "$O/ab-all.dat" --ts-offset 1ms -- $A $B
+mkdir -p "$O/pieces"
+tdat-split --every 50ms -o "$O/pieces/p" "$O/ab.dat" 2>/dev/null
+same_exports "the pieces of a split merged file, read together" "$(echo "$O"/pieces/p.*.dat)" $A $B
+tdat-merge -o "$O/back.dat" "$O"/pieces/p.*.dat 2>/dev/null
+same_exports "its pieces merged back" "$O/back.dat" $A $B
+
+# ---- trace processor: two machines' CPUs and threads stay apart ----
+if [[ -x $TP ]]; then
+	tdat-convert -o "$O/ab.pftrace" "$O/ab.dat"
+	tdat-convert -o "$O/ab.db" "$O/ab.dat"
+	t_run "trace processor's sched of the merged file" -- "$TP" query "$O/ab.pftrace" \
+		"select cpu, count(*), sum(dur) from sched group by cpu order by cpu"
+	is "four CPUs, each input's own, as our SQLite's ucpu" "$(sed 1d "$T_OUT" | tr -d '"')" \
+		"$(sqlite3 -csv "$O/ab.db" 'select ucpu, count(*), sum(dur) from sched group by ucpu order by ucpu')"
+	# a switch's prev_pid is the thread that ran on the CPU before it (the kernel's
+	# own misses after idle aside, testdata/README): as many as in the inputs alone
+	mism() { "$TP" query "$1" "select value from stats where name = 'mismatched_sched_switch_tids'" 2>/dev/null | sed 1d; }
+	tdat-convert -o "$O/a.pftrace" $A
+	tdat-convert -o "$O/b.pftrace" $B
+	is "no more mismatched switches than the inputs have alone" "$(mism "$O/ab.pftrace")" \
+		"$(( $(mism "$O/a.pftrace") + $(mism "$O/b.pftrace") ))"
+else
+	skip "trace processor's sched of the merged file" "no trace_processor_shell ($TP)"
+fi
+
+# ---- the Parquet datasets, all in one DuckDB run ----
+if [[ -n $HAVE_DUCKDB ]]; then
+	args=()
+	for p in "${PQ_PAIRS[@]}"; do args+=("${p#*|}"); done
+	node "$TOP_SRCDIR/tests/cli/parquet-same.mjs" "${args[@]}" >"$O/pq.out" 2>&1
+	for k in "${!PQ_PAIRS[@]}"; do
+		line=$(sed -n "$((k + 1))p" "$O/pq.out")
+		t_assert "${PQ_PAIRS[k]%%|*}: Parquet, every file row for row (${line#same * * })" \
+			test "${line%% *}" = same
+	done
+else
+	skip "the Parquet datasets of merged files" "@duckdb/node-api is not in $NPMDIR (tests/cli/t-parquet.sh installs it)"
+fi
+done_testing
