@@ -19,7 +19,7 @@ cd "$(dirname "$0")"
 # and hyparquet into a cache folder to read the Parquet output back:
 # tests/cli/t-parquet.sh).
 PACKAGES=(build-essential autoconf automake libtool pkg-config
-	libtraceevent-dev libtracefs-dev libzstd-dev zlib1g-dev libdeflate-dev
+	libtraceevent-dev libtracefs-dev libzstd-dev zlib1g-dev libdeflate-dev liblzma-dev
 	libsqlite3-dev libjson-c-dev sqlite3 trace-cmd groff-base protobuf-compiler
 	libxml2-utils librsvg2-bin python3 parallel nodejs npm)
 

@@ -127,6 +127,10 @@ struct tdat_file_info {
 	int has_tsc2nsec, has_time_shift, has_date, has_offset;
 	int64_t ts_offset;	/* DATE + OFFSET + user offset, ns */
 	const char *cpustat;	/* CPUSTAT text of all CPUs, "" if absent */
+	const char *packing;	/* the file compressed as a whole (a .dat.gz, .dat.zst,
+				 * .dat.xz): "gzip", "zstd" or "xz", and file_size
+				 * is what it decompresses to; else "none" */
+	uint64_t packed_size;	/* its compressed size, 0 for "none" */
 };
 
 struct tdat_file;
@@ -142,7 +146,9 @@ struct tdat_file *tdat_file_new(void);
  * tdat_file_open - open and parse a trace.dat
  * @f: handle from tdat_file_new()
  * @path: file name, or "-" for standard input (copied once, as it is, into
- *        an unlinked temporary file under $TMPDIR when not seekable)
+ *        an unlinked temporary file under $TMPDIR when not seekable; a
+ *        trace.dat compressed as a whole with gzip, zstd or xz, known by its
+ *        magic, is decompressed into one, from a file or a pipe)
  * @opts: options, or NULL for defaults
  *
  * Reads every header section and option; event data is only located, not

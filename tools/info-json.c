@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "common.h"
 
@@ -191,6 +192,10 @@ void info_json_print(struct tdat_file *f, const struct tdat_stats *s, FILE *fp)
 
 	jadd(o, "file", json_object_new_string(fi->path));
 	jadd(o, "size", jnum(fi->file_size));
+	if (strcmp(fi->packing, "none")) {	/* a .dat.gz, .dat.zst, .dat.xz */
+		jadd(o, "packing", json_object_new_string(fi->packing));
+		jadd(o, "packed_size", jnum(fi->packed_size));
+	}
 	jadd(o, "version", json_object_new_int(fi->version));
 	jadd(o, "endian", json_object_new_string(fi->big_endian ? "big" : "little"));
 	jadd(o, "long_size", json_object_new_int(fi->long_size));

@@ -79,7 +79,10 @@ static void text_merged(const struct tdat_file *f)
 static void text_header(const struct tdat_file_info *fi)
 {
 	printf("file:          %s\n", fi->path);
-	printf("size:          %" PRIu64 " bytes\n", fi->file_size);
+	printf("size:          %" PRIu64 " bytes", fi->file_size);
+	if (strcmp(fi->packing, "none"))
+		printf(" (%s-compressed: %" PRIu64 " bytes)", fi->packing, fi->packed_size);
+	printf("\n");
 	printf("version:       %d, %s endian, long size %d, page size %u\n", fi->version,
 	       fi->big_endian ? "big" : "little", fi->long_size, fi->page_size);
 	printf("compression:   %s%s%s\n", fi->compression, *fi->compression_version ? " " : "",

@@ -35,7 +35,7 @@ int tdat_file_set_name(struct tdat_file *f, const char *name)
 	return 0;
 }
 
-/* The base name of the path without ".dat"; "stdin" for "-". */
+/* The base name of the path without ".dat" (or ".dat.gz", .zst, .xz); "stdin" for "-". */
 static int file_default_name(struct tdat_file *f)
 {
 	const char *b = strrchr(f->path, '/');
@@ -48,7 +48,16 @@ static int file_default_name(struct tdat_file *f)
 	if ((ret = tdat_file_set_name(f, b)))
 		return ret;
 	n = strlen(f->name);
-	if (n > 4 && !strcmp(f->name + n - 4, ".dat"))
+	for (const char *const *z = (const char *const[]){ ".gz", ".zst", ".xz", NULL }; *z; z++) {
+		size_t e = strlen(*z);
+
+		if (n > e + 4 && !strcmp(f->name + n - e, *z) &&
+		    !strncmp(f->name + n - e - 4, ".dat", 4)) {
+			n -= e;
+			break;
+		}
+	}
+	if (n > 4 && !strncmp(f->name + n - 4, ".dat", 4))
 		f->name[n - 4] = '\0';
 	return 0;
 }
@@ -79,6 +88,8 @@ int tdat_file_open(struct tdat_file *f, const char *path, const struct tdat_open
 	if ((ret = src_open(&f->src, path, f->errmsg)))
 		return ret;
 	f->info.file_size = f->src.size;
+	f->info.packing = unpack_name(f->src.packing);
+	f->info.packed_size = f->src.packed_size;
 	f->info.compression = "none";
 	f->info.compression_version = "";
 	f->codec = codec_find("none");

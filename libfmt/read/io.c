@@ -4,29 +4,38 @@
  *
  * trace.dat needs random access (per-CPU data comes before the options that
  * locate it), so input that cannot be seeked (stdin, a pipe, a device) is
- * copied once, as it is, into an unlinked temporary file under $TMPDIR.
- * Before copying, the magic is checked, so /dev/zero or random text is
- * refused at once instead of being spooled forever.
+ * copied once, as it is, into an unlinked temporary file under $TMPDIR, and
+ * a trace.dat compressed as a whole (gzip, zstd, xz: by its magic, from a
+ * file or a pipe) is decompressed into one (io-unpack.c).  Before copying,
+ * the magic is checked, so /dev/zero or random text is refused at once
+ * instead of being spooled forever; a copy stops, with a message, before
+ * it would fill the file system it is on.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "read/read.h"
 
 static const unsigned char dat_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
-int tmp_file(char *err)
+static const char *tmp_dir(void)
 {
 	const char *dir = getenv("TMPDIR");
+
+	return dir && *dir ? dir : "/tmp";
+}
+
+int tmp_file(char *err)
+{
+	const char *dir = tmp_dir();
 	char *name;
 	int fd;
 
-	if (!dir || !*dir)
-		dir = "/tmp";
 #ifdef O_TMPFILE
 	fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
 	if (fd >= 0)
@@ -62,61 +71,159 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-static ssize_t read_some(int fd, void *p, size_t n)
+ssize_t src_in_read(struct src_in *in, void *buf, size_t n)
 {
 	ssize_t r;
 
 	do
-		r = read(fd, p, n);
+		r = in->seekable ? pread(in->fd, buf, n, (off_t)in->off) : read(in->fd, buf, n);
 	while (r < 0 && errno == EINTR);
+	if (r > 0)
+		in->off += (uint64_t)r;
 	return r;
 }
 
-/* Copy a forward-only input into a temporary file; the magic is checked first. */
-static int spool(struct tdat_src *s, int in, char *err)
+/* Whether @n more bytes leave the file system of @o its reserve: 5% of its size, at most 1 GiB. */
+static bool room_for(struct spool_out *o, size_t n, uint64_t *avail, uint64_t *reserve)
 {
-	size_t bufsz = 1 << 20, have = 0;
+	struct statvfs v;
+
+	if (fstatvfs(o->fd, &v))
+		return true;	/* unknown: the write says */
+	*avail = (uint64_t)v.f_bavail * v.f_frsize;
+	*reserve = (uint64_t)v.f_blocks * v.f_frsize / 20;
+	if (*reserve > ((uint64_t)1 << 30))
+		*reserve = (uint64_t)1 << 30;
+	return *avail >= *reserve && *avail - *reserve >= n;
+}
+
+int spool_put(struct spool_out *o, const void *p, size_t n, char *err)
+{
+	uint64_t avail, reserve;
+
+	if (n > o->limit - o->size) {
+		tdat_msg(err, "the temporary copy in %s would pass %llu bytes", o->dir,
+			 (unsigned long long)o->limit);
+		return TDAT_EIO;
+	}
+	if (!room_for(o, n, &avail, &reserve)) {
+		tdat_msg(err, "the temporary copy in %s would fill its file system (%llu MiB copied, "
+			 "%llu MiB free, %llu MiB kept free): set TMPDIR to a folder with more room",
+			 o->dir, (unsigned long long)(o->size >> 20),
+			 (unsigned long long)(avail >> 20), (unsigned long long)(reserve >> 20));
+		return TDAT_EIO;
+	}
+	if (write_all(o->fd, p, n)) {
+		tdat_msg(err, "cannot write the temporary copy in %s: %s", o->dir, strerror(errno));
+		return TDAT_EIO;
+	}
+	o->size += n;
+	return 0;
+}
+
+/* Copy what is left of a forward-only input after its @nhead first bytes @head. */
+static int spool_copy(struct src_in *in, const unsigned char *head, size_t nhead,
+		      struct spool_out *o, char *err)
+{
+	size_t bufsz = 1 << 20;
 	char *buf = malloc(bufsz);
 	ssize_t r;
-	int fd, ret = TDAT_EIO;
+	int ret;
 
 	if (!buf) {
 		tdat_msg(err, "out of memory");
 		return TDAT_ENOMEM;
 	}
-	while (have < sizeof(dat_magic) && (r = read_some(in, buf + have, sizeof(dat_magic) - have)) > 0)
-		have += (size_t)r;
-	if (have < sizeof(dat_magic) || memcmp(buf, dat_magic, sizeof(dat_magic))) {
-		tdat_msg(err, have ? "not a trace.dat file (bad magic at offset 0)" :
-			 "empty input (no trace.dat header)");
-		free(buf);
-		return TDAT_EFORMAT;
-	}
-	fd = tmp_file(err);
-	if (fd < 0) {
-		free(buf);
-		return fd;
-	}
-	s->size = 0;
-	for (r = (ssize_t)have; r > 0; r = read_some(in, buf, bufsz)) {
-		if (write_all(fd, buf, (size_t)r)) {
-			tdat_msg(err, "cannot copy input to a temporary file: %s", strerror(errno));
-			goto out;
-		}
-		s->size += (uint64_t)r;
-	}
-	if (r < 0) {
+	ret = spool_put(o, head, nhead, err);
+	while (!ret && (r = src_in_read(in, buf, bufsz)) > 0)
+		ret = spool_put(o, buf, (size_t)r, err);
+	if (!ret && r < 0) {
 		tdat_msg(err, "read error: %s", strerror(errno));
-		goto out;
+		ret = TDAT_EIO;
 	}
-	s->fd = fd;
-	s->owned = true;
-	ret = 0;
-out:
-	if (ret)
-		close(fd);
 	free(buf);
 	return ret;
+}
+
+/* The first bytes of @in, as many as the magics need (fewer at its end). */
+static ssize_t read_head(struct src_in *in, unsigned char *head, size_t n)
+{
+	size_t have = 0;
+	ssize_t r = 0;
+
+	while (have < n && (r = src_in_read(in, head + have, n - have)) > 0)
+		have += (size_t)r;
+	return r < 0 ? r : (ssize_t)have;
+}
+
+/*
+ * Copy (or decompress) @in into an unlinked temporary file that becomes
+ * @s's; the magic of a trace.dat, or of a compression, is checked first.
+ */
+static int spool(struct tdat_src *s, struct src_in *in, char *err)
+{
+	unsigned char head[sizeof(dat_magic)];
+	struct spool_out o = { .limit = UINT64_MAX, .dir = tmp_dir() };
+	enum unpack_kind kind;
+	const char *other;
+	ssize_t have = read_head(in, head, sizeof(head));
+	int ret;
+
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+	o.limit = (uint64_t)64 << 20;	/* a decompression bomb costs a fuzzer its disk */
+#endif
+	if (have < 0) {
+		tdat_msg(err, "read error: %s", strerror(errno));
+		return TDAT_EIO;
+	}
+	kind = unpack_kind(head, (size_t)have, &other);
+	if (other) {
+		tdat_msg(err, "%s-compressed: tdat reads a trace.dat compressed with gzip, zstd or "
+			 "xz (decompress it first)", other);
+		return TDAT_EFORMAT;
+	}
+	if (kind == UNPACK_NONE && !in->seekable &&
+	    ((size_t)have < sizeof(dat_magic) || memcmp(head, dat_magic, sizeof(dat_magic)))) {
+		tdat_msg(err, have ? "not a trace.dat file (bad magic at offset 0)" :
+			 "empty input (no trace.dat header)");
+		return TDAT_EFORMAT;
+	}
+	if ((o.fd = tmp_file(err)) < 0)
+		return o.fd;
+	ret = kind == UNPACK_NONE ? spool_copy(in, head, (size_t)have, &o, err) :
+	      unpack(kind, in, head, (size_t)have, &o, err);
+	if (ret) {
+		close(o.fd);
+		return ret;
+	}
+	s->fd = o.fd;
+	s->owned = true;
+	s->size = o.size;
+	s->packing = kind;
+	s->packed_size = in->off;
+	return 0;
+}
+
+/* A regular file: read in place, unless it is compressed as a whole. */
+static int src_regular(struct tdat_src *s, int fd, bool is_stdin, uint64_t size, char *err)
+{
+	struct src_in in = { .fd = fd, .seekable = true };
+	unsigned char head[6];
+	const char *other;
+	ssize_t have = read_head(&in, head, sizeof(head));
+
+	if (have < 0) {
+		tdat_msg(err, "read error: %s", strerror(errno));
+		return TDAT_EIO;
+	}
+	if (unpack_kind(head, (size_t)have, &other) != UNPACK_NONE || other) {
+		in.off = 0;
+		return spool(s, &in, err);
+	}
+	s->fd = fd;
+	s->owned = !is_stdin;
+	s->size = size;
+	return 1;	/* fd kept */
 }
 
 int src_open(struct tdat_src *s, const char *path, char *err)
@@ -127,6 +234,8 @@ int src_open(struct tdat_src *s, const char *path, char *err)
 
 	s->fd = -1;
 	s->owned = false;
+	s->packing = UNPACK_NONE;
+	s->packed_size = 0;
 	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		tdat_msg(err, "%s", strerror(errno));
@@ -143,12 +252,14 @@ int src_open(struct tdat_src *s, const char *path, char *err)
 		goto fail;
 	}
 	if (S_ISREG(st.st_mode)) {
-		s->fd = fd;
-		s->owned = !is_stdin;
-		s->size = (uint64_t)st.st_size;
-		return 0;
+		ret = src_regular(s, fd, is_stdin, (uint64_t)st.st_size, err);
+		if (ret == 1)
+			return 0;
+	} else {
+		struct src_in in = { .fd = fd };
+
+		ret = spool(s, &in, err);
 	}
-	ret = spool(s, fd, err);
 fail:
 	if (!is_stdin)
 		close(fd);

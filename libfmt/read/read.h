@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "tdat.h"
 #include "guard/guard.h"
@@ -56,18 +57,61 @@ void idtab_release(struct idtab *t, void (*release)(void *));
 
 /* ---- io.c: a seekable input read with pread ---- */
 
+/* How an input is compressed as a whole (io-unpack.c): a .dat.gz, .dat.zst, .dat.xz. */
+enum unpack_kind { UNPACK_NONE, UNPACK_GZIP, UNPACK_ZSTD, UNPACK_XZ };
+
 struct tdat_src {
 	int fd;
 	uint64_t size;
 	bool owned;		/* we opened fd and close it */
+	enum unpack_kind packing;	/* fd holds its decompressed copy */
+	uint64_t packed_size;	/* the compressed bytes read, for packing */
 };
 
+/*
+ * Open @path ("-": standard input).  A regular trace.dat is read in place;
+ * a pipe or a device is copied once into an unlinked temporary file, and a
+ * compressed one (by its magic) decompressed into it: reopening @path
+ * decompresses it again.
+ */
 int src_open(struct tdat_src *s, const char *path, char *err);
 void src_close(struct tdat_src *s);
 /* An unlinked temporary file under $TMPDIR: its fd, or a negative error. */
 int tmp_file(char *err);
 /* Read exactly @len bytes at @off; TDAT_EFORMAT if the file ends first. */
 int src_pread(struct tdat_src *s, void *buf, size_t len, uint64_t off, char *err);
+
+/* An input read from its start to its end, with read() or pread() (a regular file). */
+struct src_in {
+	int fd;
+	bool seekable;
+	uint64_t off;
+};
+
+/* Up to @n bytes of @in: their count, 0 at the end, -1 with errno. */
+ssize_t src_in_read(struct src_in *in, void *buf, size_t n);
+
+/* The temporary copy of an input being written. */
+struct spool_out {
+	int fd;
+	uint64_t size;		/* bytes written */
+	uint64_t limit;		/* at most this many (fuzzing builds), else UINT64_MAX */
+	const char *dir;	/* its folder ($TMPDIR), for messages */
+};
+
+/*
+ * Append @n bytes to @o, unless its file system would be left with less
+ * than 5% of its size (at most 1 GiB) free: then TDAT_EIO and a message
+ * that says so (a copy never fills the disk).
+ */
+int spool_put(struct spool_out *o, const void *p, size_t n, char *err);
+
+/* io-unpack.c: the compression @head (@n bytes) begins with; others' names in *@other. */
+enum unpack_kind unpack_kind(const unsigned char *head, size_t n, const char **other);
+const char *unpack_name(enum unpack_kind k);
+/* Decompress @head (@nhead bytes already read), then the rest of @in, into @out. */
+int unpack(enum unpack_kind kind, struct src_in *in, const unsigned char *head, size_t nhead,
+	   struct spool_out *out, char *err);
 
 /* ---- codec.c: decompression of sections and chunks ---- */
 
