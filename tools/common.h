@@ -62,9 +62,25 @@ struct tool_out {
 	char *tmp;		/* temporary name while writing: what the writer gets */
 	int fd;			/* -1 for a directory */
 	bool dir;
+	bool replace;		/* a directory tdat wrote is there: replaced on commit */
 };
 
-/* outfile.c */
+/*
+ * In every directory output (-f parquet, --split-by-event), the mark of a
+ * folder tdat wrote (out_mark()): such a folder is replaced by the next run
+ * into it, any other is refused.  Readers of datasets (pyarrow, Spark) skip
+ * names beginning with '_', and the globs of DuckDB and polars for the
+ * files of DIR do not go into its folders.
+ */
+#define OUT_MARK_DIR "_tdat"
+#define OUT_MARK OUT_MARK_DIR "/tdat.json"
+/* Write the mark into the directory @dir being written, for @format; 0 or -1 (said). */
+int out_mark(const char *dir, const char *format);
+
+/*
+ * outfile.c: a directory @path may be absent, empty or one tdat wrote (its
+ * OUT_MARK); its trailing slashes are dropped.
+ */
 int out_open(struct tool_out *o, const char *path, int kind, bool binary);
 int out_commit(struct tool_out *o);	/* fsync-free close + rename; 0 or -1 (message printed) */
 void out_abort(struct tool_out *o);	/* remove the temporary file */

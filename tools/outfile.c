@@ -34,17 +34,43 @@ static volatile sig_atomic_t ncommitted;
 static int committed_cap;
 static bool tracking;
 
-/* Remove a temporary output directory and the files in it. */
-static void remove_dir(const char *path)
+/*
+ * Remove the tree under the directory @fd (closed here): what tdat writes
+ * into an output folder is files and folders a few levels deep; a symlink
+ * is removed, never followed.
+ */
+static void remove_under(int fd, int depth)
 {
-	DIR *d = opendir(path);
+	DIR *d = fdopendir(fd);
 	struct dirent *e;
 
-	while (d && (e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			unlinkat(dirfd(d), e->d_name, 0);
-	if (d)
-		closedir(d);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		int sub;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (!unlinkat(dirfd(d), e->d_name, 0) || depth >= 8)
+			continue;
+		sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub >= 0) {
+			remove_under(sub, depth + 1);
+			unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
+		}
+	}
+	closedir(d);
+}
+
+/* Remove an output directory (a temporary one, or one tdat wrote being replaced) and all in it. */
+static void remove_dir(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd >= 0)
+		remove_under(fd, 0);
 	rmdir(path);
 }
 
@@ -157,15 +183,34 @@ static void block_signals(bool block)
 	sigprocmask(block ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
 }
 
-/* An output directory must not exist, or be empty: say so before any work. */
-static bool dir_usable(const char *path)
+/* Whether directory @path holds the mark of a folder tdat wrote (OUT_MARK). */
+static bool tdat_wrote(const char *path)
+{
+	char *mark;
+	struct stat st;
+	bool yes;
+
+	if (asprintf(&mark, "%s/" OUT_MARK, path) < 0)
+		die_(EXIT_FAIL, "out of memory");
+	yes = !lstat(mark, &st) && S_ISREG(st.st_mode);
+	free(mark);
+	return yes;
+}
+
+/*
+ * An output directory may not exist, be empty, or be a folder tdat wrote
+ * (*@replace: it is replaced when the new one is complete); any other is
+ * refused before any work.
+ */
+static bool dir_usable(const char *path, bool *replace)
 {
 	struct stat st;
 	struct dirent *e;
 	bool empty = true;
 	DIR *d;
 
-	if (stat(path, &st))
+	*replace = false;
+	if (lstat(path, &st))
 		return true;
 	if (!S_ISDIR(st.st_mode)) {
 		warnx_("%s: exists and is not a directory", path);
@@ -178,9 +223,13 @@ static bool dir_usable(const char *path)
 	while (empty && (e = readdir(d)))
 		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
 	closedir(d);
-	if (!empty)
-		warnx_("%s: directory exists and is not empty", path);
-	return empty;
+	if (empty)
+		return true;
+	*replace = tdat_wrote(path);
+	if (!*replace)
+		warnx_("%s: the directory exists, is not empty and is not one tdat wrote "
+		       "(it has no %s): it is not replaced; remove it or name another", path, OUT_MARK);
+	return *replace;
 }
 
 /*
@@ -212,6 +261,19 @@ static int out_open_special(struct tool_out *o, int kind, bool binary)
 	return 0;
 }
 
+/* A directory's name without its trailing slashes ("out/" is "out"); it is kept until exit. */
+static const char *dir_name(const char *path)
+{
+	size_t n = strlen(path);
+	char *p;
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	if (!(p = strndup(path, n)))
+		die_(EXIT_FAIL, "out of memory");
+	return p;
+}
+
 int out_open(struct tool_out *o, const char *path, int kind, bool binary)
 {
 	struct stat st;
@@ -232,10 +294,12 @@ int out_open(struct tool_out *o, const char *path, int kind, bool binary)
 		usage_error("-o needs a name, not an empty string");
 	o->path = path;
 	o->dir = kind == TDAT_OUT_DIR;
-	if (o->dir && !dir_usable(path))
+	if (o->dir && (o->path = dir_name(path)) && !dir_usable(o->path, &o->replace))
 		return -1;
+	path = o->path;
 	if (!o->dir && ((!stat(path, &st) && S_ISDIR(st.st_mode)) || path[strlen(path) - 1] == '/'))
-		usage_error("-o %s: a file name is expected, not a directory", path);
+		usage_error("-o %s: a file name is expected, not a directory (-f parquet and "
+			    "--split-by-event write folders)", path);
 	if (!o->dir && !stat(path, &st) && !S_ISREG(st.st_mode))
 		return out_open_special(o, kind, binary);
 	if (asprintf(&o->tmp, "%s.tmp-XXXXXX", path) < 0)
@@ -260,6 +324,32 @@ int out_open(struct tool_out *o, const char *path, int kind, bool binary)
 		chmod(o->tmp, 0777 & ~current_umask());
 	else
 		fchmod(o->fd, 0666 & ~current_umask());
+	return 0;
+}
+
+/*
+ * Rename the finished directory into place.  One tdat wrote is swapped
+ * with it in one step (readers see the old folder or the new one, never
+ * neither), then removed; a folder that is not tdat's by now is kept.
+ */
+static int commit_dir(struct tool_out *o)
+{
+	if (!rename(o->tmp, o->path))
+		return 0;
+	if (errno != ENOTEMPTY && errno != EEXIST) {
+		warn_("%s", o->path);
+		return -1;
+	}
+	if (!o->replace || !tdat_wrote(o->path)) {
+		warnx_("%s: the directory was filled by someone else while the output was "
+		       "written; it is kept, and the new output removed", o->path);
+		return -1;
+	}
+	if (renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_EXCHANGE)) {
+		warn_("%s", o->path);
+		return -1;
+	}
+	remove_dir(o->tmp);	/* the old folder, now under the temporary name */
 	return 0;
 }
 
@@ -307,11 +397,10 @@ int out_commit(struct tool_out *o)
 	if (o->fd >= 0 && close(o->fd)) {
 		warn_("%s", o->path);
 		ret = -1;
+	} else if (o->dir) {
+		ret = commit_dir(o);
 	} else if (rename(o->tmp, o->path)) {
-		if (o->dir && (errno == ENOTEMPTY || errno == EEXIST))
-			warnx_("%s: directory exists and is not empty", o->path);
-		else
-			warn_("%s", o->path);
+		warn_("%s", o->path);
 		ret = -1;
 	}
 	tmp_done(o->tmp, ret != 0);
@@ -351,6 +440,31 @@ void out_abort(struct tool_out *o)
 		unlink(o->tmp);
 	free(o->tmp);
 	o->tmp = NULL;
+}
+
+int out_mark(const char *dir, const char *format)
+{
+	char path[4096];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, OUT_MARK_DIR);
+	if (mkdir(path, 0777) && errno != EEXIST) {
+		warn_("%s", path);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, OUT_MARK);
+	if (!(fp = fopen(path, "we"))) {
+		warn_("%s", path);
+		return -1;
+	}
+	/* no paths, times or options: the same bytes wherever the run was */
+	fprintf(fp, "{\"written_by\":\"%s\",\"version\":\"%s\",\"format\":\"%s\"}\n",
+		progname, PACKAGE_VERSION, format);
+	if (ferror(fp) | fclose(fp)) {
+		warn_("%s", path);
+		return -1;
+	}
+	return 0;
 }
 
 /* Whether @a and @b name the same file (a path, a symlink or a hard link to it). */

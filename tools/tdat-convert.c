@@ -183,6 +183,9 @@ static const char *format_of_output(const char *out)
 		;
 	if (dot <= 1)	/* no extension (or only a hidden file's dot) */
 		return NULL;
+	if (!strncmp(base + dot, "parquet", len - dot) && len - dot == 7)
+		usage_error("-o %s: Parquet output is a folder (a dataset of files, one per table): "
+			    "-f parquet -o %.*s", out, (int)(base - out) + (int)dot - 1, out);
 	usage_error("-o %s: '.%.*s' is the extension of no format; name the format with -f (%s)",
 		    out, (int)(len - dot), base + dot, tdat_format_names());
 }
@@ -401,9 +404,10 @@ static void warn_latency(const struct opts *o, struct tdat_file **in, int n)
 }
 
 /*
- * parquet: DIR/trace.json, tdat-info --json of each input (one object a
- * line), from what the merge counted while the events were written, or
- * (a selection: the merge did not see them all) read again.
+ * parquet: DIR/_tdat/trace.json (beside the mark out_mark() made), tdat-info
+ * --json of each input (one object a line), from what the merge counted
+ * while the events were written, or (a selection: the merge did not see
+ * them all) read again.
  */
 static int write_trace_json(const char *dir, struct tdat_merge *m, struct tdat_file **in, int n)
 {
@@ -411,7 +415,7 @@ static int write_trace_json(const char *dir, struct tdat_merge *m, struct tdat_f
 	FILE *fp;
 	int ret = 0;
 
-	snprintf(path, sizeof(path), "%s/trace.json", dir);
+	snprintf(path, sizeof(path), "%s/" OUT_MARK_DIR "/trace.json", dir);
 	if (!(fp = fopen(path, "we"))) {
 		warn_("%s", path);
 		return -1;
@@ -548,6 +552,8 @@ static int run(struct opts *o, int n, struct tdat_merge *m, struct tdat_file **i
 	tdat_writer_free(w);
 	if (verbose)
 		note_cpu(o, &r, cpu);
+	if (ret >= 0 && kind == TDAT_OUT_DIR && out_mark(out.tmp, o->format))
+		ret = TDAT_EIO;
 	if (ret >= 0 && !strcmp(o->format, "parquet") && write_trace_json(out.tmp, m, in, n))
 		ret = TDAT_EIO;
 	if (ret < 0) {

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * parquet.c - "parquet": a dataset folder (w->path, a temporary name the
- * tool renames when complete) of Parquet files (parquet-enc.c):
+ * tool renames when complete) of Parquet files (parquet-enc.c), each table
+ * a file that a glob picks out alone (of the .parquet files of DIR itself,
+ * only events.parquet):
  *
- *   SYSTEM.EVENT.parquet  one per event type present (named, split and
- *                         matched as the typed CSV's files, csvdir.c), with
- *                         the columns ts, cpu, input, buffer, pid, comm, lost
- *                         and then every field of the format, a field the
- *                         format prints as a kernel symbol followed by
- *                         FIELD_sym (a stack's not yet);
- *   events.parquet        every event: the common columns, system, event.
+ *   events.parquet        every event: the common columns, system, event;
+ *   event/SYSTEM.EVENT.parquet  one per event type present (named, split
+ *                         and matched as the typed CSV's files, csvdir.c),
+ *                         with the columns ts, cpu, input, buffer, pid,
+ *                         comm, lost and then every field of the format, a
+ *                         field the format prints as a kernel symbol
+ *                         followed by FIELD_sym (a stack's not yet);
+ *   analysis/TABLE.parquet  the model's tables (parquet-model.c).
  *
  * Types: ts and lost INT64 (signed), cpu, input and pid INT32, buffer and
  * comm STRING; a number field an INTEGER of its width and signedness (a
@@ -33,6 +36,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <traceevent/event-parse.h>
 
@@ -67,7 +71,9 @@ struct pinput {
 };
 
 struct pqw {
-	int dirfd;
+	int dirfd;		/* the dataset's folder: events.parquet */
+	int typefd;		/* its event/ folder: a file per event type */
+	int modelfd;		/* its analysis/ folder (parquet-model.c) */
 	struct pq_ctx ctx;
 	struct pinput *in;
 	int ninputs;
@@ -89,7 +95,7 @@ static int nomem(struct tdat_writer *w)
 static int pfile_flush(struct tdat_writer *w, struct pqw *d, struct pfile *f, bool last)
 {
 	int flags = O_WRONLY | O_CLOEXEC | (f->created ? O_APPEND : O_CREAT | O_EXCL);
-	int fd = openat(d->dirfd, f->fname, flags, 0666), ret;
+	int fd = openat(f == d->files[0] ? d->dirfd : d->typefd, f->fname, flags, 0666), ret;
 
 	if (fd < 0) {
 		w->sink.err = errno;
@@ -565,6 +571,10 @@ static void parquet_free(struct tdat_writer *w)
 	pqm_free(d->model);
 	if (d->dirfd >= 0)
 		close(d->dirfd);
+	if (d->typefd >= 0)
+		close(d->typefd);
+	if (d->modelfd >= 0)
+		close(d->modelfd);
 	pq_ctx_release(&d->ctx);
 	sink_release(&d->tmp);
 	free(d->files);
@@ -592,6 +602,14 @@ static int events_file(struct tdat_writer *w, struct pqw *d)
 	       file_kv(w, &f->t, tdat_merge_file(w->merge, 0), NULL) : 0;
 }
 
+/* The folder @name made in the folder @dirfd, opened; -1 with errno. */
+static int subdir(int dirfd, const char *name)
+{
+	if (mkdirat(dirfd, name, 0777) && errno != EEXIST)
+		return -1;
+	return openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
 static int parquet_open(struct tdat_writer *w)
 {
 	struct pqw *d = calloc(1, sizeof(*d));
@@ -599,7 +617,7 @@ static int parquet_open(struct tdat_writer *w)
 	if (!d)
 		return nomem(w);
 	w->priv = d;
-	d->dirfd = -1;
+	d->dirfd = d->typefd = d->modelfd = -1;
 	d->tmp.fd = -1;
 	if (TDAT_W_LEVEL_OF(w->flags) > TDAT_W_LEVEL_MAX) {
 		tdat_msg(w->errmsg, "zstd level %u: not 1 to %d", TDAT_W_LEVEL_OF(w->flags),
@@ -614,14 +632,16 @@ static int parquet_open(struct tdat_writer *w)
 		return TDAT_EUNSUPP;
 	}
 	d->dirfd = open(w->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (d->dirfd < 0) {
+	if (d->dirfd < 0 || (d->typefd = subdir(d->dirfd, "event")) < 0 ||
+	    (d->modelfd = subdir(d->dirfd, "analysis")) < 0) {
 		w->sink.err = errno;
-		tdat_msg(w->errmsg, "%s", strerror(errno));
+		tdat_msg(w->errmsg, "%s%s", d->dirfd < 0 ? "" : d->typefd < 0 ? "event: " :
+			 "analysis: ", strerror(errno));
 		return TDAT_EIO;
 	}
 	d->ninputs = tdat_merge_nfiles(w->merge);
 	d->in = calloc((size_t)(d->ninputs ? d->ninputs : 1), sizeof(*d->in));
-	if (!d->in || events_file(w, d) || !(d->model = pqm_new(w, &d->ctx, d->dirfd)))
+	if (!d->in || events_file(w, d) || !(d->model = pqm_new(w, &d->ctx, d->modelfd)))
 		return nomem(w);
 	return 0;
 }

@@ -3,7 +3,7 @@
 // installed @duckdb/node-api, hyparquet and hyparquet-compressors.
 //
 // It prints "events SYSTEM.EVENT N", the rows per type of DIR/events.parquet;
-// for every DIR/BASE.parquet but events.parquet it prints
+// for every DIR/event/BASE.parquet it prints
 //   rows BASE N              DuckDB's row count
 //   type BASE COL GOT WANT   a column whose DuckDB type is not the one the
 //                            event's format (the file's tdat.format) declares
@@ -142,20 +142,16 @@ const cpus = (c, e) => `list_sort(flatten(list_transform(generate_series(1, len(
 // the long size of the capture (trace.json, tdat-info --json): a flexible array of longs
 let lsize = 8;
 try {
-	lsize = +(readFileSync(dir + '/trace.json', 'utf8').match(/"long_size":(\d+)/) || [, 8])[1];
+	lsize = +(readFileSync(dir + '/_tdat/trace.json', 'utf8').match(/"long_size":(\d+)/) || [, 8])[1];
 } catch (e) { /* no trace.json: 8 */ }
 
 const ev = await q(`select system, event, count(*) from ${lit(dir + '/events.parquet')} group by all`);
 for (const [s, e, n] of ev)
 	console.log(`events ${s}.${e} ${n}`);
 
-// the analysis tables (thread, process, ...) are t-parquet-model.sh's
-const model = new Set(['thread', 'process', 'sched_slice', 'thread_state', 'slice', 'track', 'counter',
-	'cpu_counter_track', 'process_counter_track', 'thread_track', 'cpu_track'].map((n) => n + '.parquet'));
-for (const f of readdirSync(dir).filter((n) => n.endsWith('.parquet') && !model.has(n)).sort()) {
-	if (f === 'events.parquet')
-		continue;
-	const base = f.slice(0, -8), path = dir + '/' + f, csv = csvdir + '/' + base + '.csv';
+// the analysis tables (DIR/analysis/) are t-parquet-model.sh's
+for (const f of readdirSync(dir + '/event').filter((n) => n.endsWith('.parquet')).sort()) {
+	const base = f.slice(0, -8), path = dir + '/event/' + f, csv = csvdir + '/' + base + '.csv';
 	const cols = (await q(`describe select * from ${lit(path)}`)).map((r) => [r[0], r[1]]);
 	console.log(`rows ${base} ${(await q(`select count(*) from ${lit(path)}`))[0][0]}`);
 

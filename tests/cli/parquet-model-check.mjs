@@ -1,4 +1,4 @@
-// parquet-model-check.mjs DIR CSVDIR TABLE...: each DIR/TABLE.parquet against
+// parquet-model-check.mjs DIR CSVDIR TABLE...: each DIR/analysis/TABLE.parquet against
 // CSVDIR/TABLE.csv, the sqlite writer's table of that name exported by
 // sqlite3 (a header line, NULL as \N), both read by DuckDB: the CSV as text
 // cast to the Parquet column's type, so values compare exactly
@@ -23,7 +23,7 @@ const lit = (s) => "'" + s.replaceAll("'", "''") + "'";
 const id = (s) => '"' + s.replaceAll('"', '""') + '"';
 
 for (const t of tables) {
-	const path = `${dir}/${t}.parquet`, csv = `${csvdir}/${t}.csv`;
+	const path = `${dir}/analysis/${t}.parquet`, csv = `${csvdir}/${t}.csv`;
 	const cols = await q(`select column_name, column_type
 		from (describe select * from ${lit(path)})`);
 	console.log(`cols ${t} ${cols.map((c) => c[0]).join(',')}`);

@@ -76,10 +76,10 @@ t_exit "parquet, the default" 0 -- "$ARCHIVE" -j 2 "$IN" "$T_TMP/pq"
 for c in $CAPTURES; do
 	name=capture=${c//\//__}
 	is "$name: one parquet file per event, as in CSV" \
-		"$(cd "$T_TMP/pq/$name" && ls *.parquet | grep -v '^\(events\|thread\|process\|sched_slice\|thread_state\|slice\|counter\|[a-z_]*track\)\.parquet$' | sed 's/\.parquet$//')" \
+		"$(cd "$T_TMP/pq/$name/event" && ls *.parquet | sed 's/\.parquet$//')" \
 		"$(cd "$OUT/$name" && ls *.csv | sed 's/\.csv$//')"
-	t_assert "$name: with events.parquet and trace.json" \
-		test -s "$T_TMP/pq/$name/events.parquet" -a -s "$T_TMP/pq/$name/trace.json"
+	t_assert "$name: with events.parquet and _tdat/trace.json" \
+		test -s "$T_TMP/pq/$name/events.parquet" -a -s "$T_TMP/pq/$name/_tdat/trace.json"
 done
 
 t_exit "an output inside the input is refused" 2 -- "$ARCHIVE" "$IN" "$IN/out"

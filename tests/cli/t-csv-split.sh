@@ -215,7 +215,7 @@ t_assert "gives the same files as without a limit" diff -r "$T_TMP/extract" "$T_
 mkdir -p "$T_TMP/full" && echo keep >"$T_TMP/full/mine.txt"
 t_exit "an existing non-empty directory is refused" 1 -- \
 	tdat-convert --split-by-event -o "$T_TMP/full" $TD/markers.dat
-t_stderr_match "with a clear message" "tdat-convert: .*/full: directory exists and is not empty"
+t_stderr_match "with a clear message" "tdat-convert: .*/full: the directory exists, is not empty and is not one tdat wrote"
 t_same "and it is left as it was" "$(ls "$T_TMP/full"):$(cat "$T_TMP/full/mine.txt")" "mine.txt:keep"
 t_none "no temporary directory is left beside it" "$(ls -d "$T_TMP"/full.tmp-* 2>/dev/null)"
 mkdir -p "$T_TMP/empty"

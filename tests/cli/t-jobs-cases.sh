@@ -144,7 +144,7 @@ for f in $TD/chunks.dat "$O/big.dat"; do
 	done
 	t_assert "${f##*/} parquet: -j 2, 3, 8 write the files -j 1 does" \
 		sh -c "diff -r '$O/pq1' '$O/pq2' && diff -r '$O/pq1' '$O/pq3' && diff -r '$O/pq1' '$O/pq8'"
-	t_assert "${f##*/} parquet: a dataset of every type" test -s "$O/pq1/raw_syscalls.sys_enter.parquet"
+	t_assert "${f##*/} parquet: a dataset of every type" test -s "$O/pq1/event/raw_syscalls.sys_enter.parquet"
 	rm -rf "$O"/pq[1-9]
 done
 

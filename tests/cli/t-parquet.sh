@@ -141,52 +141,52 @@ for j in 1 2; do
 	t_same "long, -j $j: every event is in events.parquet" \
 		"$(sed -n 's/^events //p' "$LONG-j$j.chk" | sort)" "$(counts_info "$LONG.dat")"
 done
-t_assert "long: events.parquet and sys_enter's file have several row groups ($(q "select string_agg(n, ',') from (select count(distinct row_group_id) n from parquet_metadata('$LONG-j1/*.parquet') where file_name similar to '.*/(events|raw_syscalls.sys_enter).parquet' group by file_name)"))" \
-	test "$(q "select min(n) from (select count(distinct row_group_id) n from parquet_metadata('$LONG-j1/*.parquet') where file_name similar to '.*/(events|raw_syscalls.sys_enter).parquet' group by file_name)")" -ge 4
+t_assert "long: events.parquet and sys_enter's file have several row groups ($(q "select string_agg(n, ',') from (select count(distinct row_group_id) n from parquet_metadata('$LONG-j1/**/*.parquet') where file_name similar to '.*/(events|raw_syscalls.sys_enter).parquet' group by file_name)"))" \
+	test "$(q "select min(n) from (select count(distinct row_group_id) n from parquet_metadata('$LONG-j1/**/*.parquet') where file_name similar to '.*/(events|raw_syscalls.sys_enter).parquet' group by file_name)")" -ge 4
 t_assert "long: -j 2 wrote the same files as -j 1" diff -r "$LONG-j1" "$LONG-j2"
 rm -rf "$LONG"*
 
 t_same "sched_switch: typed columns" \
-	"$(q "select string_agg(column_name || ':' || column_type, ',') from (describe select * from '$S/sched.sched_switch.parquet')")" \
+	"$(q "select string_agg(column_name || ':' || column_type, ',') from (describe select * from '$S/event/sched.sched_switch.parquet')")" \
 	"ts:BIGINT,cpu:INTEGER,input:INTEGER,buffer:VARCHAR,pid:INTEGER,comm:VARCHAR,lost:BIGINT,prev_comm:VARCHAR,prev_pid:INTEGER,prev_prio:INTEGER,prev_state:BIGINT,next_comm:VARCHAR,next_pid:INTEGER,next_prio:INTEGER"
 t_same "hrtimer_start: function_sym, a string, after function (printed with %ps)" \
-	"$(q "select string_agg(column_name || ':' || column_type, ',') from (describe select * from '$S/timer.hrtimer_start.parquet')")" \
+	"$(q "select string_agg(column_name || ':' || column_type, ',') from (describe select * from '$S/event/timer.hrtimer_start.parquet')")" \
 	"ts:BIGINT,cpu:INTEGER,input:INTEGER,buffer:VARCHAR,pid:INTEGER,comm:VARCHAR,lost:BIGINT,hrtimer:UBIGINT,function:UBIGINT,function_sym:VARCHAR,expires:BIGINT,softexpires:BIGINT,mode:UINTEGER,was_armed:UTINYINT"
 t_same "function_sym is dictionary-encoded (few distinct symbols)" \
-	"$(q "select distinct encodings from parquet_metadata('$S/timer.hrtimer_start.parquet') where path_in_schema = 'function_sym'")" \
+	"$(q "select distinct encodings from parquet_metadata('$S/event/timer.hrtimer_start.parquet') where path_in_schema = 'function_sym'")" \
 	"PLAIN, RLE, RLE_DICTIONARY"
 t_same "sum(runtime) of sched_stat_runtime equals the report's" \
-	"$(q "select sum(runtime) from '$S/sched.sched_stat_runtime.parquet'")" \
+	"$(q "select sum(runtime) from '$S/event/sched.sched_stat_runtime.parquet'")" \
 	"$(sed -n 's/.*sched_stat_runtime: .* runtime=\([0-9]*\) \[ns\]$/\1/p' tests/expected/v7-zstd.text.out |
 		awk '{ s += $1 } END { print s }')"
 t_same "the footer's statistics bound ts (row-group skipping by time)" \
 	"$(q "select min(stats_min_value::BIGINT) <= min(ts_min) and max(stats_max_value::BIGINT) >= max(ts_max)
-	      from parquet_metadata('$S/sched.sched_switch.parquet'),
-	      (select min(ts) ts_min, max(ts) ts_max from '$S/sched.sched_switch.parquet') where path_in_schema = 'ts'")" true
+	      from parquet_metadata('$S/event/sched.sched_switch.parquet'),
+	      (select min(ts) ts_min, max(ts) ts_max from '$S/event/sched.sched_switch.parquet') where path_in_schema = 'ts'")" true
 t_same "comm is zstd compressed and dictionary-encoded" \
-	"$(q "select distinct compression, encodings from parquet_metadata('$S/sched.sched_switch.parquet') where path_in_schema = 'comm'")" \
+	"$(q "select distinct compression, encodings from parquet_metadata('$S/event/sched.sched_switch.parquet') where path_in_schema = 'comm'")" \
 	"ZSTD|PLAIN, RLE, RLE_DICTIONARY"
 t_same "hyparquet: every row group is sorted by ts (sorting_columns), u64 is UINT_64" \
 	"$(NPMDIR=$NPMDIR node --input-type=module -e "
 const req = (await import('module')).createRequire('$NPMDIR/');
 const h = await import(req.resolve('hyparquet'));
-const m = await h.parquetMetadataAsync(await h.asyncBufferFromFile('$S/timer.hrtimer_start.parquet'));
+const m = await h.parquetMetadataAsync(await h.asyncBufferFromFile('$S/event/timer.hrtimer_start.parquet'));
 console.log(JSON.stringify(m.row_groups.map((g) => g.sorting_columns)),
 	m.schema.find((e) => e.name === 'function').converted_type);")" \
 	'[[{"column_idx":0,"descending":false,"nulls_first":false}]] UINT_64'
 t_same "sys_enter's args[6] is a LIST of UBIGINT, one of 6 a row" \
-	"$(q "select any_value(typeof(args)), min(len(args)), max(len(args)), count(*) from '$T_TMP/chunks/raw_syscalls.sys_enter.parquet'")" \
+	"$(q "select any_value(typeof(args)), min(len(args)), max(len(args)), count(*) from '$T_TMP/chunks/event/raw_syscalls.sys_enter.parquet'")" \
 	"UBIGINT[]|6|6|$(sed -n 's/^rows raw_syscalls.sys_enter //p' "$T_TMP/chunks.chk")"
 t_same "its values' statistics: one leaf column, nulls counted, bounds of the elements" \
-	"$(q "select path_in_schema, sum(stats_null_count), min(stats_min_value::UBIGINT) = (select min(x) from (select unnest(args) x from '$T_TMP/chunks/raw_syscalls.sys_enter.parquet')),
-	      max(stats_max_value::UBIGINT) = (select max(x) from (select unnest(args) x from '$T_TMP/chunks/raw_syscalls.sys_enter.parquet'))
-	      from parquet_metadata('$T_TMP/chunks/raw_syscalls.sys_enter.parquet') where path_in_schema like 'args%' group by 1")" \
+	"$(q "select path_in_schema, sum(stats_null_count), min(stats_min_value::UBIGINT) = (select min(x) from (select unnest(args) x from '$T_TMP/chunks/event/raw_syscalls.sys_enter.parquet')),
+	      max(stats_max_value::UBIGINT) = (select max(x) from (select unnest(args) x from '$T_TMP/chunks/event/raw_syscalls.sys_enter.parquet'))
+	      from parquet_metadata('$T_TMP/chunks/event/raw_syscalls.sys_enter.parquet') where path_in_schema like 'args%' group by 1")" \
 	"args, list, element|0|true|true"
 if have_trace_cmd; then
 	# each kernel_stack event's "=> func (addr)" lines, one line of addresses an event
 	t_same "stack.dat: kernel_stack's caller lists are the addresses trace-cmd report prints" \
 		"$(q "select array_to_string(list_transform(caller, lambda x: printf('%x', x)), ',')
-		      from '$T_TMP/stack/ftrace.kernel_stack.parquet' order by ts")" \
+		      from '$T_TMP/stack/event/ftrace.kernel_stack.parquet' order by ts")" \
 		"$("$TRACE_CMD" report testdata/stack.dat 2>/dev/null | awk '
 			/ kernel_stack: / { if (n++) print s; s = ""; next }
 			/^=> / && n { a = $NF; gsub(/[()]/, "", a); s = s (s == "" ? "" : ",") a }
@@ -209,8 +209,8 @@ if command -v python3 >/dev/null && python3 tests/cli/make-cpumask.py $TD/v6.dat
 	tdat-convert --lenient -f csv --split-by-event -o "$CM-past.csv" "$CM-past.dat" 2>/dev/null
 	NPMDIR=$NPMDIR node tests/cli/parquet-check.mjs "$CM-past" "$CM-past.csv" >"$CM-past.chk" 2>&1
 	t_same "cpumasks: a null list and an empty one differ (DuckDB, hyparquet, footer null_count)" \
-		"$(q "select list(cpumask is null order by ts), list(len(cpumask) order by ts) from '$CM-past/ipi.ipi_send_cpumask.parquet'")
-$(q "select stats_null_count from parquet_metadata('$CM-past/ipi.ipi_send_cpumask.parquet') where path_in_schema = 'cpumask, list, element'")
+		"$(q "select list(cpumask is null order by ts), list(len(cpumask) order by ts) from '$CM-past/event/ipi.ipi_send_cpumask.parquet'")
+$(q "select stats_null_count from parquet_metadata('$CM-past/event/ipi.ipi_send_cpumask.parquet') where path_in_schema = 'cpumask, list, element'")
 $(grep '^hyparquet ipi\|^except ipi' "$CM-past.chk")" \
 		"false,false,false,false,false,true|2,1,0,4,2,
 2
@@ -218,7 +218,7 @@ except ipi.ipi_send_cpumask 0 0
 hyparquet ipi.ipi_send_cpumask 6 yes"
 	if have_trace_cmd; then
 		t_same "cpumasks: the CPUs trace-cmd report lists (cpumask=0,63-64,127)" \
-			"$(q "select array_to_string(cpumask, ',') from '$CM/ipi.ipi_send_cpumask.parquet' order by ts")" \
+			"$(q "select array_to_string(cpumask, ',') from '$CM/event/ipi.ipi_send_cpumask.parquet' order by ts")" \
 			"$("$TRACE_CMD" report "$CM.dat" 2>/dev/null | sed -n 's/.* ipi_send_cpumask: *cpumask=\([^ ]*\) .*/\1/p' |
 				awk -F, '{ s = ""; for (i = 1; i <= NF; i++) { n = split($i, r, "-");
 					for (c = r[1]; c <= r[n]; c++) s = s (s == "" ? "" : ",") c }; print s }')"
@@ -229,7 +229,7 @@ else
 	skip "cpumasks: python3 could not make the capture (tests/cli/make-cpumask.py)"
 fi
 t_same "key-value metadata: clock, source, format" \
-	"$(q "select string_agg(decode(key), ',' order by key) from parquet_kv_metadata('$S/sched.sched_switch.parquet')")" \
+	"$(q "select string_agg(decode(key), ',' order by key) from parquet_kv_metadata('$S/event/sched.sched_switch.parquet')")" \
 	"tdat.clock,tdat.format,tdat.source"
 
 # --- a field outside its record is NULL ---
@@ -242,15 +242,15 @@ NPMDIR=$NPMDIR node tests/cli/parquet-check.mjs "$T_TMP/dmg" "$T_TMP/dmg.csv" >"
 t_none "its rows equal the typed CSV's, types as declared" \
 	"$(grep -v '^rows\|^events\|^except [^ ]* 0 0$\|^hyparquet [^ ]* [0-9]* yes$\|^big\|^sym' "$T_TMP/dmg.chk")"
 t_same "prev_comm is NULL where the text output says UNSAFE TO PRINT" \
-	"$(q "select count(*) from '$T_TMP/dmg/sched.sched_switch.parquet' where prev_comm is null")" \
+	"$(q "select count(*) from '$T_TMP/dmg/event/sched.sched_switch.parquet' where prev_comm is null")" \
 	"$(tdat-convert --lenient $B 2>/dev/null | grep -c 'UNSAFE TO PRINT')"
 t_same "the footer counts the nulls" \
-	"$(q "select sum(stats_null_count) from parquet_metadata('$T_TMP/dmg/sched.sched_switch.parquet') where path_in_schema = 'prev_comm'")" \
+	"$(q "select sum(stats_null_count) from parquet_metadata('$T_TMP/dmg/event/sched.sched_switch.parquet') where path_in_schema = 'prev_comm'")" \
 	"$(tdat-convert --lenient $B 2>/dev/null | grep -c 'UNSAFE TO PRINT')"
 
 # --- trace.json, several inputs, the other tools ---
 t_exit "two inputs into one dataset" 0 -- tdat-convert -f parquet -o "$T_TMP/two" $TD/v7-zstd.dat $TD/v6.dat
-t_same "trace.json is tdat-info --json of the inputs" "$(cat "$T_TMP/two/trace.json")" \
+t_same "trace.json is tdat-info --json of the inputs" "$(cat "$T_TMP/two/_tdat/trace.json")" \
 	"$(tdat-info --json $TD/v7-zstd.dat $TD/v6.dat)"
 t_same "events.parquet holds both inputs' events" \
 	"$(q "select input, count(*) from '$T_TMP/two/events.parquet' group by 1 order by 1")" \
@@ -259,24 +259,25 @@ t_same "events.parquet holds both inputs' events" \
 t_exit "lost events and damage into one dataset" 1 -- \
 	tdat-convert -f parquet -o "$T_TMP/lostdmg" $TD/lost-events.dat $TD/bad/truncated-v6-data.dat
 t_same "its trace.json is tdat-info --json of the inputs (counted in one pass)" \
-	"$(cat "$T_TMP/lostdmg/trace.json")" \
+	"$(cat "$T_TMP/lostdmg/_tdat/trace.json")" \
 	"$(tdat-info --json $TD/lost-events.dat $TD/bad/truncated-v6-data.dat 2>/dev/null)"
 t_exit "a selection into a dataset" 0 -- \
 	tdat-convert -f parquet -e sched:sched_switch -o "$T_TMP/sel" $TD/lost-events.dat
-t_same "its trace.json is still the whole input's" "$(cat "$T_TMP/sel/trace.json")" \
+t_same "its trace.json is still the whole input's" "$(cat "$T_TMP/sel/_tdat/trace.json")" \
 	"$(tdat-info --json $TD/lost-events.dat)"
 t_exit "tdat-merge -f parquet" 0 -- tdat-merge -f parquet -o "$T_TMP/merged" $TD/v7-zstd.dat $TD/v6.dat
-t_assert "writes the same dataset" cmp "$T_TMP/two/sched.sched_switch.parquet" "$T_TMP/merged/sched.sched_switch.parquet"
+t_assert "writes the same dataset" cmp "$T_TMP/two/event/sched.sched_switch.parquet" "$T_TMP/merged/event/sched.sched_switch.parquet"
 t_exit "tdat-filter -f parquet with a selection" 0 -- \
 	tdat-filter -f parquet -e sched:sched_switch -o "$T_TMP/filtered" $TD/v7-zstd.dat
-t_same "keeps only the selected type (and the analysis tables)" "$(cd "$T_TMP/filtered" && ls)" \
-	"$(printf '%s\n' counter.parquet cpu_counter_track.parquet cpu_track.parquet events.parquet \
-		process.parquet process_counter_track.parquet sched.sched_switch.parquet \
-		sched_slice.parquet slice.parquet thread.parquet thread_state.parquet thread_track.parquet \
-		trace.json track.parquet)"
+t_same "keeps only the selected type (and the analysis tables)" "$(cd "$T_TMP/filtered" && find . -type f | sort)" \
+	"$(printf './%s\n' _tdat/tdat.json _tdat/trace.json analysis/counter.parquet analysis/cpu_counter_track.parquet \
+		analysis/cpu_track.parquet analysis/process.parquet analysis/process_counter_track.parquet \
+		analysis/sched_slice.parquet analysis/slice.parquet analysis/thread.parquet \
+		analysis/thread_state.parquet analysis/thread_track.parquet analysis/track.parquet \
+		event/sched.sched_switch.parquet events.parquet)"
 
 # --- the zstd level ---
-pqbytes() { cat "$1"/*.parquet | wc -c; }
+pqbytes() { cat "$1"/*.parquet "$1"/*/*.parquet | wc -c; }
 t_exit "--compression-level 5 (the default)" 0 -- \
 	tdat-convert -f parquet --compression-level 5 -o "$T_TMP/l5" $TD/chunks.dat
 t_assert "is the default: the same files" diff -r "$T_TMP/chunks" "$T_TMP/l5"
