@@ -163,6 +163,24 @@ t_assert() {
 	if "$@"; then ok "$name"; else not_ok "$name" "failed: $*"; fi
 }
 
+# npm_install NPMDIR PKG@VERSION...: install the test readers into the npm
+# cache folder NPMDIR (never part of the build), one test at a time (tests
+# run in parallel share it); 0 when they are there, else 1 with the reason in
+# $NPM_WHY.
+npm_install() {
+	local dir=$1 log
+	shift
+	command -v node >/dev/null || { NPM_WHY="node is not installed (apt-get install nodejs npm)"; return 1; }
+	command -v npm >/dev/null || { NPM_WHY="npm is not installed (apt-get install npm)"; return 1; }
+	mkdir -p "$dir" && { [[ -f $dir/package.json ]] || echo '{"private":true}' >"$dir/package.json"; }
+	log=$T_TMP/npm.log
+	if ! (cd "$dir" && flock 9 && timeout 600 npm install --no-audit --no-fund --loglevel=error "$@") \
+		9>"$dir/.install.lock" >"$log" 2>&1; then
+		NPM_WHY="npm could not install $* into $dir: $(grep -m1 -i 'err' "$log")"
+		return 1
+	fi
+}
+
 have_trace_cmd() {
 	[[ -n $TRACE_CMD && -x $TRACE_CMD ]]
 }

@@ -76,17 +76,13 @@ rm -rf "$W"/*
 
 # --- the engines --------------------------------------------------------------
 have_npm() {
-	command -v node >/dev/null || return 1
-	node -e "require('$NPMDIR/node_modules/@duckdb/node-api'); require('$NPMDIR/node_modules/nodejs-polars')" \
-		2>/dev/null && return 0
-	command -v npm >/dev/null || return 1
-	mkdir -p "$NPMDIR" && { [[ -f $NPMDIR/package.json ]] || echo '{"private":true}' >"$NPMDIR/package.json"; }
-	(cd "$NPMDIR" && timeout 600 npm install --no-audit --no-fund --loglevel=error "${NPM_PKGS[@]}") \
-		>"$T_TMP/npm.log" 2>&1
+	command -v node >/dev/null &&
+		node -e "require('$NPMDIR/node_modules/@duckdb/node-api'); require('$NPMDIR/node_modules/nodejs-polars')" \
+			2>/dev/null && return 0
+	npm_install "$NPMDIR" "${NPM_PKGS[@]}"
 }
 if ! have_npm; then
-	skip "the queries of tdat-parquet(7) with DuckDB and polars" \
-		"node, npm or the packages ${NPM_PKGS[*]} are not there: $(grep -m1 -i err "$T_TMP/npm.log" 2>/dev/null)"
+	skip "the queries of tdat-parquet(7) with DuckDB and polars" "${NPM_WHY:-node is not installed}"
 	done_testing
 	exit 0
 fi

@@ -25,12 +25,7 @@ have_readers() {
 		require.resolve('$NPMDIR/node_modules/hyparquet-compressors')" 2>/dev/null; then
 		return
 	fi
-	command -v npm >/dev/null || skip_all "npm is not installed (apt-get install npm)"
-	mkdir -p "$NPMDIR" && { [[ -f $NPMDIR/package.json ]] || echo '{"private":true}' >"$NPMDIR/package.json"; }
-	if ! (cd "$NPMDIR" && timeout 600 npm install --no-audit --no-fund --loglevel=error \
-		"${NPM_PKGS[@]}") >"$T_TMP/npm.log" 2>&1; then
-		skip_all "npm could not install ${NPM_PKGS[*]} into $NPMDIR: $(grep -m1 -i 'err' "$T_TMP/npm.log")"
-	fi
+	npm_install "$NPMDIR" "${NPM_PKGS[@]}" || skip_all "$NPM_WHY"
 }
 
 # "SYSTEM.EVENT COUNT" per event type that tdat-info --json counts
