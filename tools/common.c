@@ -21,6 +21,33 @@ const char *progname = "tdat";
 bool inputs_damaged;
 bool lenient;
 bool verbose;
+/*
+ * At exit (also after --help and --version): what stdio still holds for
+ * standard output is written and the stream closed, and a failure (a full
+ * disk, /dev/full) ends the tool with status 1 and a message.  Output the
+ * writers sent to the descriptor themselves was checked when they closed
+ * it (out_commit()): the stream then finds it closed (EBADF), which is fine.
+ */
+static void close_stdout(void)
+{
+	bool failed = ferror(stdout) != 0;
+	int err = 0;
+
+	if (fflush(stdout))
+		failed = true;
+	err = errno;
+	if (fclose(stdout) && errno != EBADF && !failed) {
+		failed = true;
+		err = errno;
+	}
+	if (!failed)
+		return;
+	check_pipe(err);
+	outs_cleanup();
+	fprintf(stderr, "%s: standard output: %s\n", progname, err ? strerror(err) : "write error");
+	_exit(EXIT_FAIL);
+}
+
 void tool_init(char **argv)
 {
 	const char *s = strrchr(argv[0], '/');
@@ -28,6 +55,7 @@ void tool_init(char **argv)
 	progname = s ? s + 1 : argv[0];
 	argv[0] = (char *)progname;	/* getopt's messages: "tdat-convert: ...", not the path */
 	outs_catch_signals();
+	atexit(close_stdout);
 }
 
 static void vmsg(const char *fmt, va_list ap, int err)

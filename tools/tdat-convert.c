@@ -301,8 +301,11 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		usage_error("unknown format '%s' (one of: %s)", o->format, tdat_format_names());
 	if ((o->wflags & TDAT_W_SPLIT) && strcmp(o->format, "csv"))
 		usage_error("--split-by-event needs -f csv");
+	/* an option that would change nothing in the output asked for is refused, never ignored */
 	if ((o->wflags & TDAT_W_RAW) && strcmp(o->format, "text"))
 		usage_error("-R (--raw) needs -f text");
+	if ((o->wflags & TDAT_W_NSEC) && strcmp(o->format, "text"))
+		usage_error("-t (--nsec) needs -f text (the other formats keep every nanosecond)");
 	if (o->dat_opts && !strcmp(o->format, "perfetto")) {
 		if (o->version_opt)
 			usage_error("--file-version needs -f dat");
@@ -329,6 +332,9 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		push_arg(&o->inputs, &o->ninputs, argv[i]);
 	if (!o->ninputs)
 		push_arg(&o->inputs, &o->ninputs, (char *)default_input());
+	if (o->nnames && o->ninputs < 2)
+		usage_error("--name %s: with one input there is nothing to tell apart "
+			    "(--name names each input's buffers among several)", o->names[0]);
 	refuse_duplicate_inputs(o->inputs, o->ninputs);
 	refuse_input_as_output("-o", o->out, o->inputs, o->ninputs);
 	check_files(o, o->offsets, o->noffsets, "--ts-offset");

@@ -15,17 +15,19 @@
 
 #include "common.h"
 
-enum { OPT_SVG = 1200 };
+enum { OPT_SVG = 1200, OPT_JSON };
 
 static __attribute__((noreturn)) void usage(FILE *fp, int code)
 {
 	fprintf(fp,
-		"Usage: %s [--json | --svg FILE [SELECTION]] [--raw-ts] [--ts2secs HZ] [--lenient]\n"
-		"       [--verbose] [-i FILE]... [FILE...]\n"
+		"Usage: %s [--json | --svg FILE [SELECTION]] [-j N] [--raw-ts] [--ts2secs HZ]\n"
+		"       [--lenient] [--verbose] [-i FILE]... [FILE...]\n"
 		"Say what is in trace.dat files (\"-\" reads standard input; none: a pipe on\n"
 		"standard input, or ./trace.dat when it is a terminal).\n\n"
 		"  -i, --input FILE  a file, as trace-cmd's -i (repeatable)\n"
-		"  -j, --json     one JSON object per file, one per line\n"
+		"      --json     one JSON object per file, one per line\n"
+		"  -j, --jobs N   threads, as in every tool (--svg: each CPU's next chunk\n"
+		"                 decompressed ahead when N > 1); the same output for any N\n"
 		"      --svg FILE a picture instead (\"-\": standard output): a lane per CPU of\n"
 		"                 every buffer and input, events per time bucket, losses marked;\n"
 		"                 the selection options below pick what it shows\n"
@@ -290,7 +292,7 @@ static int svg_events(struct tdat_merge *m, struct tdat_select *sel, struct tdat
 
 /* --svg: the picture of inputs @in on one timeline, written to @path. */
 static int svg_run(const char *path, char **in, int n, const struct tdat_open_opts *oo,
-		   struct tdat_select *sel)
+		   struct tdat_select *sel, int jobs)
 {
 	struct tdat_file **f = calloc((size_t)n, sizeof(*f));
 	struct tdat_merge *m = tdat_merge_new();
@@ -298,7 +300,7 @@ static int svg_run(const char *path, char **in, int n, const struct tdat_open_op
 	struct tool_out out = { .fd = -1 };
 	int ret = EXIT_FAIL, err = 0, bound;
 
-	if (!f || !m || !g)
+	if (!f || !m || !g || tdat_merge_set_jobs(m, jobs))
 		die_(EXIT_FAIL, "out of memory");
 	refuse_duplicate_inputs(in, n);
 	refuse_input_as_output("--svg", path, in, n);
@@ -346,7 +348,8 @@ out:
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "svg", required_argument, NULL, OPT_SVG },
 		SELECT_LONGOPTS,
 		{ "input", required_argument, NULL, 'i' },
@@ -363,18 +366,19 @@ int main(int argc, char **argv)
 	const char *svg = NULL;
 	bool json = false;
 	struct seen_split *seen = NULL;
-	int c, ret = EXIT_OK, n = 0, nseen = 0;
+	int c, ret = EXIT_OK, n = 0, nseen = 0, jobs = default_jobs();
 	char **in = calloc((size_t)argc + 1, sizeof(*in));
 
 	tool_init(argv);
 	if (!in)
 		die_(EXIT_FAIL, "out of memory");
-	while ((c = getopt_long(argc, argv, "i:jhV" SELECT_SHORTOPTS, longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:j:hV" SELECT_SHORTOPTS, longopts, NULL)) != -1) {
 		if (select_option(&sel, c, optarg))
 			continue;
 		switch (c) {
 		case 'i': in[n++] = optarg; break;
-		case 'j': json = true; break;
+		case OPT_JSON: json = true; break;
+		case 'j': jobs = parse_jobs(optarg); break;
 		case OPT_SVG: svg = optarg; break;
 		case 'r': oo.flags |= TDAT_OPEN_RAW_TS; break;
 		case 'H': oo.ts2secs_hz = parse_hz(optarg); break;
@@ -395,7 +399,7 @@ int main(int argc, char **argv)
 	if (sel && !svg)
 		usage_error("the selection options pick what --svg draws; without it, use tdat-convert");
 	if (svg) {
-		ret = svg_run(svg, in, n, &oo, sel);
+		ret = svg_run(svg, in, n, &oo, sel, jobs);
 		free(in);
 		return ret;
 	}
@@ -408,7 +412,5 @@ int main(int argc, char **argv)
 	}
 	free(seen);
 	free(in);
-	if (fflush(stdout) || ferror(stdout))
-		die_(EXIT_FAIL, "standard output: write error");
-	return ret;
+	return ret;	/* a write error on standard output: close_stdout() at exit */
 }
