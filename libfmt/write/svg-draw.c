@@ -17,6 +17,7 @@
 #define LEFT 190
 #define WIDTH (LEFT + SVG_NB + 30)
 #define AXIS_Y 70		/* the axis line; tick labels above it */
+#define TICK_CHAR_W 7.0		/* a tick label's character at 11 px, at most (digits: 6.1 in DejaVu Sans) */
 #define BAND_Y 76		/* the "every lane has events" band */
 #define LANE_Y 92		/* the first lane */
 #define LANE_H 18
@@ -72,29 +73,39 @@ static uint64_t bucket_ts(const struct tdat_svg *g, int b)
 	return g->start + (uint64_t)(span * (unsigned)b / SVG_NB);
 }
 
+/* "s" after the name of @n things, but one */
+static const char *plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+static uint64_t pow10u(int n)
+{
+	uint64_t p = 1;
+
+	while (n-- > 0)
+		p *= 10;
+	return p;
+}
+
 static double ts_x(const struct tdat_svg *g, uint64_t ts)
 {
 	return LEFT + (double)(ts - g->start) * g->scale;
 }
 
-/* A tick label: seconds with as many decimals as the step needs. */
-static void put_tick(struct tdat_svg *g, uint64_t ts, uint64_t step)
+/* A tick label into @buf: seconds with as many decimals as the step needs; its length. */
+static int tick_label(const struct tdat_svg *g, uint64_t ts, uint64_t step, char *buf, size_t n)
 {
 	int dec = 9;
 
-	if (!g->in_ns) {
-		put_time(g, ts);
-		return;
-	}
+	if (!g->in_ns)
+		return snprintf(buf, n, "%llu", (unsigned long long)ts);
 	for (uint64_t s = step; dec > 0 && s % 10 == 0; s /= 10)
 		dec--;
-	sink_printf(&g->out, "%llu", (unsigned long long)(ts / 1000000000));
-	if (dec) {
-		char frac[16];
-
-		snprintf(frac, sizeof(frac), "%09llu", (unsigned long long)(ts % 1000000000));
-		sink_printf(&g->out, ".%.*s", dec, frac);
-	}
+	if (!dec)
+		return snprintf(buf, n, "%llu", (unsigned long long)(ts / 1000000000));
+	return snprintf(buf, n, "%llu.%0*llu", (unsigned long long)(ts / 1000000000), dec,
+			(unsigned long long)(ts % 1000000000 / pow10u(9 - dec)));
 }
 
 static void draw_axis(struct tdat_svg *g, double bottom)
@@ -117,13 +128,22 @@ static void draw_axis(struct tdat_svg *g, double bottom)
 		    LEFT, AXIS_Y, LEFT + SVG_NB, AXIS_Y);
 	first = (g->start + step - 1) / step * step;
 	for (uint64_t t = first; t <= g->end && t >= first; t += step) {
-		double x = ts_x(g, t);
+		double x = ts_x(g, t), half;
+		char label[48];
+		const char *anchor = "";
 
+		/*
+		 * A label centred on its tick may not reach left of the axis, where
+		 * "time (s)" ends, or past the picture: it begins (or ends) there.
+		 */
+		half = tick_label(g, t, step, label, sizeof(label)) * TICK_CHAR_W / 2;
+		if (x - half < LEFT)
+			anchor = " text-anchor=\"start\"";
+		else if (x + half > WIDTH - 2)
+			anchor = " text-anchor=\"end\"";
 		sink_printf(&g->out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.0f\" "
-			    "stroke=\"#ccc\" stroke-width=\"0.5\"/>\n<text x=\"%.1f\" y=\"%d\">",
-			    x, AXIS_Y - 4, x, bottom, x, AXIS_Y - 7);
-		put_tick(g, t, step);
-		sink_printf(&g->out, "</text>\n");
+			    "stroke=\"#ccc\" stroke-width=\"0.5\"/>\n<text x=\"%.1f\" y=\"%d\"%s>%s"
+			    "</text>\n", x, AXIS_Y - 4, x, bottom, x, AXIS_Y - 7, anchor, label);
 	}
 	sink_printf(&g->out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n</g>\n",
 		    LEFT - 8, AXIS_Y - 7, g->in_ns ? "time (s)" : "time (clock)");
@@ -207,8 +227,8 @@ static void draw_run(struct tdat_svg *g, const struct svg_lane *l, double y, int
 	for (int b = from; b < to; b++)
 		n += l->count[b];
 	sink_printf(&g->out, "<rect x=\"%d\" y=\"%.0f\" width=\"%d\" height=\"%d\" fill=\"%s\">"
-		    "<title>%llu events from ", LEFT + from, y, to - from, LANE_H, level_fill[lv],
-		    (unsigned long long)n);
+		    "<title>%llu event%s from ", LEFT + from, y, to - from, LANE_H, level_fill[lv],
+		    (unsigned long long)n, plural(n));
 	put_time(g, bucket_ts(g, from));
 	sink_printf(&g->out, " to ");
 	put_time(g, bucket_ts(g, to) - (bucket_ts(g, to) > bucket_ts(g, from)));
@@ -223,10 +243,11 @@ static void draw_loss(struct tdat_svg *g, const struct svg_lane *l, double y, in
 		    l->lostb[b] ? LOST_FILL : UNKNOWN_FILL);
 	put_text(&g->out, l->label);
 	if (l->lostb[b])
-		sink_printf(&g->out, ": %llu events lost", (unsigned long long)l->lostb[b]);
+		sink_printf(&g->out, ": %llu event%s lost", (unsigned long long)l->lostb[b],
+			    plural(l->lostb[b]));
 	if (l->unknown[b])
-		sink_printf(&g->out, "%s %u pages lost events (number unknown)",
-			    l->lostb[b] ? "; " : ":", l->unknown[b]);
+		sink_printf(&g->out, "%s %u page%s lost events (number unknown)",
+			    l->lostb[b] ? "; " : ":", l->unknown[b], plural(l->unknown[b]));
 	sink_printf(&g->out, " between ");
 	put_time(g, bucket_ts(g, b));
 	sink_printf(&g->out, " and ");
@@ -244,11 +265,11 @@ static void draw_lane(struct tdat_svg *g, int i, uint64_t max)
 	put_text(&g->out, l->label);
 	sink_printf(&g->out, "<title>");
 	put_text(&g->out, l->label);
-	sink_printf(&g->out, ": %llu events, %llu lost, %llu pages lost an unknown number</title>"
+	sink_printf(&g->out, ": %llu event%s, %llu lost, %llu page%s lost an unknown number</title>"
 		    "</text>\n<rect class=\"lane\" x=\"%d\" y=\"%.0f\" width=\"%d\" height=\"%d\" "
 		    "fill=\"#ffffff\" fill-opacity=\"0.6\" stroke=\"#bbb\" stroke-width=\"0.5\"/>\n",
-		    (unsigned long long)l->events, (unsigned long long)l->lost,
-		    (unsigned long long)l->lost_pages, LEFT, y, SVG_NB, LANE_H);
+		    (unsigned long long)l->events, plural(l->events), (unsigned long long)l->lost,
+		    (unsigned long long)l->lost_pages, plural(l->lost_pages), LEFT, y, SVG_NB, LANE_H);
 	for (int b = 0; b < SVG_NB;) {
 		int lv, e = b + 1;
 
@@ -281,10 +302,12 @@ static void draw_legend(struct tdat_svg *g, double y, uint64_t max)
 		if (lo > hi)
 			continue;
 		sink_printf(&g->out, "<rect x=\"%d\" y=\"%.0f\" width=\"14\" height=\"14\" fill=\"%s\">"
-			    "<title>%llu to %llu events per bucket</title></rect>\n"
-			    "<text x=\"%d\" y=\"%.0f\">%llu</text>\n", LEFT + lv * 70, y, level_fill[lv],
-			    (unsigned long long)lo, (unsigned long long)hi, LEFT + lv * 70 + 18,
-			    y + 11, (unsigned long long)lo);
+			    "<title>", LEFT + lv * 70, y, level_fill[lv]);
+		if (lo < hi)
+			sink_printf(&g->out, "%llu to ", (unsigned long long)lo);
+		sink_printf(&g->out, "%llu event%s per bucket</title></rect>\n"
+			    "<text x=\"%d\" y=\"%.0f\">%llu</text>\n", (unsigned long long)hi,
+			    plural(hi), LEFT + lv * 70 + 18, y + 11, (unsigned long long)lo);
 	}
 	sink_printf(&g->out, "<rect x=\"%d\" y=\"%.0f\" width=\"3\" height=\"14\" fill=\"%s\"/>"
 		    "<text x=\"%d\" y=\"%.0f\">events lost</text>\n"
@@ -379,14 +402,14 @@ static void draw_bars(struct tdat_svg *g, double y)
 		put_text(&g->out, t[i].system);
 		sink_putc(&g->out, ':');
 		put_text(&g->out, t[i].name);
-		sink_printf(&g->out, ": %llu events (%.1f%%)</title></rect>\n<text x=\"%.1f\" "
-			    "y=\"%.0f\">%llu</text>\n", (unsigned long long)t[i].count,
+		sink_printf(&g->out, ": %llu event%s (%.1f%%)</title></rect>\n<text x=\"%.1f\" "
+			    "y=\"%.0f\">%llu</text>\n", (unsigned long long)t[i].count, plural(t[i].count),
 			    100.0 * (double)t[i].count / (double)(g->total ? g->total : 1),
 			    LEFT + (w < 1 ? 1 : w) + 4, r + 10, (unsigned long long)t[i].count);
 	}
 	if (n > NBARS)
-		sink_printf(&g->out, "<text x=\"%d\" y=\"%.0f\">and %d more types</text>\n", LEFT,
-			    y + 8 + NBARS * 16 + 10, n - NBARS);
+		sink_printf(&g->out, "<text x=\"%d\" y=\"%.0f\">and %d more type%s</text>\n", LEFT,
+			    y + 8 + NBARS * 16 + 10, n - NBARS, plural((uint64_t)(n - NBARS)));
 	sink_printf(&g->out, "</g>\n");
 	free(t);
 }
@@ -399,11 +422,11 @@ static void draw_title(struct tdat_svg *g)
 			sink_printf(&g->out, ", ");
 		put_text(&g->out, tdat_file_info(tdat_merge_file(g->m, i))->path);
 	}
-	sink_printf(&g->out, "</text>\n<text x=\"10\" y=\"40\" font-size=\"12\">%llu events, "
-		    "%llu lost", (unsigned long long)g->total, (unsigned long long)g->lost);
+	sink_printf(&g->out, "</text>\n<text x=\"10\" y=\"40\" font-size=\"12\">%llu event%s, "
+		    "%llu lost", (unsigned long long)g->total, plural(g->total), (unsigned long long)g->lost);
 	if (g->lost_pages)
-		sink_printf(&g->out, " (and %llu pages that lost an unknown number)",
-			    (unsigned long long)g->lost_pages);
+		sink_printf(&g->out, " (and %llu page%s that lost an unknown number)",
+			    (unsigned long long)g->lost_pages, plural(g->lost_pages));
 	sink_printf(&g->out, ", from ");
 	put_time(g, g->start);
 	sink_printf(&g->out, " to ");

@@ -90,10 +90,15 @@ static int make_lanes(struct tdat_svg *g, struct tdat_select *s)
 	return 0;
 }
 
-/* The axis: the merge's span, narrowed to the window of @s. */
+/*
+ * The axis: the merge's span, narrowed to the window of @s; a window that
+ * misses the span (--start after its end, --end before its start) is drawn
+ * as it was asked for, empty, not as a point of the span.
+ */
 static int make_axis(struct tdat_svg *g, struct tdat_select *s)
 {
-	uint64_t first = 0, last = 0;
+	uint64_t first = 0, last = 0, lo, hi;
+	bool has_lo, has_hi;
 	int64_t w;
 	int ret = tdat_merge_span(g->m, &first, &last);
 
@@ -102,12 +107,17 @@ static int make_axis(struct tdat_svg *g, struct tdat_select *s)
 			 tdat_strerror(ret));
 		return ret;
 	}
-	if (s && select_window_get(s, 0, &w) && w > 0 && (uint64_t)w > first)
-		first = (uint64_t)w;
-	if (s && select_window_get(s, 1, &w) && (w < 0 || (uint64_t)w < last))
-		last = w < 0 ? 0 : (uint64_t)w;
-	if (last < first)
-		last = first;
+	has_lo = s && select_window_get(s, 0, &w);
+	lo = has_lo ? (w > 0 ? (uint64_t)w : 0) : first;
+	has_hi = s && select_window_get(s, 1, &w);
+	hi = has_hi ? (w > 0 ? (uint64_t)w : 0) : last;
+	if (lo <= last && hi >= first && lo <= hi) {	/* they overlap: the part of the span */
+		first = lo > first ? lo : first;
+		last = hi < last ? hi : last;
+	} else {	/* --end alone runs from 0, --start alone is where it is */
+		first = has_lo ? lo : 0;
+		last = has_hi && hi > first ? hi : first;
+	}
 	g->start = first;
 	g->end = last;
 	g->scale = SVG_NB / ((double)(last - first) + 1.0);

@@ -169,6 +169,34 @@ t_assert "and draws the empty window" grep -q '>0 events, 0 lost, from 716.80000
 t_exit "a selection that matches no CPU is a usage error" 2 -- tdat-info --svg "$O/x.svg" --cpu 7 $TD/lost-events.dat
 t_assert "and writes nothing" test ! -e "$O/x.svg"
 
+# a window that misses the trace is drawn as it was asked for (it was a
+# point at the trace's start)
+t_exit "a window before the trace" 0 -- tdat-info --svg "$O/early.svg" --start 10 --end 20 $TD/lost-events.dat
+t_assert "draws that window, empty" grep -q '>0 events, 0 lost, from 10.000000000 to 20.000000000<' "$O/early.svg"
+is "its axis runs from 10 s to 20 s" \
+	"$(grep -o '<text x="[0-9.]*" y="63"[^>]*>[0-9.]*<' "$O/early.svg" | sed 's/.*>\([0-9.]*\)<$/\1/' | sed -n '1p;$p' | tr '\n' ' ')" \
+	"10 20 "
+t_exit "--end alone before the trace" 0 -- tdat-info --svg "$O/early2.svg" --end 1s $TD/lost-events.dat
+t_assert "draws 0 to 1 s" grep -q '>0 events, 0 lost, from 0.000000000 to 1.000000000<' "$O/early2.svg"
+
+# "time (s)" ends 8 px left of the axis; a tick label at the axis's start
+# (716.6 s here) used to be centred on it and run into it: in the rendering,
+# the 6 px between them stay blank, and the label is still there
+t_exit "a window that starts on a tick" 0 -- tdat-info --svg "$O/tick.svg" --start 716.6 --end 716.7 $TD/lost-events.dat
+t_assert "rendered" render "$O/tick"
+gap=$(for yy in $(seq 54 64); do pixels "$O/tick.png" "$yy" 183 188; done | awk '$2 != 0' | wc -l)
+ink=$(for yy in $(seq 54 64); do pixels "$O/tick.png" "$yy" 130 181; done | awk '$2 != 0' | wc -l)
+tick=$(for yy in $(seq 54 64); do pixels "$O/tick.png" "$yy" 190 230; done | awk '$2 != 0' | wc -l)
+t_assert "no ink between \"time (s)\" and the axis ($gap pixels), both labels drawn ($ink, $tick)" \
+	test "$gap" = 0 -a "$ink" -gt 20 -a "$tick" -gt 20
+
+# one of a thing is not "1 things"
+t_exit "a capture with one page that lost events" 0 -- tdat-info --svg "$O/one.svg" $TD/lost-events-nocount.dat
+t_assert "the title says \"1 page\"" grep -q '(and 1 page that lost an unknown number)' "$O/one.svg"
+for f in $TD/*.dat; do tdat-info --svg - "$f" 2>/dev/null; done >"$O/all.svg"
+is "no \"1 events\", \"1 pages\" or \"1 types\" in the pictures of every capture" \
+	"$(grep -oE '(^|[^0-9.])1 (events|pages|types)\b' "$O/all.svg" | sort | uniq -c)" ""
+
 # several inputs, several buffers
 t_exit "two inputs" 0 -- tdat-info --svg "$O/2.svg" $TD/two-buffers.dat $TD/lost-events.dat
 t_assert "a lane per CPU of every buffer of every input, named" \
