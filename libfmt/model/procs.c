@@ -257,14 +257,26 @@ static int named_thread(struct procmodel *pm, const struct tdat_event *ev, const
 	return utid;
 }
 
+/*
+ * Put thread @utid in process @upid.  A process whose main thread began in
+ * the trace (task_newtask, or sched_process_fork of a task that turns out to
+ * lead its own process) began then too, as trace processor has it for
+ * task_newtask: its start_ts is its main thread's.
+ */
 static void join(struct procmodel *pm, int utid, int upid)
 {
 	struct pm_thread *th = &pm->threads[utid];
+	struct pm_process *pr;
 
 	if (utid <= 0 || upid < 0)
 		return;
+	pr = &pm->procs[upid];
 	th->upid = upid;
-	th->is_main = th->tid == pm->procs[upid].pid;
+	th->is_main = th->tid == pr->pid;
+	if (th->is_main && th->has_start && !pr->has_start) {
+		pr->has_start = true;
+		pr->start_ts = th->start_ts;
+	}
 }
 
 /* The process whose pid is @pid in @input, the newest one. */

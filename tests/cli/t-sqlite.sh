@@ -159,7 +159,28 @@ for f in v7-zstd two-buffers lost-events stack; do
 		"$(q "$db" "SELECT count(*) FROM ftrace_event WHERE utid NOT IN (SELECT utid FROM thread)")" 0
 	is "$f: threads of a process: the main thread's tid is the pid" \
 		"$(q "$db" "SELECT count(*) FROM thread t JOIN process p USING (upid) WHERE t.is_main_thread AND t.tid <> p.pid")" 0
+	# a process began when its main thread did (trace processor: both at task_newtask)
+	is "$f: a process whose main thread began in the trace began then too" \
+		"$(q "$db" "SELECT count(*) FROM thread t JOIN process p USING (upid) WHERE t.is_main_thread AND
+			t.start_ts IS NOT NULL AND p.start_ts IS NOT t.start_ts")" 0
+	if have_trace_cmd; then
+		# sched_process_fork of a child that leads its own process: its process starts there
+		"$TRACE_CMD" report -t testdata/$f.dat 2>/dev/null |
+			sed -nE 's/^.* ([0-9]+)\.([0-9]{9}): sched_process_fork: .* child_pid=([0-9]+)$/\3|\1\2/p' |
+			sort >"$T_TMP/forks"
+		q "$db" "SELECT pid || '|' || start_ts FROM process WHERE start_ts IS NOT NULL AND
+			pid IN ($(cut -d'|' -f1 "$T_TMP/forks" | paste -sd, | sed 's/^$/-1/'))" | sort >"$T_TMP/pstarts"
+		t_assert "$f: forked processes start at their fork, as trace-cmd report times it ($(wc -l <"$T_TMP/pstarts") of $(wc -l <"$T_TMP/forks") forks)" \
+			test -s "$T_TMP/pstarts" -o ! -s "$T_TMP/forks"
+		is "$f: and each start is its child_pid's fork" "$(join -t'|' "$T_TMP/pstarts" "$T_TMP/forks" |
+			awk -F'|' '$2 != $3')" ""
+	else
+		skip "$f: forked processes start at their fork" "trace-cmd is not installed"
+		skip "$f: and each start is its child_pid's fork" "trace-cmd is not installed"
+	fi
 done
+is "two-buffers: the 11 processes sh forked start at their forks" \
+	"$(q "$T_TMP/two-buffers.db" "SELECT count(*) FROM process WHERE start_ts IS NOT NULL")" 11
 db=$T_TMP/v7-zstd.db
 is "exec names the process and its cmdline" \
 	"$(q "$db" "SELECT p.name, p.cmdline FROM process p JOIN thread t USING (upid) WHERE t.name = 'ls'")" "ls|/usr/bin/ls"
