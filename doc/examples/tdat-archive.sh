@@ -5,20 +5,27 @@
 #   tdat-archive.sh [-f parquet|csv|sqlite] [-j N] [-S SSHLOGIN]...
 #                   [--sshloginfile FILE] IN_DIR OUT_DIR [-- tdat-convert options]
 #
-# Every IN_DIR/**/*.dat becomes OUT_DIR/capture=NAME, NAME being its path
-# under IN_DIR without ".dat", '/' written as "__" (a/b/x.dat: a__b__x):
+# Every IN_DIR/**/*.dat (or .dat.gz, .dat.zst, .dat.xz: tdat reads them as
+# they are) becomes OUT_DIR/capture=NAME, NAME being its path under IN_DIR
+# without ".dat" (and the compression's suffix), '/' written as "__"
+# (a/b/x.dat: a__b__x):
 #   csv      capture=NAME/SYSTEM.EVENT.csv, typed (--split-by-event)
-#   parquet  capture=NAME/SYSTEM.EVENT.parquet (the default), events.parquet, trace.json
+#   parquet  capture=NAME/ (the default): events.parquet, event/SYSTEM.EVENT.parquet,
+#            analysis/TABLE.parquet, _tdat/trace.json (tdat-parquet(7))
 #   sqlite   capture=NAME/trace.db
 # The capture=NAME folders are a hive-partitioned dataset: DuckDB reads them
 # all at once with a `capture` column, e.g.
-#   SELECT capture, count(*) FROM read_parquet('OUT/*/sched.sched_switch.parquet',
+#   SELECT capture, count(*) FROM read_parquet('OUT/*/event/sched.sched_switch.parquet',
 #       hive_partitioning = true) GROUP BY capture;
 # and SQLite databases are ATTACHed side by side.
 #
 # parallel keeps a joblog in OUT_DIR/.tdat-archive.joblog: running the same
 # command again converts only what failed or was never converted (a failed
-# conversion is converted again from scratch).  With -S/--sshloginfile, each capture is
+# conversion is converted again from scratch, and leaves nothing behind).
+# The format and the options after -- are kept in OUT_DIR/.tdat-archive.options:
+# a run into OUT_DIR with others is refused, so that one dataset never mixes
+# two selections (remove OUT_DIR, or name another, to convert with them).
+# With -S/--sshloginfile, each capture is
 # copied to the machine that converts it and its folder copied back (tdat must
 # be installed there; ':' is this machine).  Exit status: 0 when every capture
 # converted, 1 when some did not (they are listed), 2 for a usage error.
@@ -61,12 +68,41 @@ mkdir -p "$out"
 in=$(cd "$in" && pwd) out=$(cd "$out" && pwd)
 case $out/ in "$in"/*) echo "$prog: $out: the output is inside the input folder" >&2; exit 2 ;; esac
 
+# The captures, as IN/./REL; two that would share a NAME (x.dat and x.dat.gz) are refused.
+list=$(mktemp) || exit 1
+trap 'rm -f "$list"' EXIT
+(cd "$in" && find . -type f \( -name '*.dat' -o -name '*.dat.gz' -o -name '*.dat.zst' -o \
+	-name '*.dat.xz' \) -print0) | sed -z "s:^\./:$in/./:" | sort -z >"$list"
+dup=$(tr '\0' '\n' <"$list" | sed 's:.*/\./::; s:\.dat\(\.gz\|\.zst\|\.xz\)\{0,1\}$::' | sort | uniq -d)
+if [[ -n $dup ]]; then
+	echo "$prog: captures that would share a name (keep one of each):" >&2
+	sed 's/^/  /; s/$/.dat*/' <<<"$dup" >&2
+	exit 2
+fi
+
+# The options every capture of OUT is converted with: the same on every run.
+opts="format $format; tdat-convert ${convert_opts[*]@Q}"
+if [[ -e $out/.tdat-archive.options ]]; then
+	if [[ $(cat "$out/.tdat-archive.options") != "$opts" ]]; then
+		echo "$prog: $out was converted with other options:" >&2
+		sed 's/^/  /' "$out/.tdat-archive.options" >&2
+		echo "  (this run: $opts); remove $out, or name another output, to convert with them" >&2
+		exit 2
+	fi
+elif [[ -n $(ls -A "$out") ]]; then
+	echo "$prog: $out is not empty and is not a dataset of $prog (no .tdat-archive.options)" >&2
+	exit 2
+else
+	printf '%s\n' "$opts" >"$out/.tdat-archive.options"
+fi
+
 # One job: {} is IN/./REL.dat.  Here the file is there; on another machine,
 # parallel put it at REL.dat under the job's work dir.  The job writes
 # capture=NAME (relative: OUT here, the work dir there, copied back).
-name='{= s:.*/\./::; s:\.dat$::; s:/:__:g; $_ = "capture=$_" =}'
+name='{= s:.*/\./::; s:\.dat(\.gz|\.zst|\.xz)?$::; s:/:__:g; $_ = "capture=$_" =}'
 rel='{= s:.*/\./:: =}'
-# Only a capture that failed (or never ran) runs: what it left is not kept.
+# Only a capture that failed (or never ran) runs: what it left is not kept,
+# and a failure leaves nothing (sqlite's folder included).
 if [[ $format == sqlite ]]; then
 	target="$name/trace.db"
 	prepare="rm -rf $name && mkdir $name &&"
@@ -75,13 +111,13 @@ else
 	prepare="rm -rf $name &&"
 fi
 job="f={}; [ -e \"\$f\" ] || f=$rel; $prepare tdat-convert ${convert_opts[*]@Q} -o $target \"\$f\""
+job="$job || { s=\$?; rm -rf $name; exit \$s; }"
 
 remote=()
 ((${#logins[@]})) && remote=("${logins[@]}" --transferfile {} --return "$name" --cleanup)
 cd "$out"
 set +e
-(cd "$in" && find . -name '*.dat' -type f -print0) | sed -z "s:^\./:$in/./:" | sort -z |
-	parallel -0 ${jobs:+-j "$jobs"} --joblog "$out/.tdat-archive.joblog" --resume-failed \
+parallel -0 -a "$list" ${jobs:+-j "$jobs"} --joblog "$out/.tdat-archive.joblog" --resume-failed \
 		--halt never "${remote[@]}" "$job"
 status=$?
 set -e

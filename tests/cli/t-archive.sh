@@ -3,7 +3,9 @@
 # tree of testdata/ captures with a local parallel (-S :): every capture
 # becomes capture=NAME of one dataset whose per-event counts are trace-cmd
 # report's (typed CSV rows read by Python's csv module, SQLite rows by
-# sqlite3); a capture that fails is listed, and a rerun converts it alone.
+# sqlite3); a capture that fails is listed and leaves nothing, and a rerun
+# converts it alone; a rerun with other options is refused; .dat.gz,
+# .dat.zst and .dat.xz captures are picked up.  (The ssh run: t-ssh.sh.)
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
 command -v parallel >/dev/null || skip_all "GNU parallel is not installed (Debian parallel)"
 have_trace_cmd || skip_all "no trace-cmd to count the events"
@@ -58,6 +60,48 @@ csv_counts "$OUT/capture=c__cut" >"$T_TMP/csv"
 t_assert "and its rows are trace-cmd report's now" cmp -s "$T_TMP/tc" "$T_TMP/csv"
 t_exit "a third run has nothing to do" 0 -- "$ARCHIVE" -f csv "$IN" "$OUT"
 is "and runs no job" "$(tail -n +2 "$OUT/.tdat-archive.joblog" | wc -l)" 5
+
+# the options are the dataset's: a rerun with others is refused (it used to
+# convert only the failures with them, mixing two selections in one dataset)
+cp -r "$OUT" "$T_TMP/out.before"
+t_exit "a rerun with other options after --: refused" 2 -- "$ARCHIVE" -f csv "$IN" "$OUT" -- -e 'sched:*'
+t_stderr_match "naming the options it was made with" "was converted with other options:"
+t_stderr_match "and the ones asked for" "this run: format csv; tdat-convert .*sched:\*"
+t_exit "a rerun in another format: refused" 2 -- "$ARCHIVE" -f parquet "$IN" "$OUT"
+t_assert "the dataset is left as it was" diff -r "$T_TMP/out.before" "$OUT"
+rm -rf "$T_TMP/out.before"
+mkdir -p "$T_TMP/other" && echo x >"$T_TMP/other/notes"
+t_exit "a folder that is not an archive's: refused" 2 -- "$ARCHIVE" "$IN" "$T_TMP/other"
+t_stderr_match "saying so" "is not empty and is not a dataset of tdat-archive.sh"
+
+# a capture that fails leaves nothing, in every format (sqlite left an empty capture=NAME)
+IN3=$T_TMP/in3
+mkdir -p "$IN3"
+cp testdata/markers.dat "$IN3/ok.dat"
+head -c 100000 testdata/chunks.dat >"$IN3/cut.dat"
+for f in sqlite parquet csv; do
+	t_exit "$f: a damaged capture fails (exit 1)" 1 -- "$ARCHIVE" -f $f "$IN3" "$T_TMP/fail-$f"
+	is "$f: it leaves nothing, the other is there" "$(cd "$T_TMP/fail-$f" && ls)" "capture=ok"
+done
+
+# compressed captures are picked up as they are, named without their suffix
+IN2=$T_TMP/in2
+mkdir -p "$IN2/z"
+gzip -c testdata/lost-events.dat >"$IN2/z/lost-events.dat.gz"
+zstd -q -c testdata/two-buffers.dat >"$IN2/two-buffers.dat.zst"
+xz -c testdata/atrace.dat >"$IN2/atrace.dat.xz"
+cp testdata/markers.dat "$IN2/markers.dat"
+t_exit "an archive of .dat.gz, .dat.zst, .dat.xz and .dat" 0 -- "$ARCHIVE" -f csv -j 2 "$IN2" "$T_TMP/z"
+is "one capture each, named without .dat and the suffix" "$(cd "$T_TMP/z" && ls | tr '\n' ' ')" \
+	"capture=atrace capture=markers capture=two-buffers capture=z__lost-events "
+for c in z/lost-events two-buffers atrace; do
+	tc_counts "testdata/${c#z/}.dat" >"$T_TMP/tc"
+	csv_counts "$T_TMP/z/capture=${c//\//__}" >"$T_TMP/csv"
+	t_assert "capture=${c//\//__}: per-event rows are trace-cmd report's" cmp -s "$T_TMP/tc" "$T_TMP/csv"
+done
+gzip -c testdata/markers.dat >"$IN2/markers.dat.gz"
+t_exit "x.dat beside x.dat.gz: refused" 2 -- "$ARCHIVE" -f csv "$IN2" "$T_TMP/z2"
+t_stderr_match "naming them" "^  markers\.dat\*$"
 
 # SQLite: one database per capture, with the options after --
 t_exit "sqlite, with a selection" 0 -- "$ARCHIVE" -f sqlite "$IN" "$T_TMP/db" -- -e 'sched:*'
