@@ -15,13 +15,16 @@ cd "$(dirname "$0")"
 # (trace-cmd is the oracle for golden tests, sqlite3 reads back SQLite
 # output, groff lints the man pages, protoc decodes Perfetto output, xmllint
 # validates and rsvg-convert renders tdat-info --svg, python3 reads the pixels,
-# GNU parallel runs doc/examples/tdat-archive.sh; node and npm install DuckDB
-# and hyparquet into a cache folder to read the Parquet output back:
-# tests/cli/t-parquet.sh).
+# GNU parallel runs doc/examples/tdat-archive.sh, over ssh too: openssh-server's
+# sshd, started by tests/cli/t-ssh.sh on 127.0.0.1 with keys of its own, and
+# rsync, which parallel copies files with; liblzma reads .dat.xz inputs;
+# node and npm install DuckDB, hyparquet and nodejs-polars into a cache folder
+# to read the Parquet output back: tests/cli/t-parquet.sh, t-dataset.sh).
 PACKAGES=(build-essential autoconf automake libtool pkg-config
 	libtraceevent-dev libtracefs-dev libzstd-dev zlib1g-dev libdeflate-dev liblzma-dev
 	libsqlite3-dev libjson-c-dev sqlite3 trace-cmd groff-base protobuf-compiler
-	libxml2-utils librsvg2-bin python3 parallel nodejs npm)
+	libxml2-utils librsvg2-bin python3 parallel openssh-client openssh-server rsync
+	nodejs npm)
 
 SAMPLE=testdata/v7-zstd.dat
 OUT=out

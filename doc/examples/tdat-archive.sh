@@ -96,25 +96,37 @@ else
 	printf '%s\n' "$opts" >"$out/.tdat-archive.options"
 fi
 
-# One job: {} is IN/./REL.dat.  Here the file is there; on another machine,
-# parallel put it at REL.dat under the job's work dir.  The job writes
-# capture=NAME (relative: OUT here, the work dir there, copied back).
+# One job: {} is IN/./REL.dat.  On another machine parallel put the file at
+# REL.dat under the job's work dir; here it is under IN.  tdat-convert reads
+# it as REL.dat from the folder that holds it either way, so the paths the
+# dataset records (trace.json, tdat.source) are the same wherever it ran.
+# The job writes capture=NAME in its folder (OUT here, the work dir there,
+# copied back).
 name='{= s:.*/\./::; s:\.dat(\.gz|\.zst|\.xz)?$::; s:/:__:g; $_ = "capture=$_" =}'
 rel='{= s:.*/\./:: =}'
 # Only a capture that failed (or never ran) runs: what it left is not kept,
 # and a failure leaves nothing (sqlite's folder included).
 if [[ $format == sqlite ]]; then
-	target="$name/trace.db"
-	prepare="rm -rf $name && mkdir $name &&"
+	target="\"\$o\"/$name/trace.db"
+	prepare="rm -rf \"\$o\"/$name && mkdir \"\$o\"/$name &&"
 else
-	target=$name
-	prepare="rm -rf $name &&"
+	target="\"\$o\"/$name"
+	prepare="rm -rf \"\$o\"/$name &&"
 fi
-job="f={}; [ -e \"\$f\" ] || f=$rel; $prepare tdat-convert ${convert_opts[*]@Q} -o $target \"\$f\""
-job="$job || { s=\$?; rm -rf $name; exit \$s; }"
+job="o=\$PWD; d=.; [ -e $rel ] || d=${in@Q}; $prepare"
+job="$job (cd \"\$d\" && exec tdat-convert ${convert_opts[*]@Q} -o $target $rel)"
+job="$job || { s=\$?; rm -rf \"\$o\"/$name; exit \$s; }"
 
+# Another machine: the capture goes there and its folder comes back, in a
+# work dir of the job's own (--workdir ...) that --cleanup removes whole
+# (it removes only files by name, not a returned folder).  GNU parallel
+# 20221122 quotes a --return path for the remote shell as rsync before 3.2.4
+# needs it; newer rsync quotes it again unless told to take it as it is.
 remote=()
-((${#logins[@]})) && remote=("${logins[@]}" --transferfile {} --return "$name" --cleanup)
+if ((${#logins[@]})); then
+	remote=("${logins[@]}" --workdir ... --transferfile {} --return "$name" --cleanup)
+	export RSYNC_OLD_ARGS=1
+fi
 cd "$out"
 set +e
 parallel -0 -a "$list" ${jobs:+-j "$jobs"} --joblog "$out/.tdat-archive.joblog" --resume-failed \
