@@ -37,13 +37,15 @@ usage() {
 	exit 2
 }
 
-format=parquet jobs= logins=()
+format=parquet jobs= logins=() hosts=
 while (($#)); do
 	case $1 in
 	-f) format=${2:?}; shift 2 ;;
 	-j) jobs=${2:?}; shift 2 ;;
-	-S) logins+=(--sshlogin "${2:?}"); shift 2 ;;
-	--sshloginfile) logins+=(--sshloginfile "${2:?}"); shift 2 ;;
+	-S) logins+=(--sshlogin "${2:?}")
+	    [[ $2 =~ ^([0-9]+/)?:$ ]] || hosts=1	# ':' is this machine
+	    shift 2 ;;
+	--sshloginfile) logins+=(--sshloginfile "${2:?}"); hosts=1; shift 2 ;;
 	-h|--help) usage ;;
 	--) break ;;
 	-*) echo "$prog: unknown option $1" >&2; usage ;;
@@ -100,8 +102,8 @@ fi
 # REL.dat under the job's work dir; here it is under IN.  tdat-convert reads
 # it as REL.dat from the folder that holds it either way, so the paths the
 # dataset records (trace.json, tdat.source) are the same wherever it ran.
-# The job writes capture=NAME in its folder (OUT here, the work dir there,
-# copied back).
+# The job writes capture=NAME into OUT here, into its work dir there (copied
+# back).
 name='{= s:.*/\./::; s:\.dat(\.gz|\.zst|\.xz)?$::; s:/:__:g; $_ = "capture=$_" =}'
 rel='{= s:.*/\./:: =}'
 # Only a capture that failed (or never ran) runs: what it left is not kept,
@@ -113,7 +115,7 @@ else
 	target="\"\$o\"/$name"
 	prepare="rm -rf \"\$o\"/$name &&"
 fi
-job="o=\$PWD; d=.; [ -e $rel ] || d=${in@Q}; $prepare"
+job="o=\$PWD d=.; [ -e $rel ] || { o=${out@Q} d=${in@Q}; }; $prepare"
 job="$job (cd \"\$d\" && exec tdat-convert ${convert_opts[*]@Q} -o $target $rel)"
 job="$job || { s=\$?; rm -rf \"\$o\"/$name; exit \$s; }"
 
@@ -122,9 +124,9 @@ job="$job || { s=\$?; rm -rf \"\$o\"/$name; exit \$s; }"
 # (it removes only files by name, not a returned folder).  GNU parallel
 # 20221122 quotes a --return path for the remote shell as rsync before 3.2.4
 # needs it; newer rsync quotes it again unless told to take it as it is.
-remote=()
-if ((${#logins[@]})); then
-	remote=("${logins[@]}" --workdir ... --transferfile {} --return "$name" --cleanup)
+remote=("${logins[@]}")
+if [[ -n $hosts ]]; then
+	remote+=(--workdir ... --transferfile {} --return "$name" --cleanup)
 	export RSYNC_OLD_ARGS=1
 fi
 cd "$out"
