@@ -230,6 +230,51 @@ const char *default_input(void)
 	usage_error("no input file (-i FILE, FILE, or a pipe on standard input)");
 }
 
+/*
+ * The warnings of each input printed so far: a piece reads its metadata
+ * when it is added to a merge (or counted), and may warn then.
+ */
+static struct printed {
+	const struct tdat_file *f;
+	int n;
+} *printed;
+static int nprinted;
+
+static struct printed *printed_of(const struct tdat_file *f)
+{
+	struct printed *p;
+
+	for (int i = nprinted; i-- > 0;)
+		if (printed[i].f == f)
+			return &printed[i];
+	if (!(p = realloc(printed, sizeof(*p) * (size_t)(nprinted + 1))))
+		die_(EXIT_FAIL, "out of memory");
+	printed = p;
+	printed[nprinted] = (struct printed){ .f = f };
+	return &printed[nprinted++];
+}
+
+void input_warnings(struct tdat_file *f)
+{
+	const char *path = tdat_file_info(f)->path;
+	struct printed *p = printed_of(f);
+
+	for (; p->n < tdat_file_nwarnings(f); p->n++) {
+		warnx_("%s: %s", strcmp(path, "-") ? path : "(stdin)", tdat_file_warning(f, p->n));
+		inputs_damaged = true;
+	}
+}
+
+int merge_input(struct tdat_merge *m, struct tdat_file *f)
+{
+	int ret = tdat_merge_add(m, f);
+
+	if (ret)
+		warnx_("%s", *tdat_merge_errmsg(m) ? tdat_merge_errmsg(m) : tdat_strerror(ret));
+	input_warnings(f);
+	return ret;
+}
+
 struct tdat_file *open_input(const char *path, const struct tdat_open_opts *opts)
 {
 	struct tdat_file *f = tdat_file_new();
@@ -245,10 +290,7 @@ struct tdat_file *open_input(const char *path, const struct tdat_open_opts *opts
 		tdat_file_free(f);
 		return NULL;
 	}
-	for (int i = 0; i < tdat_file_nwarnings(f); i++) {
-		warnx_("%s: %s", strcmp(path, "-") ? path : "(stdin)", tdat_file_warning(f, i));
-		inputs_damaged = true;
-	}
+	input_warnings(f);
 	for (int i = 0; verbose && i < tdat_file_nnotes(f); i++)
 		warnx_("%s: note: %s", strcmp(path, "-") ? path : "(stdin)", tdat_file_note(f, i));
 	return f;

@@ -117,6 +117,13 @@ const char *default_input(void);
 
 /* Open every input, or print why not and return NULL. */
 struct tdat_file *open_input(const char *path, const struct tdat_open_opts *opts);
+/*
+ * tdat_merge_add() of an input, saying why not; and the input's warnings
+ * not printed yet (a piece reads its metadata then).
+ */
+int merge_input(struct tdat_merge *m, struct tdat_file *f);
+/* The warnings of input @f not printed yet (after tdat_stats_collect(), say). */
+void input_warnings(struct tdat_file *f);
 
 /*
  * Warn when the pieces of a split among inputs @in have gaps (piece 3 of

@@ -432,6 +432,7 @@ static int write_trace_json(const char *dir, struct tdat_merge *m, struct tdat_f
 		ret = tdat_merge_stats(m, in[i], &s);
 		if (ret == TDAT_EINVAL)
 			ret = tdat_stats_collect(in[i], &s);
+		input_warnings(in[i]);
 		if (ret) {
 			warnx_("%s: %s", tdat_file_info(in[i])->path, *tdat_file_errmsg(in[i]) ?
 			       tdat_file_errmsg(in[i]) : tdat_strerror(ret));
@@ -599,10 +600,9 @@ int main(int argc, char **argv)
 	if (o.align && align_inputs(&o, in, n))
 		goto out;
 	for (int i = 0; i < n; i++) {
-		int err = tdat_merge_add(m, in[i]);
+		int err = merge_input(m, in[i]);
 
 		if (err) {
-			warnx_("%s", *tdat_merge_errmsg(m) ? tdat_merge_errmsg(m) : tdat_strerror(err));
 			ret = err == TDAT_EINVAL ? EXIT_USAGE : EXIT_FAIL;
 			goto out;
 		}

@@ -249,6 +249,7 @@ static int info_one(const char *path, const struct tdat_open_opts *oo, bool json
 		return EXIT_FAIL;
 	note_split(seen, nseen, path, tdat_file_piece(f));
 	ret = tdat_stats_collect(f, &s);
+	input_warnings(f);
 	if (ret) {
 		warnx_("%s: %s", path, *tdat_file_errmsg(f) ? tdat_file_errmsg(f) : tdat_strerror(ret));
 		tdat_file_free(f);
@@ -307,8 +308,7 @@ static int svg_run(const char *path, char **in, int n, const struct tdat_open_op
 	for (int i = 0; i < n; i++) {
 		if (!(f[i] = open_input(in[i], oo)))
 			goto out;
-		if ((err = tdat_merge_add(m, f[i]))) {
-			warnx_("%s", *tdat_merge_errmsg(m) ? tdat_merge_errmsg(m) : tdat_strerror(err));
+		if ((err = merge_input(m, f[i]))) {
 			ret = err == TDAT_EINVAL ? EXIT_USAGE : EXIT_FAIL;
 			goto out;
 		}

@@ -711,8 +711,7 @@ int main(int argc, char **argv)
 	in = open_input(sp.input, &sp.open);
 	if (in && !sp.prefix)
 		sp.prefix = tdat_file_info(in)->name;	/* base name without .dat */
-	if (in && (ret = tdat_merge_add(sp.m, in))) {
-		warnx_("%s", *tdat_merge_errmsg(sp.m) ? tdat_merge_errmsg(sp.m) : tdat_strerror(ret));
+	if (in && merge_input(sp.m, in)) {
 		ret = EXIT_FAIL;
 	} else if (in) {
 		set_mark(&sp, in);

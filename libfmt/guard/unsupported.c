@@ -51,6 +51,7 @@ void file_unsupported(struct tdat_file *f, const char *buf, const char *system)
 
 bool file_print_unsupported(const struct tdat_file *f, int id)
 {
+	f = f->meta_owner ? f->meta_owner : f;
 	for (int i = 0; i < f->nunsupp; i++)
 		if (f->unsupp_ids[i] == id)
 			return true;

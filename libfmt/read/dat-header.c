@@ -252,6 +252,23 @@ int dat_section_body(struct rd *r, int id)
 	}
 }
 
+static int setup_tep(struct tdat_file *f)
+{
+	f->tep = tep_alloc();
+	if (!f->tep)
+		return TDAT_ENOMEM;
+	if (!(f->flags & TDAT_OPEN_NO_PLUGINS))
+		f->plugins = tep_load_plugins(f->tep);
+	if (f->plugins)
+		tep_guard_plugins(f->tep);	/* before any format refers to their helpers */
+	tep_set_file_bigendian(f->tep, f->info.big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(f->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
+				TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(f->tep, f->info.long_size);
+	tep_set_page_size(f->tep, (int)f->info.page_size);
+	return 0;
+}
+
 /* ---- v6 ---- */
 
 static int v6_cpu_table(struct tdat_file *f, struct rd *r, struct tdat_buffer *b)
@@ -462,14 +479,72 @@ static void section_lost(struct tdat_file *f, struct rd *r, int i)
 	f->meta.raw_len[i] = 0;
 }
 
+/* The six metadata sections (a view of a merged file's input takes those in @own from it). */
+static int v7_sections(struct tdat_file *f, struct rd *r, const struct opts_state *st, const bool *own)
+{
+	unsigned flags;
+	char msg[80];
+	int ret;
+
+	for (int i = 0; i < NSECTIONS; i++) {
+		if (own[i])
+			continue;
+		if (!st->sections[i]) {
+			if (i == 0 || i == 2) {
+				r->off = 0;
+				snprintf(msg, sizeof(msg), "no %s section", section_names[i]);
+				return rd_fail(r, msg);
+			}
+			continue;
+		}
+		f->meta_changed = false;
+		if ((ret = rd_section(r, st->sections[i], OPT_HEADER_INFO + (unsigned)i, &flags)) ||
+		    (ret = dat_section_body(r, OPT_HEADER_INFO + i))) {
+			if (ret != TDAT_EFORMAT || i == 0 || i == 2)
+				return ret;
+			section_lost(f, r, i);
+			continue;
+		}
+		/* stored bytes are copied as they are only if they were kept whole */
+		if ((flags & SEC_FL_COMPRESS) && !f->meta_changed) {
+			f->meta.raw_off[i] = st->sections[i] + 16;
+			f->meta.raw_len[i] = r->sec_zlen;	/* not the section size, which may lie */
+		}
+	}
+	rd_drop_mem(r);
+	return 0;
+}
+
+/* The chained options sections; @last_end: where the last one read ends, @why: a cut. */
+static int v7_options(struct tdat_file *f, struct rd *r, struct opts_state *st, uint64_t *last_end,
+		      char *why, size_t len)
+{
+	uint64_t off, next;
+	unsigned flags;
+	int ret, n = 0;
+
+	if ((ret = rd_num(r, 8, &off, "options offset")))
+		return ret;
+	for (; off; off = next) {
+		if (++n > MAX_OPTION_SECTIONS)
+			return rd_fail(r, "options sections form a loop");
+		if (n > 1 && section_cut(f, off, why, len))
+			break;	/* cut inside the data: v7_salvage() below */
+		if ((ret = rd_section(r, off, OPT_DONE, &flags)) || (ret = opts_read(r, st, &next)))
+			return ret;
+		*last_end = off + 16 + r->sec_size;
+	}
+	rd_drop_mem(r);
+	return 0;
+}
+
 static int open_v7(struct tdat_file *f, struct rd *r)
 {
 	struct opts_state st = { 0 };
-	uint64_t off, next, last_end = 0;
+	uint64_t last_end = 0;
 	bool own[NSECTIONS] = { false };
-	unsigned flags;
-	char msg[80], why[160] = "";
-	int ret, n = 0;
+	char why[160] = "";
+	int ret;
 
 	if ((ret = rd_str(r, &f->zname, 64, "compression name")) ||
 	    (ret = rd_str(r, &f->zver, 64, "compression version")))
@@ -483,46 +558,15 @@ static int open_v7(struct tdat_file *f, struct rd *r)
 	}
 	if (f->codec->ctx_new && !(f->codec_ctx = f->codec->ctx_new()))
 		return TDAT_ENOMEM;
-	if ((ret = rd_num(r, 8, &off, "options offset")))
+	if ((ret = v7_options(f, r, &st, &last_end, why, sizeof(why))))
 		return ret;
-	for (; off; off = next) {
-		if (++n > MAX_OPTION_SECTIONS)
-			return rd_fail(r, "options sections form a loop");
-		if (n > 1 && section_cut(f, off, why, sizeof(why)))
-			break;	/* cut inside the data: v7_salvage() below */
-		if ((ret = rd_section(r, off, OPT_DONE, &flags)) || (ret = opts_read(r, &st, &next)))
-			return ret;
-		last_end = off + 16 + r->sec_size;
-	}
-	rd_drop_mem(r);
-	if ((ret = origins_read(f, r, &st, own)))
+	if (piece_defers(f) && !why[0]) {	/* read when added to a merge */
+		f->meta_deferred = true;
+		memcpy(f->sec_offs, st.sections, sizeof(f->sec_offs));
+	} else if ((ret = setup_tep(f)) || (ret = origins_read(f, r, &st, own)) ||
+		   (ret = v7_sections(f, r, &st, own))) {
 		return ret;
-	for (int i = 0; i < NSECTIONS; i++) {
-		if (own[i])	/* a view of a merged file's input: the input's own */
-			continue;
-		if (!st.sections[i]) {
-			if (i == 0 || i == 2) {
-				r->off = 0;
-				snprintf(msg, sizeof(msg), "no %s section", section_names[i]);
-				return rd_fail(r, msg);
-			}
-			continue;
-		}
-		f->meta_changed = false;
-		if ((ret = rd_section(r, st.sections[i], OPT_HEADER_INFO + (unsigned)i, &flags)) ||
-		    (ret = dat_section_body(r, OPT_HEADER_INFO + i))) {
-			if (ret != TDAT_EFORMAT || i == 0 || i == 2)
-				return ret;
-			section_lost(f, r, i);
-			continue;
-		}
-		/* stored bytes are copied as they are only if they were kept whole */
-		if ((flags & SEC_FL_COMPRESS) && !f->meta_changed) {
-			f->meta.raw_off[i] = st.sections[i] + 16;
-			f->meta.raw_len[i] = r->sec_zlen;	/* not the section size, which may lie */
-		}
 	}
-	rd_drop_mem(r);
 	top_first(f);
 	if ((ret = v7_buffer_sections(f, r)) || (ret = origin_restrict(f)))
 		return ret;
@@ -583,24 +627,9 @@ static int read_start(struct tdat_file *f, struct rd *r)
 	return 0;
 }
 
-static int setup_tep(struct tdat_file *f)
-{
-	f->tep = tep_alloc();
-	if (!f->tep)
-		return TDAT_ENOMEM;
-	if (!(f->flags & TDAT_OPEN_NO_PLUGINS))
-		f->plugins = tep_load_plugins(f->tep);
-	if (f->plugins)
-		tep_guard_plugins(f->tep);	/* before any format refers to their helpers */
-	tep_set_file_bigendian(f->tep, f->info.big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(f->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
-				TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_long_size(f->tep, f->info.long_size);
-	tep_set_page_size(f->tep, (int)f->info.page_size);
-	return 0;
-}
 
-static void finish_info(struct tdat_file *f)
+/* What libtraceevent says of the file, once it has the metadata. */
+static void finish_tep(struct tdat_file *f)
 {
 	int hp = tep_get_header_page_size(f->tep);
 
@@ -608,6 +637,12 @@ static void finish_info(struct tdat_file *f)
 	if (hp == 4 || hp == 8)
 		f->info.long_size = hp;
 	tep_set_cpus(f->tep, f->info.cpus);
+}
+
+static void finish_info(struct tdat_file *f)
+{
+	if (!f->meta_deferred)
+		finish_tep(f);
 	f->info.uname = f->uname ? f->uname : "";
 	f->info.tracecmd_version = f->version ? f->version : "";
 	if (!f->clock && f->nbuffers && f->buffers[0].info.clock)
@@ -648,12 +683,44 @@ int dat_read_sections(struct tdat_file *f, struct rd *r)
 {
 	int ret;
 
-	if ((ret = read_start(f, r)) || (ret = setup_tep(f)))
+	if ((ret = read_start(f, r)))
 		return ret;
-	ret = f->info.version < 7 ? open_v6(f, r) : open_v7(f, r);
-	if (!ret)
+	/* v7: the options first, then (unless a piece borrows them) the sections */
+	if (f->info.version < 7)
+		ret = (ret = setup_tep(f)) ? ret : open_v6(f, r);
+	else
+		ret = open_v7(f, r);
+	if (!ret && !f->meta_deferred)
 		ret = check_common(f);
 	if (!ret)
 		finish_info(f);
+	return ret;
+}
+
+int file_meta_load(struct tdat_file *f, struct tdat_file *from)
+{
+	struct opts_state st = { 0 };
+	bool own[NSECTIONS] = { false };
+	struct rd r = { .f = f };
+	int ret;
+
+	if (!f->meta_deferred)
+		return 0;
+	if (piece_borrow(f, from)) {
+		f->meta_deferred = false;
+		return 0;
+	}
+	memcpy(st.sections, f->sec_offs, sizeof(st.sections));
+	f->meta_deferred = false;
+	ret = setup_tep(f);
+	if (!ret)
+		ret = v7_sections(f, &r, &st, own);
+	rd_drop_mem(&r);
+	if (!ret)
+		ret = check_common(f);
+	if (!ret)
+		finish_tep(f);
+	if (ret == TDAT_ENOMEM && !f->errmsg[0])
+		tdat_msg(f->errmsg, "out of memory");
 	return ret;
 }

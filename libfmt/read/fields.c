@@ -310,6 +310,7 @@ const struct ttype *file_type_id(struct tdat_file *f, unsigned id)
 {
 	void **slot;
 
+	f = meta_of(f);	/* the pieces of a split share what was made of each type */
 	if (!(slot = idtab_slot(&f->types, id)))
 		return NULL;
 	if (!*slot)

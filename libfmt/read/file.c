@@ -94,6 +94,8 @@ int tdat_file_open(struct tdat_file *f, const char *path, const struct tdat_open
 	f->info.compression_version = "";
 	f->codec = codec_find("none");
 	ret = dat_read_sections(f, &r);
+	if (!ret && f->meta_deferred)	/* one of maybe thousands of pieces: closed until read */
+		src_park(&f->src);
 	if (!ret && f->is_piece && f->origin_want < 0)	/* named after the file it was cut from */
 		ret = tdat_file_set_name(f, f->piece_name);
 	rd_drop_mem(&r);
@@ -228,6 +230,7 @@ const char *tdat_file_latency_text(struct tdat_file *f, int i, size_t *len)
  */
 void file_load_symbols(struct tdat_file *f)
 {
+	f = meta_of(f);
 	if (!f->syms_pending)
 		return;
 	f->syms_pending = false;
@@ -270,10 +273,24 @@ const char *tdat_file_errmsg(const struct tdat_file *f)
 	return f->errmsg;
 }
 
-void tdat_file_free(struct tdat_file *f)
+/* What only a file that owns its metadata frees (a piece that borrows shares it). */
+static void free_meta(struct tdat_file *f)
 {
-	if (!f)
+	if (f->meta_owner) {
+		f->unsupp_ids = NULL;
 		return;
+	}
+	meta_release(&f->meta);
+	file_types_free(f);
+	if (f->tep) {
+		if (f->plugins)
+			tep_unload_plugins(f->plugins, f->tep);
+		tep_free(f->tep);
+	}
+}
+
+static void file_release(struct tdat_file *f)
+{
 	for (int i = 0; i < f->nbuffers; i++) {
 		free((char *)f->buffers[i].info.name);
 		free((char *)f->buffers[i].info.clock);
@@ -281,16 +298,10 @@ void tdat_file_free(struct tdat_file *f)
 		free(f->buffers[i].lat_text);
 	}
 	free(f->buffers);
-	meta_release(&f->meta);
-	file_types_free(f);
+	free_meta(f);
 	for (int i = 0; i < f->tsync_ncpus; i++)
 		free(f->tsync[i].samples);
 	free(f->tsync);
-	if (f->tep) {
-		if (f->plugins)
-			tep_unload_plugins(f->plugins, f->tep);
-		tep_free(f->tep);
-	}
 	if (f->codec && f->codec->ctx_free && f->codec_ctx)
 		f->codec->ctx_free(f->codec_ctx);
 	src_close(&f->src);
@@ -312,4 +323,24 @@ void tdat_file_free(struct tdat_file *f)
 	free(f->warnings);
 	file_unsupported_free(f);
 	free(f);
+}
+
+/*
+ * A file whose metadata other pieces borrow stays (as a zombie) until the
+ * last of them is freed.
+ */
+void tdat_file_free(struct tdat_file *f)
+{
+	struct tdat_file *o;
+
+	if (!f)
+		return;
+	if (f->nborrowers) {
+		f->zombie = true;
+		return;
+	}
+	o = f->meta_owner;
+	file_release(f);
+	if (o && !--o->nborrowers && o->zombie)
+		file_release(o);
 }

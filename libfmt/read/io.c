@@ -205,7 +205,8 @@ static int spool(struct tdat_src *s, struct src_in *in, char *err)
 }
 
 /* A regular file: read in place, unless it is compressed as a whole. */
-static int src_regular(struct tdat_src *s, int fd, bool is_stdin, uint64_t size, char *err)
+static int src_regular(struct tdat_src *s, int fd, bool is_stdin, const struct stat *st,
+		       const char *path, char *err)
 {
 	struct src_in in = { .fd = fd, .seekable = true };
 	unsigned char head[6];
@@ -222,7 +223,13 @@ static int src_regular(struct tdat_src *s, int fd, bool is_stdin, uint64_t size,
 	}
 	s->fd = fd;
 	s->owned = !is_stdin;
-	s->size = size;
+	s->size = (uint64_t)st->st_size;
+	s->dev = (uint64_t)st->st_dev;
+	s->ino = (uint64_t)st->st_ino;
+	if (!is_stdin && !(s->path = strdup(path))) {
+		tdat_msg(err, "out of memory");
+		return TDAT_ENOMEM;
+	}
 	return 1;	/* fd kept */
 }
 
@@ -234,6 +241,7 @@ int src_open(struct tdat_src *s, const char *path, char *err)
 
 	s->fd = -1;
 	s->owned = false;
+	s->path = NULL;
 	s->packing = UNPACK_NONE;
 	s->packed_size = 0;
 	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
@@ -252,7 +260,7 @@ int src_open(struct tdat_src *s, const char *path, char *err)
 		goto fail;
 	}
 	if (S_ISREG(st.st_mode)) {
-		ret = src_regular(s, fd, is_stdin, (uint64_t)st.st_size, err);
+		ret = src_regular(s, fd, is_stdin, &st, path, err);
 		if (ret == 1)
 			return 0;
 	} else {
@@ -272,12 +280,50 @@ void src_close(struct tdat_src *s)
 		close(s->fd);
 	s->fd = -1;
 	s->owned = false;
+	free(s->path);
+	s->path = NULL;
+}
+
+void src_park(struct tdat_src *s)
+{
+	if (s->path && s->owned && s->fd >= 0) {
+		close(s->fd);
+		s->fd = -1;
+	}
+}
+
+int src_ready(struct tdat_src *s, char *err)
+{
+	struct stat st;
+	int fd;
+
+	if (s->fd >= 0)
+		return 0;
+	if (!s->path) {
+		tdat_msg(err, "read error: the file is closed");
+		return TDAT_EIO;
+	}
+	if ((fd = open(s->path, O_RDONLY | O_CLOEXEC)) < 0) {
+		tdat_msg(err, "cannot open it again: %s", strerror(errno));
+		return TDAT_EIO;
+	}
+	if (fstat(fd, &st) || (uint64_t)st.st_dev != s->dev || (uint64_t)st.st_ino != s->ino ||
+	    (uint64_t)st.st_size != s->size) {
+		close(fd);
+		tdat_msg(err, "the file was replaced or changed while it was being read");
+		return TDAT_EIO;
+	}
+	s->fd = fd;
+	return 0;
 }
 
 int src_pread(struct tdat_src *s, void *buf, size_t len, uint64_t off, char *err)
 {
 	char *p = buf;
+	int ret;
 
+	if (s->fd < 0 && (ret = src_ready(s, err)))
+		return ret;
 	if (off > s->size || len > s->size - off) {
 		tdat_msg(err, "truncated: %zu bytes needed at offset %llu, file has %llu",
 			 len, (unsigned long long)off, (unsigned long long)s->size);

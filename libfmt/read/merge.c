@@ -12,50 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "read/read.h"
+#include "read/merge-int.h"
 
 #define MAX_DAMAGE 1024	/* entries kept; later ones are only counted */
 
 const char damage_no_format[] = "events of a type the file has no format for, written undecoded";
 
-struct tdat_merge {
-	struct tdat_file **files;	/* per input: its file, or its split's first piece added */
-	int nfiles;
-	struct tdat_file **all;		/* every file added, pieces too */
-	int nall;
-	struct piece_in {		/* every piece added: its file and input */
-		struct tdat_file *f;
-		int input;
-	} *pieces;
-	int npieces;
-	struct tdat_file **views;	/* made for the inputs of merged files: ours */
-	int nviews;
-	struct cursor *cursors;
-	int ncursors;
-	int *heap;		/* indexes into cursors */
-	int nheap;
-	int last;		/* cursor of the event handed out, -1 if none */
-	bool started;
-	bool counting;		/* tdat_merge_count(): count what is handed out */
-	bool seeked, ended;	/* moved by tdat_merge_seek(); TDAT_END returned */
-	struct tally {		/* with counting, per cursor */
-		struct tdat_cpu_stats cs;
-		uint64_t *counts;	/* per common_type */
-		unsigned ncounts;
-	} *tally;
-	struct tdat_damage *damage;
-	int ndamage;
-	struct prefetch *pf;	/* tdat_merge_set_jobs(): chunks read ahead */
-	char errmsg[TDAT_MSG_LEN];
-	/* time windows (window.c, par.c) */
-	bool bounded;		/* a window's events end before hi */
-	uint64_t hi;
-	bool quiet;		/* damage found while seeking a window: another's to report */
-	damage_fn *hook;	/* damage goes here, not to the list (NULL: the list) */
-	void *hook_arg;
-	bool windowed;		/* progress is win_done: the windows read the events */
-	uint64_t win_done;
-};
 
 struct tdat_merge *tdat_merge_new(void)
 {
@@ -114,69 +76,21 @@ static void on_damage(void *owner, const struct cursor *c, uint64_t off, uint64_
 	damage_push(&m->damage, &m->ndamage, c, off, bytes, reason);
 }
 
-/*
- * The input a piece joins: the one of an earlier piece of its split, or -1
- * (a new input).  A second copy of a piece, or a piece whose metadata
- * differs from its split's, is refused.
- */
-static int split_input(struct tdat_merge *m, struct tdat_file *f, int *input)
-{
-	const struct tdat_piece *p = tdat_file_piece(f), *q;
-
-	*input = -1;
-	for (int i = 0; p && i < m->npieces; i++) {
-		struct tdat_file *g = m->pieces[i].f;
-
-		q = tdat_file_piece(g);
-		if (p->source && q->source == p->source && q->split != p->split) {
-			tdat_msg(m->errmsg, "%s and %s are pieces of two different splits of %s "
-				 "(%s%s%s and %s%s%s): their events would be read twice; read the "
-				 "pieces of one split", g->info.path, f->info.path, p->name,
-				 *q->how ? "tdat-split " : "one", q->how, *q->how ? "" : " split",
-				 *p->how ? "tdat-split " : "another", p->how, *p->how ? "" : " split");
-			return TDAT_EINVAL;
-		}
-		/* a piece of a merged file: each input it holds joins its own */
-		if (q->split != p->split || strcmp(q->name, p->name) || strcmp(g->info.name, f->info.name))
-			continue;
-		if (q->seq == p->seq) {
-			tdat_msg(m->errmsg, "%s and %s are both piece %u of one split of %s",
-				 g->info.path, f->info.path, p->seq, p->name);
-			return TDAT_EINVAL;
-		}
-		if (!piece_alike(g, f)) {
-			tdat_msg(m->errmsg, "%s is marked as a piece of the split %s comes from, but "
-				 "its formats, buffers or time settings differ", f->info.path,
-				 g->info.path);
-			return TDAT_EINVAL;
-		}
-		*input = m->pieces[i].input;
-	}
-	return 0;
-}
-
-static int note_piece(struct tdat_merge *m, struct tdat_file *f, int input)
-{
-	struct piece_in *p;
-
-	if (!tdat_file_piece(f))
-		return 0;
-	if (!(p = realloc(m->pieces, sizeof(*p) * (size_t)(m->npieces + 1))))
-		return TDAT_ENOMEM;
-	m->pieces = p;
-	m->pieces[m->npieces++] = (struct piece_in){ .f = f, .input = input };
-	return 0;
-}
-
 static int merge_add_one(struct tdat_merge *m, struct tdat_file *f)
 {
 	struct tdat_file **files;
+	struct member *mb;
 	struct cursor *cur;
 	int n = 0, ret, input;
 
 	if (m->started)
 		return TDAT_EINVAL;
-	if ((ret = split_input(m, f, &input)))
+	/* a piece's metadata: its split's first piece's, or its own read now */
+	if ((ret = file_meta_load(f, splits_first(&m->splits, f)))) {
+		tdat_msg(m->errmsg, "%s: %s", f->info.path, *f->errmsg ? f->errmsg : tdat_strerror(ret));
+		return ret;
+	}
+	if ((ret = splits_join(&m->splits, f, m->nfiles, &input, m->errmsg)))
 		return ret;
 	for (int b = 0; b < f->nbuffers; b++)
 		if (!f->buffers[b].info.latency)
@@ -189,12 +103,13 @@ static int merge_add_one(struct tdat_merge *m, struct tdat_file *f)
 	if (!cur)
 		return TDAT_ENOMEM;
 	m->cursors = cur;
-	if ((ret = note_piece(m, f, input < 0 ? m->nfiles : input)))
-		return ret;
 	if (!(files = realloc(m->all, sizeof(*files) * (size_t)(m->nall + 1))))
 		return TDAT_ENOMEM;
 	m->all = files;
-	m->all[m->nall++] = f;
+	if (!(mb = realloc(m->members, sizeof(*mb) * (size_t)(m->nall + 1))))
+		return TDAT_ENOMEM;
+	m->members = mb;
+	mb[m->nall] = (struct member){ .cur0 = m->ncursors, .ncur = n, .next = -1 };
 	for (int b = 0; b < f->nbuffers; b++) {
 		if (f->buffers[b].info.latency)
 			continue;
@@ -205,11 +120,15 @@ static int merge_add_one(struct tdat_merge *m, struct tdat_file *f)
 				return ret;
 			}
 			cur->piece = f->is_piece ? f->piece.seq : 0;
+			cur->member = m->nall;
 			cur->damage = on_damage;
 			cur->owner = m;
 			m->ncursors++;
 		}
 	}
+	m->all[m->nall++] = f;
+	if (f->is_piece)	/* one of maybe thousands: open again when it is read */
+		src_park(&f->src);
 	if (input < 0)
 		m->files[m->nfiles++] = f;
 	return 0;
@@ -306,11 +225,33 @@ static void sift_down(struct tdat_merge *m, int i)
 	}
 }
 
+static void sift_up(struct tdat_merge *m, int i)
+{
+	int *h = m->heap;
+
+	while (i > 0) {
+		int p = (i - 1) / 2, t;
+
+		if (!before(m, h[i], h[p]))
+			return;
+		t = h[i];
+		h[i] = h[p];
+		h[p] = t;
+		i = p;
+	}
+}
+
+void merge_heap_push(struct tdat_merge *m, int i)
+{
+	m->heap[m->nheap] = i;
+	sift_up(m, m->nheap++);
+}
+
 /*
  * Keep why @ret stopped the merge: when cursor @c failed, name its input
  * and, for a read error, the file's detail (the offset and errno text).
  */
-static int merge_fail(struct tdat_merge *m, const struct cursor *c, int ret)
+int merge_fail(struct tdat_merge *m, const struct cursor *c, int ret)
 {
 	if (ret == TDAT_ENOMEM)
 		tdat_msg(m->errmsg, "out of memory");
@@ -335,17 +276,30 @@ static int start(struct tdat_merge *m)
 	    !(m->tally = calloc(m->ncursors ? (size_t)m->ncursors : 1, sizeof(*m->tally))))
 		return merge_fail(m, NULL, TDAT_ENOMEM);
 	rank_cursors(m, m->heap);
+	if ((ret = chains_setup(m)))
+		return merge_fail(m, NULL, ret);
 	for (int i = 0; i < m->ncursors; i++)
 		m->cursors[i].ahead.pf = m->pf;
 	for (int i = 0; i < m->ncursors; i++) {
+		struct member *mb = &m->members[m->cursors[i].member];
+
+		if (mb->held)	/* a piece of a chain, read when the one before it ends */
+			continue;
 		ret = cursor_peek(&m->cursors[i]);
 		if (ret < 0)
 			return merge_fail(m, &m->cursors[i], ret);
-		if (ret == 0)
+		if (ret == 0) {
 			m->heap[m->nheap++] = i;
+			mb->live++;
+		}
 	}
 	for (int i = m->nheap / 2 - 1; i >= 0; i--)
 		sift_down(m, i);
+	for (int k = 0; k < m->nall; k++)	/* a first piece with no event at all */
+		if (m->members[k].chain && !m->members[k].held && !m->members[k].over &&
+		    !m->members[k].live && m->members[k].ncur &&
+		    (ret = chain_cursor_end(m, m->members[k].cur0)))
+			return ret;
 	return 0;
 }
 
@@ -386,6 +340,8 @@ int tdat_merge_next(struct tdat_merge *m, const struct tdat_event **ev)
 			m->heap[0] = m->heap[--m->nheap];
 		if (m->nheap)
 			sift_down(m, 0);
+		if (ret == TDAT_END && m->chained && (ret = chain_cursor_end(m, m->last)))
+			return ret;
 		m->last = -1;
 	}
 	if (!m->nheap) {
@@ -399,22 +355,27 @@ int tdat_merge_next(struct tdat_merge *m, const struct tdat_event **ev)
 
 int tdat_merge_seek(struct tdat_merge *m, uint64_t ts)
 {
+	bool *done;
 	int ret;
 
 	if (m->started)
 		return TDAT_EINVAL;
 	m->seeked = true;
-	for (int i = 0; i < m->ncursors; i++)
-		if ((ret = cursor_seek(&m->cursors[i], ts)))
-			return ret;
-	return 0;
+	if (!(done = calloc((size_t)m->ncursors + 1, sizeof(*done))))
+		return TDAT_ENOMEM;
+	ret = chains_seek(m, ts, done);	/* a chain: only the piece that holds @ts */
+	for (int i = 0; i < m->ncursors && !ret; i++)
+		if (!done[i])
+			ret = cursor_seek(&m->cursors[i], ts);
+	free(done);
+	return ret;
 }
 
 /*
  * The first (or, with @last, the last) event time of cursor @c's CPU, read
  * through a second cursor so that @c itself is not moved.  TDAT_END: none.
  */
-static int probe_ts(const struct cursor *c, bool last, uint64_t *ts)
+int merge_probe(const struct cursor *c, bool last, uint64_t *ts)
 {
 	struct cursor probe;
 	int ret, n = 0;
@@ -443,23 +404,33 @@ out:
 /* First and, unless @last is NULL, last event time over every cursor. */
 static int span(struct tdat_merge *m, uint64_t *first, uint64_t *last)
 {
-	bool any = false;
+	bool any = false, lany = false;
 	uint64_t t;
 	int ret;
 
+	if ((ret = chains_setup(m)))
+		return ret;
 	for (int i = 0; i < m->ncursors; i++) {
-		if ((ret = probe_ts(&m->cursors[i], false, &t)) == TDAT_END)
+		bool f = chain_spans(m, i, false), l = last && chain_spans(m, i, true);
+
+		if (!f && !l)
+			continue;
+		ret = merge_probe(&m->cursors[i], false, &t);
+		chain_park(m, i);
+		if (ret == TDAT_END)
 			continue;
 		if (ret)
 			return ret;
-		if (!any || t < *first)
+		if (f && (!any || t < *first))
 			*first = t;
-		if (last && !any)
+		if (l && (!lany || t > *last))
 			*last = t;
-		any = true;
-		if (last && (ret = probe_ts(&m->cursors[i], true, &t)) < 0)
+		any |= f;
+		lany |= l;
+		if (l && (ret = merge_probe(&m->cursors[i], true, &t)) < 0)
 			return ret;
-		if (last && !ret && t > *last)
+		chain_park(m, i);
+		if (l && !ret && t > *last)
 			*last = t;
 	}
 	return any ? 0 : TDAT_END;
@@ -513,6 +484,8 @@ int merge_copy_pages(struct tdat_merge *m,
 
 	if (m->started)
 		return TDAT_EINVAL;
+	if ((ret = chains_setup(m)))
+		return merge_fail(m, NULL, ret);
 	m->started = true;
 	/* in rank order: the pages of one CPU of a split's pieces come piece after piece */
 	if (!(order = malloc(sizeof(*order) * (size_t)(m->ncursors + 1))))
@@ -525,6 +498,10 @@ int merge_copy_pages(struct tdat_merge *m,
 		while ((ret = cursor_next_page(c, &page, &len)) == 0)
 			if ((fn_failed = (ret = fn(arg, c, page, len)) != 0))
 				break;
+		if (m->members[c->member].chain) {	/* done with it: one open file at a time */
+			cursor_release(c);
+			src_park(&c->f->src);
+		}
 		if (ret == TDAT_END)
 			ret = 0;
 		else if (ret < 0 && !fn_failed)
@@ -621,8 +598,9 @@ void tdat_merge_free(struct tdat_merge *m)
 	prefetch_free(m->pf);
 	free(m->cursors);
 	free(m->heap);
+	free(m->members);
 	free(m->files);
-	free(m->pieces);
+	splits_free(&m->splits);
 	free(m->all);
 	for (int i = 0; i < m->nviews; i++)
 		tdat_file_free(m->views[i]);
@@ -787,6 +765,11 @@ int merge_windows_done(struct tdat_merge *m)
 	    !(m->tally = calloc(m->ncursors ? (size_t)m->ncursors : 1, sizeof(*m->tally))))
 		return merge_fail(m, NULL, TDAT_ENOMEM);
 	return 0;
+}
+
+bool merge_chained(struct tdat_merge *m)
+{
+	return !chains_setup(m) && m->chained;
 }
 
 int merge_last(const struct tdat_merge *m)

@@ -129,7 +129,7 @@ int piece_format(const struct tdat_piece *p, char **out, size_t *len)
 
 static bool same_blob(const struct tdat_blob *a, const struct tdat_blob *b)
 {
-	return a->len == b->len && (!a->len || !memcmp(a->data, b->data, a->len));
+	return a->len == b->len && (!a->len || a->data == b->data || !memcmp(a->data, b->data, a->len));
 }
 
 static bool same_formats(const struct tdat_meta *a, const struct tdat_meta *b)
@@ -178,4 +178,138 @@ bool piece_alike(const struct tdat_file *a, const struct tdat_file *b)
 	       same_blob(&x->header_event, &y->header_event) && same_formats(x, y) &&
 	       same_blob(&x->kallsyms, &y->kallsyms) && same_blob(&x->printk, &y->printk) &&
 	       same_buffers(a, b);
+}
+
+/* ---- a piece that shares its split's metadata ---- */
+
+bool piece_defers(const struct tdat_file *f)
+{
+	return f->is_piece && f->info.version >= 7 && f->origin_want < 0 && !f->norigin_offs;
+}
+
+bool piece_borrow(struct tdat_file *f, struct tdat_file *from)
+{
+	struct tdat_file *o = from ? meta_of(from) : NULL;
+	const struct tdat_piece *p = &f->piece, *q;
+
+	if (!o || !from->is_piece || !f->meta_deferred)
+		return false;
+	q = &from->piece;
+	if (!p->source || q->source != p->source || q->split != p->split || strcmp(q->name, p->name) ||
+	    o->meta_deferred || !o->tep || o->zombie || o->origin_want >= 0 ||
+	    o->info.version != f->info.version || o->info.big_endian != f->info.big_endian ||
+	    o->meta.user_long != f->meta.user_long || o->info.page_size != f->info.page_size ||
+	    o->flags != f->flags)
+		return false;
+	meta_release(&f->meta);	/* the options it kept: every piece has the same */
+	f->meta = o->meta;
+	memset(f->meta.raw_off, 0, sizeof(f->meta.raw_off));	/* its own sections are not read */
+	memset(f->meta.raw_len, 0, sizeof(f->meta.raw_len));
+	f->tep = o->tep;
+	f->unsupp_ids = o->unsupp_ids;
+	f->nunsupp = o->nunsupp;
+	f->info.long_size = o->info.long_size;
+	f->meta_owner = o;
+	o->nborrowers++;
+	return true;
+}
+
+/* ---- the splits of the pieces added to a merge ---- */
+
+/* Whether @f is a piece of the split that @first (a piece of it) belongs to. */
+static bool of_split(const struct tdat_file *first, const struct tdat_file *f)
+{
+	const struct tdat_piece *p = &f->piece, *q = &first->piece;
+
+	/* a piece of a merged file: each input it holds is a split of its own */
+	return q->split == p->split && !strcmp(q->name, p->name) &&
+	       !strcmp(first->info.name, f->info.name);
+}
+
+static int two_splits(const struct tdat_file *g, const struct tdat_file *f, char *err)
+{
+	const struct tdat_piece *p = &f->piece, *q = &g->piece;
+
+	tdat_msg(err, "%s and %s are pieces of two different splits of %s (%s%s%s and %s%s%s): "
+		 "their events would be read twice; read the pieces of one split", g->info.path,
+		 f->info.path, p->name, *q->how ? "tdat-split " : "one", q->how,
+		 *q->how ? "" : " split", *p->how ? "tdat-split " : "another", p->how,
+		 *p->how ? "" : " split");
+	return TDAT_EINVAL;
+}
+
+/* Split @e's pieces by their place: @f as piece f->piece.seq, unless it is there already. */
+static int split_seat(struct split_ent *e, struct tdat_file *f, char *err)
+{
+	unsigned seq = f->piece.seq;
+
+	if (seq >= e->nseats) {
+		unsigned n = seq + 1 > e->nseats * 2 ? seq + 1 : e->nseats * 2;
+		struct tdat_file **s = realloc(e->seats, sizeof(*s) * n);
+
+		if (!s)
+			return TDAT_ENOMEM;
+		memset(s + e->nseats, 0, sizeof(*s) * (n - e->nseats));
+		e->seats = s;
+		e->nseats = n;
+	}
+	if (e->seats[seq]) {
+		tdat_msg(err, "%s and %s are both piece %u of one split of %s",
+			 e->seats[seq]->info.path, f->info.path, seq, f->piece.name);
+		return TDAT_EINVAL;
+	}
+	e->seats[seq] = f;
+	return 0;
+}
+
+int splits_join(struct splits *s, struct tdat_file *f, int new_input, int *input, char *err)
+{
+	struct split_ent *e;
+	int ret;
+
+	*input = -1;
+	if (!f->is_piece)
+		return 0;
+	for (int i = 0; i < s->n; i++) {
+		e = &s->v[i];
+		if (f->piece.source && e->first->piece.source == f->piece.source &&
+		    e->first->piece.split != f->piece.split)
+			return two_splits(e->first, f, err);
+		if (!of_split(e->first, f))
+			continue;
+		if ((ret = split_seat(e, f, err)))
+			return ret;
+		if (!piece_alike(e->first, f)) {
+			tdat_msg(err, "%s is marked as a piece of the split %s comes from, but its "
+				 "formats, buffers or time settings differ", f->info.path,
+				 e->first->info.path);
+			return TDAT_EINVAL;
+		}
+		*input = e->input;
+		return 0;
+	}
+	if (!(e = realloc(s->v, sizeof(*e) * (size_t)(s->n + 1))))
+		return TDAT_ENOMEM;
+	s->v = e;
+	e += s->n++;
+	memset(e, 0, sizeof(*e));
+	e->first = f;
+	e->input = new_input;
+	return split_seat(e, f, err);
+}
+
+struct tdat_file *splits_first(const struct splits *s, const struct tdat_file *f)
+{
+	for (int i = 0; f->is_piece && i < s->n; i++)
+		if (of_split(s->v[i].first, f))
+			return s->v[i].first;
+	return NULL;
+}
+
+void splits_free(struct splits *s)
+{
+	for (int i = 0; i < s->n; i++)
+		free(s->v[i].seats);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
 }

@@ -61,9 +61,11 @@ void idtab_release(struct idtab *t, void (*release)(void *));
 enum unpack_kind { UNPACK_NONE, UNPACK_GZIP, UNPACK_ZSTD, UNPACK_XZ };
 
 struct tdat_src {
-	int fd;
+	int fd;			/* -1: parked (src_park()), opened again by path when read */
 	uint64_t size;
 	bool owned;		/* we opened fd and close it */
+	char *path;		/* a regular file read in place: it can be parked */
+	uint64_t dev, ino;	/* and must be the same file when opened again */
 	enum unpack_kind packing;	/* fd holds its decompressed copy */
 	uint64_t packed_size;	/* the compressed bytes read, for packing */
 };
@@ -80,6 +82,14 @@ void src_close(struct tdat_src *s);
 int tmp_file(char *err);
 /* Read exactly @len bytes at @off; TDAT_EFORMAT if the file ends first. */
 int src_pread(struct tdat_src *s, void *buf, size_t len, uint64_t off, char *err);
+/*
+ * Close the descriptor of a file read in place (one of thousands of
+ * pieces, not read now); the next read opens it again, after checking it
+ * is the same file.  Others (standard input, a copy) stay open.
+ */
+void src_park(struct tdat_src *s);
+/* Open a parked source again (0), or say why not. */
+int src_ready(struct tdat_src *s, char *err);
 
 /* An input read from its start to its end, with read() or pread() (a regular file). */
 struct src_in {
@@ -247,6 +257,17 @@ struct tdat_file {
 	bool syms_pending;	/* kallsyms kept, not given to libtraceevent yet */
 	bool no_syms;		/* a clone that names no function: kallsyms not kept */
 	bool is_piece;		/* a tdat-split piece (piece.c) */
+	/*
+	 * A v7 piece of a split reads only its header and options when opened;
+	 * its metadata sections are read, or shared with the first piece of its
+	 * split a merge has (piece.c), when it is added to a merge
+	 * (file_meta_load()).
+	 */
+	bool meta_deferred;
+	uint64_t sec_offs[NSECTIONS];	/* deferred: where its metadata sections are */
+	struct tdat_file *meta_owner;	/* the file whose tep, meta, types it uses; NULL: its own */
+	int nborrowers;			/* files using this one's */
+	bool zombie;			/* freed by its user while borrowers remain */
 	/* origin.c: the inputs a merged file holds, and which one a view reads */
 	struct origin *origins;
 	int norigins;
@@ -582,6 +603,43 @@ int piece_read(struct tdat_file *f, const char *buf, uint64_t size);
 int piece_format(const struct tdat_piece *p, char **out, size_t *len);
 /* Whether two pieces can be read as one file: the same metadata and buffers. */
 bool piece_alike(const struct tdat_file *a, const struct tdat_file *b);
+/* The splits of the pieces added to a merge: each the input its pieces join. */
+struct split_ent {
+	struct tdat_file *first;	/* its first piece added */
+	int input;
+	struct tdat_file **seats;	/* by seq: the piece added as it (NULL: none yet) */
+	unsigned nseats;
+};
+struct splits {
+	struct split_ent *v;
+	int n;
+};
+/*
+ * The input piece @f joins (-1: none yet, it begins a split that is input
+ * @new_input); TDAT_EINVAL with @err for a second copy of a piece, a piece
+ * whose metadata differs from its split's, or pieces of two splits of one file.
+ */
+int splits_join(struct splits *s, struct tdat_file *f, int new_input, int *input, char *err);
+void splits_free(struct splits *s);
+/* Whether @f, its options read, may defer its metadata (a v7 piece, not of a merged file). */
+bool piece_defers(const struct tdat_file *f);
+/*
+ * @f (metadata deferred) takes the metadata of @from, a piece of its split
+ * that has its own, instead of reading its own sections; true if it did.
+ */
+bool piece_borrow(struct tdat_file *f, struct tdat_file *from);
+/* The first piece of @f's split among those @s has, or NULL. */
+struct tdat_file *splits_first(const struct splits *s, const struct tdat_file *f);
+/*
+ * dat-header.c: the metadata of a file that deferred it: @from's (a piece
+ * of its split, tdat_merge_add()), or read now; 0 or an error (f->errmsg).
+ */
+int file_meta_load(struct tdat_file *f, struct tdat_file *from);
+/* The file holding @f's metadata: its owner for a piece that borrows, else @f. */
+static inline struct tdat_file *meta_of(struct tdat_file *f)
+{
+	return f->meta_owner ? f->meta_owner : f;
+}
 /* dat-salvage.c: a v7 file cut inside its data; see there. */
 int v7_salvage(struct tdat_file *f, uint64_t from, const char *why);
 
@@ -675,6 +733,7 @@ struct cursor {
 	int input, buffer;
 	int rank;		/* tie-break order in the merge */
 	unsigned piece;		/* the file's place in its split (0: not a piece) */
+	int member;		/* its file's index among every file the merge has */
 	struct kbuffer *kbuf;
 
 	unsigned char *buf;	/* window of pages, or one decompressed chunk */
@@ -836,6 +895,8 @@ void merge_damage_hook(struct tdat_merge *m, damage_fn *fn, void *arg);
  */
 int merge_window(struct tdat_merge *m, const struct wcut *w, struct cpos *start);
 /* The cursor whose event was handed out last (-1: none). */
+/* Whether @m reads pieces of a split one after the other (chain.c): no time windows then. */
+bool merge_chained(struct tdat_merge *m);
 int merge_last(const struct tdat_merge *m);
 /* Every cursor's place into @at; the cursor whose event was handed out last (-1: none). */
 int merge_places(const struct tdat_merge *m, struct cpos *at);

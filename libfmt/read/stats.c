@@ -143,8 +143,12 @@ void stats_totals(struct tdat_stats *s)
 int tdat_stats_collect(struct tdat_file *f, struct tdat_stats **out)
 {
 	struct collect k = { 0 };
-	int n = 0, ret = TDAT_ENOMEM;
+	int n = 0, ret;
 
+	*out = NULL;
+	if ((ret = file_meta_load(f, NULL)))
+		return ret;
+	ret = TDAT_ENOMEM;
 	for (int b = 0; b < f->nbuffers; b++)
 		n += f->buffers[b].info.latency ? 0 : f->buffers[b].info.ncpus;
 	k.s = calloc(1, sizeof(*k.s));

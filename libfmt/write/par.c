@@ -57,6 +57,9 @@ static bool par_mode(struct tdat_writer *w, struct tdat_select *sel, enum par_mo
 
 	if (w->jobs < 2 || (sel && select_window_get(sel, 1, &end) && end < 0))
 		return false;
+	/* pieces read one after the other (read/chain.c): on the caller's thread, which reads ahead */
+	if (merge_chained(w->merge))
+		return false;
 	/* notices name libtraceevent's strings of one handle: keep those files on one thread */
 	for (int i = 0; (f = merge_member(w->merge, i)); i++)
 		if (tdat_file_nnotes(f))

@@ -82,3 +82,8 @@ run stack.dat    "$W trace-cmd record -q -T -e sched:sched_switch -e sched:sched
 run tsc2nsec.dat "$W sh -c \"$MNT trace-cmd record -q -C x86-tsc --tsc2nsec $EV -o tsc2nsec.dat sh -c '$WL'\""
 run v7-zlib.dat  "$W sh -c \"$MNT trace-cmd record -q --compression zlib $EV -o v7-zlib.dat sh -c '$WL'\""
 rm -f $KS
+# Comms that only events name: 8000 short processes (only their exec recorded) push an early
+# awk out of the kernel's saved cmdlines (6552 entries here, which a recorded event on a CPU makes
+# the next sched_switch save), so trace-cmd report names awk from the sched_switch it printed
+# before; the pieces of a split of it must do the same (issue 43).
+run cmdlines.dat "$W sh -c \"$MNT trace-cmd record -q -e sched:sched_switch -f 'prev_comm == \\\"awk\\\" || next_comm == \\\"awk\\\"' -e sched:sched_process_exit -f 'comm == \\\"awk\\\"' -e sched:sched_process_exec -o cmdlines.dat sh -c 'awk \\\"BEGIN { for (i = 0; i < 5000000; i++) n += i }\\\" & sleep 0.1; for i in \\\$(seq 8000); do /bin/true; done; wait'\""

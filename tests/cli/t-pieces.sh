@@ -6,11 +6,17 @@
 # mixed set behind (exit 2, or --force removes the earlier split's pieces
 # and nothing else); a missing piece is a warning that names it.  Options
 # that name an input (--ts-offset FILE=, --name FILE=) find it through any
-# path to it, and one that names no input is a usage error.
+# path to it, and one that names no input is a usage error.  And the pieces
+# of every capture in testdata/, cut in time, by events and per CPU, read
+# together are the input in every format: the text is trace-cmd report's
+# of the input (names learnt from events included: cmdlines.dat), the CSV,
+# JSON and .pftrace bytes and the SQLite and Parquet rows are the input's.
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
 TD=testdata
 O=$T_TMP
 X=$TD/chunks.dat
+NPMDIR=${TDAT_TEST_NPM:-${XDG_CACHE_HOME:-$HOME/.cache}/tdat-test-npm}
+export NPMDIR TDAT_REPORT_STYLE=3.1	# the text of Debian's trace-cmd report (3.1.6)
 
 # ---- the same input and options, the same pieces ----
 mkdir -p "$O/r1" "$O/r2/sub" "$O/r3"
@@ -96,4 +102,88 @@ t_stderr_match "is a usage error too (v6.dat is no input, though A.dat is its co
 t_exit "--name through a symlink" 0 -- tdat-merge -o "$O/n.dat" --name "$O/L.dat=host" "$O/A.dat" $TD/date.dat
 t_run "names the input" -- tdat-info "$O/n.dat"
 t_stdout_match "its buffer is host" '^  host +events'
+# ---- a thousand pieces need no more than a few open files ----
+mkdir -p "$O/k"
+tdat-split --events 30 -o "$O/k/p" $X
+n=$(ls "$O"/k/p.*.dat | wc -l)
+t_assert "a split of chunks.dat into $n pieces" test "$n" -gt 1000
+tdat-convert -f csv $X >"$O/k.csv"
+for run in "tdat-convert -f csv" "tdat-convert -f sqlite -o $O/k.db" "tdat-convert -f parquet -o $O/k.pq" \
+	   "tdat-convert -f json" "tdat-convert -f perfetto -o $O/k.pftrace" "tdat-merge -o $O/k.dat" \
+	   "tdat-filter -e raw_syscalls -o $O/k2.dat" "tdat-convert --start +500ms -f csv" \
+	   "tdat-info --svg $O/k.svg" "tdat-info"; do
+	t_run "$run of them with 40 open files at most" -- bash -c "ulimit -n 40 && $run $O/k/p.*.dat"
+	t_assert "${run%% -*}: works (exit $T_RC)" test "$T_RC" = 0 -a ! -s "$T_ERR"
+done
+t_assert "the merge of them is the input again" \
+	bash -c "tdat-convert -f csv '$O/k.dat' | cut -d, -f1,2,4- | cmp -s - <(cut -d, -f1,2,4- '$O/k.csv')"
+tdat-convert -f csv --start +500ms $X >"$O/k-start.csv"
+t_run "a seek into the middle of the pieces" -- tdat-convert -f csv --start +500ms "$O"/k/p.*.dat
+t_assert "reads what the input gives from there" cmp -s "$T_OUT" "$O/k-start.csv"
+
+# ---- the pieces of every capture, read together, are the capture ----
+# sqlite_same A B: every table of database A has B's rows, but for the files'
+# own facts (a v6 input is cut into v7 pieces)
+sqlite_same() {
+	python3 - "$1" "$2" <<'PY'
+import sqlite3, sys
+a = sqlite3.connect(sys.argv[1])
+a.execute("attach ? as b", (sys.argv[2],))
+for (t,) in a.execute("select name from sqlite_master where type = 'table'").fetchall():
+    w = (" where name not in ('trace_size_bytes', 'trace_file_version', 'trace_compression',"
+         " 'trace_compression_version')") if t == "metadata" else ""
+    x = a.execute(f'select count(*) from (select * from main."{t}"{w} except select * from b."{t}"{w})').fetchone()[0]
+    y = a.execute(f'select count(*) from (select * from b."{t}"{w} except select * from main."{t}"{w})').fetchone()[0]
+    if x or y:
+        print(f"{t}: {x} rows only in the pieces', {y} only in the input's")
+        break
+PY
+}
+facts() { sed -E 's/"(file_version|compression|compression_version|file_size)":[^,}]*//g' "$1"; }
+HAVE_DUCKDB=
+node -e "require('$NPMDIR/node_modules/@duckdb/node-api')" 2>/dev/null && HAVE_DUCKDB=1
+PQ=()
+k=0
+for f in $TD/*.dat; do
+	name=$(basename "$f" .dat)
+	for mode in "--every 20ms" "--events 300" "--per-cpu"; do
+		d=$O/all/$k && k=$((k + 1)) && mkdir -p "$d"
+		if ! tdat-split $mode -o "$d/p" "$f" 2>/dev/null || [[ $(ls "$d"/p.*.dat | wc -l) -lt 2 ]]; then
+			continue	# one piece, or a split that fails as the input does (t-split)
+		fi
+		p=("$d"/p.*.dat)
+		what="$name $mode (${#p[@]} pieces)"
+		if have_trace_cmd; then
+			"$TRACE_CMD" report "$f" >"$d/want.txt" 2>/dev/null
+		else
+			tdat-convert "$f" >"$d/want.txt" 2>/dev/null
+		fi
+		tdat-convert "${p[@]}" >"$d/got.txt" 2>/dev/null
+		t_assert "$what: text is trace-cmd report's of the input" cmp -s "$d/got.txt" "$d/want.txt"
+		for fmt in csv json perfetto sqlite; do
+			tdat-convert -f $fmt -o "$d/in.$fmt" "$f" 2>/dev/null
+			tdat-convert -f $fmt -o "$d/p.$fmt" "${p[@]}" 2>/dev/null
+		done
+		t_assert "$what: CSV" cmp -s "$d/p.csv" "$d/in.csv"
+		t_assert "$what: JSON" cmp -s <(facts "$d/p.json") <(facts "$d/in.json")
+		t_assert "$what: .pftrace" cmp -s "$d/p.perfetto" "$d/in.perfetto"
+		is "$what: SQLite, every table" "$(sqlite_same "$d/p.sqlite" "$d/in.sqlite")" ""
+		if [[ -n $HAVE_DUCKDB ]]; then
+			tdat-convert -f parquet -o "$d/in.pq" "$f" 2>/dev/null
+			tdat-convert -f parquet -o "$d/p.pq" "${p[@]}" 2>/dev/null
+			PQ+=("$what|$d/p.pq=$d/in.pq")
+		fi
+	done
+done
+if [[ -n $HAVE_DUCKDB ]]; then
+	args=()
+	for x in "${PQ[@]}"; do args+=("${x#*|}"); done
+	node "$TOP_SRCDIR/tests/cli/parquet-same.mjs" "${args[@]}" >"$O/pq.out" 2>&1
+	for i in "${!PQ[@]}"; do
+		line=$(sed -n "$((i + 1))p" "$O/pq.out")
+		t_assert "${PQ[i]%%|*}: Parquet, every file row for row" test "${line%% *}" = same
+	done
+else
+	skip "the Parquet datasets of pieces" "@duckdb/node-api is not in $NPMDIR (tests/cli/t-parquet.sh installs it)"
+fi
 done_testing
