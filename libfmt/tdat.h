@@ -696,6 +696,10 @@ enum tdat_writer_flags {
 				 * into compressed_packets */
 	TDAT_W_RAW = 1 << 6,	/* text: each field as name=value, not through the
 				 * event's print format or plugins (trace-cmd report -R) */
+	TDAT_W_STYLE_3_1 = 1 << 7,	/* text: as trace-cmd 3.1.6 prints it (libtraceevent
+					 * 1.7); without it, as trace-cmd 3.4 does (libtraceevent
+					 * 1.9: the irq-flags column, -R's raw flags and function
+					 * addresses, prev_state letters from the kernel's format) */
 };
 
 /*

@@ -144,6 +144,22 @@ uint64_t parse_hz(const char *arg)
 	return v;
 }
 
+unsigned report_style(const char *arg)
+{
+	const char *env = getenv("TDAT_REPORT_STYLE");
+	const char *v = arg ? arg : env && *env ? env : "3.4";
+
+	if (!strcmp(v, "3.4"))
+		return 0;
+	if (!strcmp(v, "3.1"))
+		return TDAT_W_STYLE_3_1;
+	if (arg)
+		usage_error("invalid --report-style '%s' (3.4 or 3.1: as trace-cmd 3.4 or 3.1.6 "
+			    "reports)", arg);
+	usage_error("invalid TDAT_REPORT_STYLE '%s' in the environment (3.4 or 3.1: as trace-cmd "
+		    "3.4 or 3.1.6 reports)", env);
+}
+
 int default_jobs(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);

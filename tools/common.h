@@ -47,6 +47,17 @@ uint64_t jobs_window(void);
 uint64_t parse_hz(const char *arg);
 
 /*
+ * The text style as writer flags: --report-style @arg, or when @arg is
+ * NULL $TDAT_REPORT_STYLE, else 3.4's (0); "3.1" is TDAT_W_STYLE_3_1.
+ * Anything else exits 2.
+ */
+unsigned report_style(const char *arg);
+#define REPORT_STYLE_USAGE \
+	"      --report-style 3.4|3.1  text: as trace-cmd 3.4 reports (the default: an\n" \
+	"                        irq-flags column, ...) or as 3.1.6 does; the environment's\n" \
+	"                        TDAT_REPORT_STYLE when not given\n"
+
+/*
  * A signed decimal with an optional unit (ns, us, ms, s), exactly in ns:
  * "250us", "1.5ms", "-2s"; a bare number is ns.  False if malformed, out of
  * range or finer than a nanosecond.

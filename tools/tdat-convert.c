@@ -52,13 +52,15 @@ struct opts {
 	char **inputs;		/* -i FILE, then the arguments */
 	int ninputs;
 	int jobs;		/* -j: threads for gzip output */
+	const char *style;	/* --report-style, NULL: $TDAT_REPORT_STYLE or 3.4 */
 };
 
 static __attribute__((noreturn)) void usage(FILE *fp, int code)
 {
 	fprintf(fp,
 		"Usage: %s [-NRt] [-j N] [-f FORMAT] [-o OUT] [--split-by-event] [--raw-ts] [--ts2secs HZ]\n"
-		"       [--file-version 6|7] [--compression zstd|zlib|none] [--compression-level N]\n"
+		"       [--report-style 3.4|3.1] [--file-version 6|7] [--compression zstd|zlib|none]\n"
+		"       [--compression-level N]\n"
 		"       [--ts-offset [FILE=]NS] [--align] [--name FILE=NAME] [--lenient]\n"
 		"       [--progress | --no-progress] [--verbose] [SELECTION] [-i FILE]... [FILE...]\n"
 		SUMMARY "\n"
@@ -85,6 +87,7 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"  -t, --nsec            text: full nanosecond timestamps (trace-cmd report -t)\n"
 		"  -R, --raw             text: every field as name=value, not as the event's print\n"
 		"                        format says (trace-cmd report -R)\n"
+		REPORT_STYLE_USAGE
 		"      --raw-ts          no timestamp corrections (OFFSET, DATE, TSC2NSEC, TIME_SHIFT)\n"
 		"      --ts2secs HZ      the clock counts HZ ticks a second: timestamps become ns\n"
 		"                        (trace-cmd report --ts2secs), in every format\n"
@@ -108,7 +111,7 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 }
 
 enum { OPT_RAW_TS = 256, OPT_TS_OFFSET, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SPLIT,
-       OPT_FILE_VERSION, OPT_COMPRESSION, OPT_ALIGN, OPT_NAME, OPT_TS2SECS, OPT_LEVEL };
+       OPT_FILE_VERSION, OPT_COMPRESSION, OPT_ALIGN, OPT_NAME, OPT_TS2SECS, OPT_LEVEL, OPT_STYLE };
 
 static const struct option longopts[] = {
 	{ "format", required_argument, NULL, 'f' },
@@ -118,6 +121,7 @@ static const struct option longopts[] = {
 	{ "nsec", no_argument, NULL, 't' },
 	{ "raw", no_argument, NULL, 'R' },
 	{ "raw-ts", no_argument, NULL, OPT_RAW_TS },
+	{ "report-style", required_argument, NULL, OPT_STYLE },
 	{ "ts2secs", required_argument, NULL, OPT_TS2SECS },
 	{ "ts-offset", required_argument, NULL, OPT_TS_OFFSET },
 	{ "align", no_argument, NULL, OPT_ALIGN },
@@ -264,6 +268,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		case 'R': o->wflags |= TDAT_W_RAW; break;
 		case OPT_TS2SECS: o->open.ts2secs_hz = parse_hz(optarg); break;
 		case OPT_RAW_TS: o->open.flags |= TDAT_OPEN_RAW_TS; break;
+		case OPT_STYLE: o->style = optarg; report_style(optarg); break;
 		case 'N': o->open.flags |= TDAT_OPEN_NO_PLUGINS; break;
 		case 'i': push_arg(&o->inputs, &o->ninputs, optarg); break;
 		case 'j': o->jobs = parse_jobs(optarg); break;
@@ -306,6 +311,10 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		usage_error("-R (--raw) needs -f text");
 	if ((o->wflags & TDAT_W_NSEC) && strcmp(o->format, "text"))
 		usage_error("-t (--nsec) needs -f text (the other formats keep every nanosecond)");
+	if (o->style && strcmp(o->format, "text"))
+		usage_error("--report-style needs -f text");
+	if (!strcmp(o->format, "text"))
+		o->wflags |= report_style(o->style);
 	if (o->dat_opts && !strcmp(o->format, "perfetto")) {
 		if (o->version_opt)
 			usage_error("--file-version needs -f dat");

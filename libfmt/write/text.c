@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * text.c - the "text" format: byte for byte what `trace-cmd report`
- * (3.1.6) prints.  A `cpus=N` line per input, then one line per event built
- * from libtraceevent's printers (with the plugins trace-cmd loads), the
- * buffer/file name prefixes trace-cmd uses when there are instances or
- * several inputs, and its lost-event lines.  A file whose top buffer is a
- * latency trace is printed as its text, as trace-cmd does.  With
- * TDAT_W_RAW, each event's fields raw, as `trace-cmd report -R`.  Times
- * print as trace-cmd's clock flag says (struct tdat_file.report_usecs).
+ * text.c - the "text" format: byte for byte what `trace-cmd report` 3.4
+ * prints, or with TDAT_W_STYLE_3_1 what 3.1.6 prints.  A `cpus=N` line per
+ * input, then one line per event built from libtraceevent's printers (with
+ * the plugins trace-cmd loads), the buffer/file name prefixes trace-cmd
+ * uses when there are instances or several inputs, and its lost-event
+ * lines.  A file whose top buffer is a latency trace is printed as its
+ * text, as trace-cmd does.  With TDAT_W_RAW, each event's fields raw, as
+ * `trace-cmd report -R`.  Times print as trace-cmd's clock flag says
+ * (struct tdat_file.report_usecs).  What 3.4 prints unlike 3.1.6 (whose
+ * libtraceevent, 1.7, prints here) is text-34.c's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,7 @@ struct text {
 	bool prefix;		/* print name prefixes */
 	bool multi;
 	bool latency_only;	/* a latency file was printed; events are not */
+	struct text34 *v34;	/* NULL: 3.1.6's style */
 	struct tep_record rec;
 	struct tep_guard_type types[64];	/* by event id, modulo 64 */
 };
@@ -147,6 +150,10 @@ static int text_open(struct tdat_writer *w)
 		return TDAT_ENOMEM;
 	}
 	trace_seq_init(&t->seq);
+	if (!(w->flags & TDAT_W_STYLE_3_1) && !(t->v34 = text34_new())) {
+		free(in);
+		return TDAT_ENOMEM;
+	}
 	ret = text_files(w, t, in, stored_files(m, in));
 	free(in);
 	for (int i = 0; !ret && !t->latency_only && i < n; i++)
@@ -172,15 +179,16 @@ static size_t put_u64(char *dst, uint64_t v, int width, char pad)
 }
 
 /*
- * The line head, "%16s-%-5d [%03d]" and the time, formatted here rather
- * than through tep_print_event (three format parses and vsnprintf calls
- * per event), with exactly libtraceevent's result: sec.usec rounded
- * ("%5llu.%06llu", after adding 500 ns), sec.nsec for -t, or "%12llu" for
- * clocks that do not count nanoseconds.
+ * The line head, "%16s-%-5d [%03d]", 3.4's latency column and the time,
+ * formatted here rather than through tep_print_event (three format parses
+ * and vsnprintf calls per event), with exactly libtraceevent's result:
+ * sec.usec rounded ("%5llu.%06llu", after adding 500 ns), sec.nsec for
+ * -t, or "%12llu" for clocks that do not count nanoseconds.
  */
 static void print_head(struct tdat_writer *w, const struct tdat_event *ev, int pid, const char *comm)
 {
-	char *d = sink_reserve(&w->sink, strlen(comm) + 96), *p = d;
+	struct text *tx = w->priv;
+	char *d = sink_reserve(&w->sink, strlen(comm) + 160), *p = d;
 	size_t n = strlen(comm);
 	uint64_t t = ev->ts;
 
@@ -206,6 +214,9 @@ static void print_head(struct tdat_writer *w, const struct tdat_event *ev, int p
 	*p++ = '[';
 	p += ev->cpu < 0 ? (size_t)sprintf(p, "%03d", ev->cpu) : put_u64(p, (uint64_t)ev->cpu, 3, '0');
 	*p++ = ']';
+	if (tx->v34)
+		p += text34_latency(tx->v34, ev->file->tep, ev->data, (unsigned)ev->size,
+				    w->flags & TDAT_W_RAW, p);
 	if (!ev->file->report_usecs) {
 		p += put_u64(p, t, 12, ' ');
 	} else if (w->flags & TDAT_W_NSEC) {
@@ -307,7 +318,12 @@ static int text_put(struct tdat_writer *w, const struct tdat_event *ev)
 	if (safe) {
 		unsafe_record(w, t, ev, event, safe, why);
 	} else {
-		tep_print_event(tep, s, rec, "%s", raw ? TEP_PRINT_INFO_RAW : TEP_PRINT_INFO);
+		if (t->v34 && !raw && event && text34_is_sched_switch(event))
+			text34_sched_switch(t->v34, s, rec, event);
+		else
+			tep_print_event(tep, s, rec, "%s", raw ? TEP_PRINT_INFO_RAW : TEP_PRINT_INFO);
+		if (t->v34 && raw && event)
+			text34_raw_pointers(t->v34, s, rec, event);
 		if (tep_guard_refused())
 			count_unsafe(w, ev, event, "a plugin helper was given a pointer outside "
 				     "the record (printed as 0)");
@@ -329,6 +345,7 @@ static void text_free(struct tdat_writer *w)
 	if (!t)
 		return;
 	trace_seq_destroy(&t->seq);
+	text34_free(t->v34);
 	free(t);
 	w->priv = NULL;
 }

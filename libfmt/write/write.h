@@ -143,6 +143,28 @@ uint64_t dat_out_estimate(struct dat_out *o);
 int dat_out_write(struct dat_out *o, struct tdat_sink *out);
 void dat_out_release(struct dat_out *o);
 
+/* ---- text-34.c: what trace-cmd 3.4 prints unlike 3.1.6 (text.c's default style) ---- */
+
+struct text34;			/* what it learnt of the events it printed */
+struct trace_seq;
+struct tep_record;
+struct tep_event;
+struct text34 *text34_new(void);
+void text34_free(struct text34 *c);
+/*
+ * The latency column of a record (" d..2."), or with @raw its common_flags
+ * ("-0x1"), into @out (at least 64 bytes); returns its length.
+ */
+size_t text34_latency(struct text34 *c, struct tep_handle *tep, const void *data, unsigned size,
+		      bool raw, char *out);
+/* An event the sched_switch plugin prints: text34_sched_switch() prints it instead. */
+bool text34_is_sched_switch(const struct tep_event *event);
+void text34_sched_switch(struct text34 *c, struct trace_seq *s, struct tep_record *rec,
+			 struct tep_event *event);
+/* @s holds @rec's raw fields as libtraceevent 1.7 printed them: give functions their address. */
+void text34_raw_pointers(struct text34 *c, struct trace_seq *s, struct tep_record *rec,
+			 struct tep_event *event);
+
 /* ---- writer.c: buffered output with a sticky error, and the registry ---- */
 
 /* @*arr grown to hold index @i, new entries -1 (ids not given yet); NULL without memory. */

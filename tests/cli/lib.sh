@@ -13,6 +13,8 @@
 #                       so paths like testdata/x.dat stay relative in outputs
 #   BIN                 directory holding tdat-convert etc., put first in PATH
 #   TRACE_CMD           trace-cmd to compare with; empty means not available
+#   TRACE_CMD_34        trace-cmd 3.4 (default ../shared/tools/trace-cmd-3.4/
+#                       trace-cmd beside the source tree); empty: not available
 #   TDAT_UPDATE_GOLDEN  1: rewrite tests/expected/ files instead of comparing
 #   TDAT_KEEP_TMP       1: keep the scratch directory and say where it is
 #   T_TIMEOUT           seconds before a command is killed (default 120)
@@ -52,6 +54,15 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:print_stacktrace=1}
 # Fixed locale and time zone so outputs do not depend on the machine.
 export LC_ALL=C TZ=UTC
+# Text as Debian's trace-cmd 3.1.6 prints it: $TRACE_CMD is that one and the
+# goldens in tests/expected/ are its output.  Tests of trace-cmd 3.4's style
+# (the tools' default) say so: --report-style 3.4, or TDAT_REPORT_STYLE
+# unset for the default (t-text.sh, t-text34.sh).
+export TDAT_REPORT_STYLE=3.1
+# trace-cmd 3.4 (../shared/tools/trace-cmd-3.4, see its README): the oracle
+# of the default style; empty or missing: those checks print SKIP.
+TRACE_CMD_34=${TRACE_CMD_34-$TOP_SRCDIR/../shared/tools/trace-cmd-3.4/trace-cmd}
+export TRACE_CMD_34
 
 T_COUNT=0
 T_FAILED=0
@@ -183,6 +194,10 @@ npm_install() {
 
 have_trace_cmd() {
 	[[ -n $TRACE_CMD && -x $TRACE_CMD ]]
+}
+
+have_trace_cmd_34() {
+	[[ -n $TRACE_CMD_34 && -x $TRACE_CMD_34 ]]
 }
 
 # --- running commands --------------------------------------------------------
