@@ -1,6 +1,6 @@
 #!/bin/sh
 # Re-record the real trace-cmd captures in testdata/ (this is how the committed files were made).
-# Needs: root, trace-cmd 3.1.6, /work/shared/tools/trace-cmd-sandboxed (runs its arguments in a
+# Needs: root, trace-cmd 3.1.6 (and 3.4 for tc34-*.dat), /work/shared/tools/trace-cmd-sandboxed (runs its arguments in a
 # private mount namespace where the function-tracer files, refused here, are masked).
 # usage: scripts/make-captures.sh [file.dat ...]   (no argument: all files)
 # Every command actually run is appended to $LOG (default /tmp/tdat-commands.log).
@@ -13,6 +13,20 @@ KS=/tmp/tdat-kallsyms-small
 WL='ls / >/dev/null; for i in 1 2 3 4 5; do sleep 0.05; cat /proc/uptime >/dev/null; done'
 T=/sys/kernel/tracing
 LOG=${LOG:-/tmp/tdat-commands.log}
+# trace-cmd 3.4 (with libtraceevent 1.9.0, libtracefs 1.8.3; its README says how it was built)
+TC34=${TC34:-/work/shared/tools/trace-cmd-3.4/trace-cmd}
+BTF=/tmp/tdat-btf-small
+
+# One recorder at a time: tests/cli/t-capture.sh takes the same lock.  Mount tracefs if it is not
+# (the wrapper would, for good) and unmount it again at the end.
+exec 9>/tmp/tdat-t-capture.lock
+flock -w 900 9 || { echo "another capture holds /tmp/tdat-t-capture.lock"; exit 1; }
+MOUNTED=
+if ! mountpoint -q /sys/kernel/tracing; then
+  mount -t tracefs nodev /sys/kernel/tracing || exit 1
+  MOUNTED=1
+fi
+trap '[ -n "$MOUNTED" ] && umount /sys/kernel/tracing' EXIT
 
 # Reduced kallsyms (used by every file except v7-zstd.dat and stack.dat): keep the data symbols
 # (types B/D/R), every 100th line of /proc/kallsyms (lines 1, 101, 201, ...), module lines, and every
@@ -78,6 +92,23 @@ run clock-x86-tsc.dat "$W sh -c \"$MNT trace-cmd record -q -C x86-tsc $EV -o clo
 run date.dat     "$W sh -c \"$MNT trace-cmd record -q --date $EV -o date.dat sh -c '$WL'\""
 run extract.dat  "$W sh -c \"$MNT trace-cmd start $EV && sh -c '$WL' && trace-cmd stop && trace-cmd extract -o extract.dat; trace-cmd reset\""
 run stack.dat    "$W trace-cmd record -q -T -e sched:sched_switch -e sched:sched_wakeup -e sched:sched_process_exec -e sched:sched_process_exit -o stack.dat sh -c '$WL'"
+# Recorded by trace-cmd 3.4 (the oracle of the default text style): the same events and workload
+# as v7-zstd.dat, in each layout 3.4 writes; two buffers; and extract, which saves the kernel's BTF
+# (option 23).  The kernel's BTF is 5.4 MB (1.7 MB compressed), so tc34-extract.dat was made with
+# a subset of it bind-mounted over /sys/kernel/btf/vmlinux: the types 6 functions reach
+# (scripts/btf-subset.py; 82 types, 3224 bytes, a valid BTF that bpftool dumps).
+TEV="-e sched -e irq -e timer"
+run tc34-zstd.dat "$W sh -c \"$MNT $TC34 record -q $TEV -o tc34-zstd.dat sh -c '$WL'\""
+run tc34-zlib.dat "$W sh -c \"$MNT $TC34 record -q --compression zlib $TEV -o tc34-zlib.dat sh -c '$WL'\""
+run tc34-v6.dat   "$W sh -c \"$MNT $TC34 record -q --file-version 6 $TEV -o tc34-v6.dat sh -c '$WL'\""
+# (the instance without syscalls: trace-cmd 3.4's own loader opens and closes a hundred files)
+run tc34-two-buffers.dat "$W sh -c \"$MNT scripts/prep-instance.sh foo && $TC34 record -q -e sched -B foo -e irq -e timer -o tc34-two-buffers.dat sh -c '$WL'\""
+case "$ONLY" in "  "|*" tc34-extract.dat "*)
+  python3 scripts/btf-subset.py /sys/kernel/btf/vmlinux $BTF ksys_read ksys_write ksys_lseek \
+    tick_nohz_handler kfree __kmalloc_noprof || exit 1 ;;
+esac
+run tc34-extract.dat "$W sh -c \"$MNT mount --bind $BTF /sys/kernel/btf/vmlinux && $TC34 start $TEV && sh -c '$WL' && $TC34 stop && $TC34 extract -o tc34-extract.dat; $TC34 reset\""
+rm -f $BTF
 # not possible with this trace-cmd / machine (kept to show the attempt; see README):
 run tsc2nsec.dat "$W sh -c \"$MNT trace-cmd record -q -C x86-tsc --tsc2nsec $EV -o tsc2nsec.dat sh -c '$WL'\""
 run v7-zlib.dat  "$W sh -c \"$MNT trace-cmd record -q --compression zlib $EV -o v7-zlib.dat sh -c '$WL'\""

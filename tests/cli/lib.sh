@@ -200,6 +200,26 @@ have_trace_cmd_34() {
 	[[ -n $TRACE_CMD_34 && -x $TRACE_CMD_34 ]]
 }
 
+# is_zlib FILE: a v7 file compressed with zlib (Debian's trace-cmd 3.1.6 has no zlib)
+is_zlib() {
+	LC_ALL=C head -c 40 "$1" | grep -aq zlib
+}
+
+# tc31_readable FILE: a path of FILE's events that trace-cmd 3.1.6 reads: FILE, or
+# for a zlib one the zstd copy trace-cmd 3.4's convert makes of it (of the same
+# base name, in $T_TMP/tc31); nothing when that cannot be made.
+tc31_readable() {
+	local d=$T_TMP/tc31/${1//\//_}
+	if ! is_zlib "$1"; then
+		echo "$1"
+	elif [[ -s $d/${1##*/} ]]; then
+		echo "$d/${1##*/}"
+	elif have_trace_cmd_34 && mkdir -p "$d" &&
+		"$TRACE_CMD_34" convert -i "$1" -o "$d/${1##*/}" --compression zstd >/dev/null 2>&1; then
+		echo "$d/${1##*/}"
+	fi
+}
+
 # --- running commands --------------------------------------------------------
 
 # _t_parse NAME [--stdin FILE] -- CMD...: sets _T_IN and _T_SHIFT (args to drop).

@@ -7,7 +7,8 @@
 # can be (a cut at every page or chunk), every text option, csv, json,
 # perfetto, sqlite, typed csv, parquet and dat give at -j 2, 3 and 8 the
 # same output, the same messages and the same exit status as at -j 1: text
-# and json at each N; the other formats at one N of the three, in turn from
+# and json at each N (text in both report styles, lib.sh's 3.1 and 3.4); the
+# other formats at one N of the three, in turn from
 # one input to the next; an input read in one window (by the caller alone,
 # whatever N) at -j 2.  t-jobs-cases.sh has the cases around the cuts.
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
@@ -29,10 +30,13 @@ for dat in $TD/*.dat $TD/sym/*.dat $TD/bad/*.dat; do
 			all=2 one=2
 		fi
 		JOBS=$all same "$f text" "$in"
+		JOBS=$all same "$f text, 3.4 style" --report-style 3.4 "$in"
 		JOBS=$all same "$f json" -f json "$in"
 		[[ $f == bad/* ]] && continue
 		JOBS=$one same "$f text -t" -t "$in"
 		JOBS=$one same "$f text -R" -R "$in"
+		JOBS=$one same "$f text -t, 3.4 style" --report-style 3.4 -t "$in"
+		JOBS=$one same "$f text -R, 3.4 style" --report-style 3.4 -R "$in"
 		JOBS=$one same "$f csv" -f csv "$in"
 		JOBS=$one same "$f perfetto" -f perfetto "$in"
 		JOBS=$one same_out "$f sqlite" -f sqlite "$in"

@@ -70,9 +70,12 @@ for dat in $TD/*.dat; do
 	rows=$(sed -n 's/^rows //p' "$out.chk" | sort)
 	t_same "$f.dat: one file per event type, rows as tdat-info counts them" "$rows" "$info"
 	# old-kernel.dat: a marker's odd byte joins the event name in the report's text
-	if [[ -n $TRACE_CMD && $f != old-kernel ]]; then
+	# (a zlib capture, which 3.1.6 cannot read, through trace-cmd 3.4's zstd copy of it)
+	if [[ -n $TRACE_CMD && $f != old-kernel && -z $(tc31_readable "$dat") ]]; then
+		skip "$f.dat: rows per event as trace-cmd report shows them" "zlib, and no trace-cmd 3.4 to convert it"
+	elif [[ -n $TRACE_CMD && $f != old-kernel ]]; then
 		t_same "$f.dat: rows per event as trace-cmd report shows them" \
-			"$(sed 's/^[^.]*\.//' <<<"$rows" | sort)" "$(counts_report "$dat")"
+			"$(sed 's/^[^.]*\.//' <<<"$rows" | sort)" "$(counts_report "$(tc31_readable "$dat")")"
 	fi
 	t_same "$f.dat: events.parquet has every event" \
 		"$(sed -n 's/^events //p' "$out.chk" | sort)" "$info"

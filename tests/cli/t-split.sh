@@ -198,12 +198,15 @@ for f in $TD/*.dat; do
 	tdat-split --events $((n / 3 + 1)) -o "$R/p/$b" "$f" 2>/dev/null
 	t_assert "$b: split into 3 pieces" test "$(ls "$R/p" | wc -l)" = 3
 	t_exit "$b: tdat-merge of the pieces" 0 -- tdat-merge -o "$R/m.dat" "$R"/p/*.dat
-	if have_trace_cmd; then
-		"$TRACE_CMD" report "$f" >"$R/want.txt" 2>/dev/null
+	# (a zlib original, which 3.1.6 cannot read, through trace-cmd 3.4's zstd copy of it)
+	r=$(tc31_readable "$f")
+	if have_trace_cmd && [[ -n $r ]]; then
+		"$TRACE_CMD" report "$r" >"$R/want.txt" 2>/dev/null
 		"$TRACE_CMD" report "$R/m.dat" >"$R/got.txt" 2>/dev/null
 		t_assert "$b: trace-cmd report of the merged file is the original's" cmp -s "$R/want.txt" "$R/got.txt"
 	else
-		skip "$b: trace-cmd report of the merged file is the original's" "no trace-cmd"
+		skip "$b: trace-cmd report of the merged file is the original's" \
+			"no trace-cmd, or a zlib file and no trace-cmd 3.4 to convert it"
 		tdat-convert "$f" >"$R/want.txt"
 	fi
 	t_run "$b: tdat-convert of the pieces" -- tdat-convert $(ls -r "$R"/p/*.dat)

@@ -185,6 +185,11 @@ FUZZ_TARGET(fuzz_writers)
 		flags |= TDAT_W_SPLIT;	/* one typed file per event type */
 	if (sel == 0 && (data[0] & 0x80))
 		oo.flags &= ~TDAT_OPEN_NO_PLUGINS;	/* text through the plugins, as tools print */
+	/* text: the selector's values past the writers choose -R and 3.1.6's style */
+	if (sel == 0 && ((data[0] & 0x3f) / FUZZ_NWRITERS) & 1)
+		flags |= TDAT_W_RAW;
+	if (sel == 0 && ((data[0] & 0x3f) / FUZZ_NWRITERS) & 2)
+		flags |= TDAT_W_STYLE_3_1;
 	fuzz_mem_fill(&mem, 0, data + 1, size - 1);
 	if (sel == 2 && (data[0] & 0x80)) {
 		compare_jobs(mem.path, &oo, data[0] & 0x40);	/* json: -j 3 as -j 1 */
