@@ -165,6 +165,48 @@ const struct tdat_file_info *tdat_file_info(const struct tdat_file *f);
 /** tdat_file_buffer - buffer @i (0 <= i < nbuffers) of @f, or NULL. */
 const struct tdat_buffer_info *tdat_file_buffer(const struct tdat_file *f, int i);
 
+/* What a part of a trace.dat is (struct tdat_section_info.kind). */
+enum tdat_section_kind {
+	TDAT_SECTION,		/* a v7 section: id, flags, description, size, then its data */
+	TDAT_OPTION,		/* an option: in the v6 options block or a v7 options section */
+	TDAT_V6_PART,		/* a v6 part at its fixed place (id: the v7 section of the same) */
+};
+
+/*
+ * One section or option of a trace.dat as tdat_file_open() read it, known
+ * or not (trace-cmd's ids, as "trace-cmd dump --options" lists them).
+ */
+struct tdat_section_info {
+	int kind;		/* enum tdat_section_kind */
+	unsigned id;
+	const char *name;	/* trace-cmd's name of @id ("BTF_FILE", "LAST_BOOT_INFO"), "" unknown */
+	const char *what;	/* what it holds, in a few words ("unknown" for an unknown id) */
+	const char *label;	/* a v7 section's own description in the file's strings, else "" */
+	uint64_t offset;	/* a section or v6 part: where it begins; an option: its header
+				 * (v6), or the options section holding it (v7) */
+	uint64_t pos;		/* a v7 option: its header's place in that section's data, else 0 */
+	uint64_t size;		/* bytes after its header as stored (an option: its data) */
+	uint64_t usize;		/* a compressed section's data decompressed, else @size */
+	bool compressed;
+	const char *damage;	/* NULL, or why it was skipped */
+};
+
+/**
+ * tdat_file_sections - every section and option of @f, in the order read
+ * @f: an open file
+ * @n: set to the number of entries
+ *
+ * v7: the sections the header and the options point to, the options
+ * sections and each option in them, and the sections after the last
+ * options section (the strings that name them); v6: the parts at their
+ * fixed places and each option of the options block.  A section that was
+ * damaged and skipped (an optional one: the file opened with a warning)
+ * says why.
+ *
+ * Return: the entries (owned by @f, valid until it is freed); NULL when @n is 0.
+ */
+const struct tdat_section_info *tdat_file_sections(const struct tdat_file *f, int *n);
+
 /**
  * tdat_file_latency_text - the text of a latency buffer
  * @f: open file

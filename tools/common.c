@@ -125,6 +125,21 @@ unsigned dat_layout_option(unsigned wflags, bool version, const char *arg)
 	usage_error("invalid --%s '%s'", version ? "file-version" : "compression", arg);
 }
 
+void dat_sections_warning(struct tdat_file *in, unsigned wflags)
+{
+	const struct tdat_section_info *p;
+	int k;
+
+	if (!(wflags & (TDAT_W_V6 | TDAT_W_ZNONE)))
+		return;
+	p = tdat_file_sections(in, &k);
+	for (int j = 0; j < k; j++)
+		if (p[j].kind == TDAT_SECTION && (p[j].id == 23 || p[j].id == 25) && !p[j].damage)
+			warnx_("%s: its %s section is not written: %s", tdat_file_info(in)->path,
+			       p[j].name, (wflags & TDAT_W_V6) ? "version 6 has no sections" :
+			       "trace-cmd 3.4 reads it only compressed (else not the file at all)");
+}
+
 void dat_zlib_warning(unsigned wflags)
 {
 	if (wflags & TDAT_W_ZLIB)

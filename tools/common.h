@@ -32,6 +32,11 @@ void print_version(void) __attribute__((noreturn));
 unsigned dat_layout_option(unsigned wflags, bool version, const char *arg);
 /* The warning that trace-cmd may not read a trace.dat of --compression zlib. */
 void dat_zlib_warning(unsigned wflags);
+/*
+ * A trace.dat of @wflags written from @in drops its BTF and MODULES_FILE
+ * sections when it is version 6 or not compressed: say so.
+ */
+void dat_sections_warning(struct tdat_file *in, unsigned wflags);
 
 #define JOBS_MAX 256		/* -j: threads at most */
 #define JOBS_DEFAULT_MAX 8	/* -j's default: the online CPUs, at most this */

@@ -2,7 +2,7 @@
 /*
  * info-json.c - the JSON object tdat-info --json prints for a file (header
  * facts, buffers and per-CPU counts, lost events, the kernel's figures,
- * counts per event type), shared with tdat-convert -f parquet, which puts
+ * counts per event type, every section and option), shared with tdat-convert -f parquet, which puts
  * it into the dataset's trace.json.
  */
 #include <inttypes.h>
@@ -185,6 +185,36 @@ static json_object *json_merged(const struct tdat_file *f)
 	return arr;
 }
 
+/* Every section and option of the file, in file order (tdat_file_sections()). */
+static json_object *json_sections(const struct tdat_file *f)
+{
+	static const char *const kinds[] = { "section", "option", "v6 part" };
+	const struct tdat_section_info *p = NULL;
+	json_object *arr = json_object_new_array();
+	int n = 0;
+
+	p = tdat_file_sections(f, &n);
+	for (int i = 0; i < n; i++, p++) {
+		json_object *o = json_object_new_object();
+
+		jadd(o, "kind", json_object_new_string(p->kind >= 0 && p->kind <= 2 ? kinds[p->kind] : "?"));
+		jadd(o, "id", json_object_new_int((int)p->id));
+		jadd(o, "name", *p->name ? json_object_new_string(p->name) : NULL);
+		jadd(o, "what", json_object_new_string(p->what));
+		jadd(o, "label", *p->label ? json_object_new_string(p->label) : NULL);
+		jadd(o, "offset", jnum(p->offset));
+		if (p->kind == TDAT_OPTION && f && tdat_file_info(f)->version >= 7)
+			jadd(o, "pos", jnum(p->pos));
+		jadd(o, "size", jnum(p->size));
+		if (p->compressed)
+			jadd(o, "uncompressed_size", jnum(p->usize));
+		jadd(o, "compressed", json_object_new_boolean(p->compressed));
+		jadd(o, "damage", p->damage ? json_object_new_string(p->damage) : NULL);
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
 void info_json_print(struct tdat_file *f, const struct tdat_stats *s, FILE *fp)
 {
 	const struct tdat_file_info *fi = tdat_file_info(f);
@@ -219,6 +249,7 @@ void info_json_print(struct tdat_file *f, const struct tdat_stats *s, FILE *fp)
 	jadd(o, "cpustat", json_object_new_string(fi->cpustat));
 	jadd(o, "piece", json_piece(tdat_file_piece(f)));
 	jadd(o, "merged", json_merged(f));
+	jadd(o, "sections", json_sections(f));
 	fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
 	      fp);
 	fputc('\n', fp);

@@ -618,6 +618,8 @@ int main(int argc, char **argv)
 	}
 	warn_mixed_clocks(in, n);
 	warn_missing_pieces(in, n);
+	if (!strcmp(o.format, "dat"))	/* the BTF of the first input is the one written */
+		dat_sections_warning(in[0], o.wflags);
 	ret = run(&o, n, m, in);
 out:
 	tdat_select_free(o.sel);	/* its filters belong to the files' event formats */

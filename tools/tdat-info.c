@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tdat-info - say what is in trace.dat files: header facts, buffers, per
- * CPU event counts, lost events and time spans, counts per event type, and
- * the kernel's own count of each ring buffer at the end of recording.
+ * CPU event counts, lost events and time spans, counts per event type, the
+ * kernel's own count of each ring buffer at the end of recording, and every
+ * section and option of the file.
  * Text for people, one JSON object per file (--json) for programs, or a
  * picture of all the inputs on one timeline (--svg), of a selection too.
  */
@@ -167,6 +168,42 @@ static void text_kernel(struct tdat_file *f, int in_ns)
 	}
 }
 
+/* Where a part lies: a section's offset, an option's header (v7: its section + its place). */
+static void part_place(char *buf, size_t n, const struct tdat_section_info *p)
+{
+	if (p->kind == TDAT_OPTION && p->pos)
+		snprintf(buf, n, "%" PRIu64 "+%" PRIu64, p->offset, p->pos);
+	else
+		snprintf(buf, n, "%" PRIu64, p->offset);
+}
+
+/* Every section and option, known or not (tdat_file_sections()). */
+static void text_sections(const struct tdat_file *f)
+{
+	static const char *const kinds[] = { "section", "option", "v6 part" };
+	const struct tdat_section_info *p;
+	char at[48], us[24];
+	int n;
+
+	if (!(p = tdat_file_sections(f, &n)))
+		return;
+	printf("sections and options:\n");
+	printf("  %-8s %5s %-15s %14s %10s %12s  %s\n", "kind", "id", "name", "offset", "size",
+	       "uncompressed", "what");
+	for (int i = 0; i < n; i++, p++) {
+		part_place(at, sizeof(at), p);
+		snprintf(us, sizeof(us), "%" PRIu64, p->usize);
+		printf("  %-8s %5u %-15s %14s %10" PRIu64 " %12s  %s", p->kind >= 0 && p->kind <= 2 ?
+		       kinds[p->kind] : "?", p->id, *p->name ? p->name : "?", at, p->size,
+		       p->compressed ? us : "-", p->what);
+		if (*p->label)
+			printf(" (\"%s\")", p->label);
+		if (p->damage)
+			printf("; DAMAGED, skipped: %s", p->damage);
+		putchar('\n');
+	}
+}
+
 static void text_report(struct tdat_file *f, const struct tdat_stats *s)
 {
 	const struct tdat_file_info *fi = tdat_file_info(f);
@@ -203,6 +240,7 @@ static void text_report(struct tdat_file *f, const struct tdat_stats *s)
 	for (int i = 0; i < s->nevents; i++)
 		printf("  %10" PRIu64 "  %s:%s\n", s->events[i].count, s->events[i].system,
 		       s->events[i].name);
+	text_sections(f);
 }
 
 /* The splits of the pieces shown so far: warn of pieces of two splits of one file. */

@@ -714,6 +714,7 @@ int main(int argc, char **argv)
 	if (in && merge_input(sp.m, in)) {
 		ret = EXIT_FAIL;
 	} else if (in) {
+		dat_sections_warning(in, sp.wflags);
 		set_mark(&sp, in);
 		ret = run(&sp);
 	}

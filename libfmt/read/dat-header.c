@@ -356,16 +356,37 @@ static int v6_data_start(struct tdat_file *f, struct rd *r, struct opts_state *s
 	return 0;
 }
 
+/* v6 part @i (0: header info .. 5: command lines) at r->off, listed by sections.c. */
+static int v6_part(struct tdat_file *f, struct rd *r, int i)
+{
+	static const char *const what[NSECTIONS] = {
+		"header_page and header_event formats", "formats of ftrace's own events",
+		"event formats, by system", "kernel symbols (/proc/kallsyms)",
+		"printk formats (trace_printk's strings)", "saved command lines (pid to comm)",
+	};
+	uint64_t start = r->off;
+	int ret;
+
+	switch (i) {
+	case 0: ret = read_header_info(r); break;
+	case 1: ret = read_formats(r, "ftrace", &f->meta.ftrace, &f->meta.nftrace); break;
+	case 2: ret = read_event_systems(r); break;
+	case 5: ret = read_text_section(r, 8, OPT_CMDLINES); break;
+	default: ret = read_text_section(r, 4, OPT_HEADER_INFO + i); break;
+	}
+	sections_v6(f, OPT_HEADER_INFO + (unsigned)i, what[i], start, r->off);
+	return ret;
+}
+
 static int open_v6(struct tdat_file *f, struct rd *r)
 {
 	struct opts_state st = { 0 };
 	uint64_t cpus;
 	int ret;
 
-	if ((ret = read_header_info(r)) || (ret = read_formats(r, "ftrace", &f->meta.ftrace, &f->meta.nftrace)) ||
-	    (ret = read_event_systems(r)) || (ret = read_text_section(r, 4, OPT_KALLSYMS)) ||
-	    (ret = read_text_section(r, 4, OPT_PRINTK)) || (ret = read_text_section(r, 8, OPT_CMDLINES)))
-		return ret;
+	for (int i = 0; i < NSECTIONS; i++)
+		if ((ret = v6_part(f, r, i)))
+			return ret;
 	if ((ret = rd_num(r, 4, &cpus, "CPU count")))
 		return ret;
 	if (cpus > MAX_CPUS || cpus > rd_left(r) / 16) {
@@ -472,6 +493,7 @@ static void section_lost(struct tdat_file *f, struct rd *r, int i)
 	};
 
 	rd_drop_mem(r);
+	sections_damage(f, r->sec_off, f->errmsg);
 	file_warn(f, "%s section damaged, read without it (%s): %s", section_names[i], without[i],
 		  f->errmsg);
 	f->errmsg[0] = '\0';
@@ -525,6 +547,7 @@ static int v7_options(struct tdat_file *f, struct rd *r, struct opts_state *st, 
 
 	if ((ret = rd_num(r, 8, &off, "options offset")))
 		return ret;
+	f->sec_first = r->off;	/* the sections begin here */
 	for (; off; off = next) {
 		if (++n > MAX_OPTION_SECTIONS)
 			return rd_fail(r, "options sections form a loop");
@@ -541,7 +564,7 @@ static int v7_options(struct tdat_file *f, struct rd *r, struct opts_state *st, 
 static int open_v7(struct tdat_file *f, struct rd *r)
 {
 	struct opts_state st = { 0 };
-	uint64_t last_end = 0;
+	uint64_t last_end = 0, first = 0;
 	bool own[NSECTIONS] = { false };
 	char why[160] = "";
 	int ret;
@@ -563,16 +586,21 @@ static int open_v7(struct tdat_file *f, struct rd *r)
 	if (piece_defers(f) && !why[0]) {	/* read when added to a merge */
 		f->meta_deferred = true;
 		memcpy(f->sec_offs, st.sections, sizeof(f->sec_offs));
+		f->sec_btf = st.btf_off;
+		f->sec_modules = st.modules_off;
 	} else if ((ret = setup_tep(f)) || (ret = origins_read(f, r, &st, own)) ||
-		   (ret = v7_sections(f, r, &st, own))) {
+		   (ret = v7_sections(f, r, &st, own)) || (ret = sections_extra(f, r, &st))) {
 		return ret;
 	}
 	top_first(f);
 	if ((ret = v7_buffer_sections(f, r)) || (ret = origin_restrict(f)))
 		return ret;
 	top_first(f);
-	if (!why[0])
+	if (!why[0]) {
+		if (!f->meta_deferred)	/* else when its own metadata is read */
+			sections_tail(f, r, f->sec_first);
 		return 0;
+	}
 	if ((ret = v7_salvage(f, last_end, why)))
 		return ret;
 	top_first(f);
@@ -690,6 +718,7 @@ int dat_read_sections(struct tdat_file *f, struct rd *r)
 		ret = (ret = setup_tep(f)) ? ret : open_v6(f, r);
 	else
 		ret = open_v7(f, r);
+	sections_sort(f);
 	if (!ret && !f->meta_deferred)
 		ret = check_common(f);
 	if (!ret)
@@ -711,11 +740,20 @@ int file_meta_load(struct tdat_file *f, struct tdat_file *from)
 		return 0;
 	}
 	memcpy(st.sections, f->sec_offs, sizeof(st.sections));
+	st.btf_off = f->sec_btf;
+	st.modules_off = f->sec_modules;
 	f->meta_deferred = false;
 	ret = setup_tep(f);
 	if (!ret)
 		ret = v7_sections(f, &r, &st, own);
+	if (!ret)
+		ret = sections_extra(f, &r, &st);
 	rd_drop_mem(&r);
+	if (!ret) {
+		sections_tail(f, &r, f->sec_first);
+		rd_drop_mem(&r);
+		sections_sort(f);
+	}
 	if (!ret)
 		ret = check_common(f);
 	if (!ret)

@@ -3,8 +3,9 @@
  * dat-options.c - the options of a trace.dat (a v6 options block, or the
  * chained v7 OPTIONS sections): buffers and their CPU tables, clock, uname,
  * version, CPU count, CPU stats, time corrections (DATE, OFFSET, TSC2NSEC,
- * TIME_SHIFT) and, in v7, where the other sections are.  Unknown options
- * are skipped by their size.  The options a trace.dat writer copies are
+ * TIME_SHIFT) and, in v7, where the other sections are (the BTF and
+ * MODULES_FILE of trace-cmd 3.4 too).  Unknown options are skipped by their
+ * size; sections.c lists every one.  The options a trace.dat writer copies are
  * also kept as they were read (struct tdat_meta).
  */
 #include <stdlib.h>
@@ -76,7 +77,7 @@ static bool kept_option(unsigned id)
 	switch (id) {
 	case OPT_DATE: case OPT_CPUSTAT: case OPT_TRACECLOCK: case OPT_UNAME: case 6: /* HOOK */
 	case OPT_OFFSET: case OPT_VERSION: case OPT_PROCMAPS: case OPT_TRACEID:
-	case OPT_TIME_SHIFT: case OPT_GUEST: case OPT_TSC2NSEC:
+	case OPT_TIME_SHIFT: case OPT_GUEST: case OPT_TSC2NSEC: case OPT_LAST_BOOT_INFO:
 		return true;
 	default:
 		return false;
@@ -124,6 +125,8 @@ void meta_release(struct tdat_meta *m)
 	free(m->kallsyms.data);
 	free(m->printk.data);
 	free(m->cmdlines.data);
+	free(m->btf.data);
+	free(m->modules.data);
 	for (int i = 0; i < m->nopts; i++)
 		free(m->opts[i].b.data);
 	free(m->opts);
@@ -336,6 +339,11 @@ static int handle_option(struct tdat_file *f, struct opts_state *st, unsigned id
 		if (size >= 8)
 			st->sections[id - OPT_HEADER_INFO] = file_num(f, buf, 8);
 		return 0;
+	case OPT_BTF:
+	case OPT_MODULES:
+		if (size >= 8 && f->info.version >= 7)
+			*(id == OPT_BTF ? &st->btf_off : &st->modules_off) = file_num(f, buf, 8);
+		return 0;
 	default:
 		return 0;	/* unknown or unused options are skipped by size */
 	}
@@ -371,12 +379,15 @@ int opts_read(struct rd *r, struct opts_state *st, uint64_t *next)
 
 	*next = 0;
 	for (;;) {
+		uint64_t at = r->mem ? r->mpos : r->off;
+
 		if ((ret = rd_num(r, 2, &id, "option id")))
 			return ret;
 		if (r->f->info.version < 7 && id == OPT_DONE)
 			return 0;
 		if ((ret = rd_num(r, 4, &size, "option size")))
 			return ret;
+		sections_option(r->f, (unsigned)id, r->mem ? r->sec_off : at, r->mem ? at : 0, size);
 		if (id == OPT_DONE) {
 			if ((ret = rd_blob(r, size, &buf, "option")))
 				return ret;

@@ -171,7 +171,21 @@ void rd_drop_mem(struct rd *r)
  * it whole (sections other than CPU data are small; the announced size is
  * bounded by the file size times a generous ratio).
  */
+static int section_read(struct rd *r, uint64_t off, unsigned want_id, unsigned *flags, int *entry);
+
+/* ... and list it (sections.c), with why it could not be read. */
 int rd_section(struct rd *r, uint64_t off, unsigned want_id, unsigned *flags)
+{
+	int entry = -1, ret = section_read(r, off, want_id, flags, &entry);
+
+	if (entry >= 0 && ret == TDAT_EFORMAT)
+		sections_damage(r->f, off, r->f->errmsg);
+	else if (entry >= 0 && !ret && r->mem)
+		sections_usize(r->f, entry, r->mlen);
+	return ret;
+}
+
+static int section_read(struct rd *r, uint64_t off, unsigned want_id, unsigned *flags, int *entry)
 {
 	uint64_t id, fl, sid, size, csize, usize;
 	unsigned char *cbuf;
@@ -183,6 +197,7 @@ int rd_section(struct rd *r, uint64_t off, unsigned want_id, unsigned *flags)
 	if ((ret = rd_num(r, 2, &id, "section header")) || (ret = rd_num(r, 2, &fl, "section header")) ||
 	    (ret = rd_num(r, 4, &sid, "section header")) || (ret = rd_num(r, 8, &size, "section header")))
 		return ret;
+	*entry = sections_note(r->f, (unsigned)id, (unsigned)fl, (unsigned)sid, off, size);
 	if (id != want_id) {
 		char msg[80];
 

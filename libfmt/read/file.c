@@ -236,6 +236,7 @@ void file_load_symbols(struct tdat_file *f)
 	f->syms_pending = false;
 	if (f->meta.kallsyms.data)
 		tep_parse_kallsyms(f->tep, f->meta.kallsyms.data);
+	last_boot_setup(f);
 }
 
 const char *function_name(struct tdat_file *f, uint64_t addr)
@@ -282,6 +283,7 @@ static void free_meta(struct tdat_file *f)
 	}
 	meta_release(&f->meta);
 	file_types_free(f);
+	last_boot_free(f);
 	if (f->tep) {
 		if (f->plugins)
 			tep_unload_plugins(f->plugins, f->tep);
@@ -321,6 +323,7 @@ static void file_release(struct tdat_file *f)
 	for (int i = 0; i < f->nwarnings; i++)
 		free(f->warnings[i]);
 	free(f->warnings);
+	sections_free(f);
 	file_unsupported_free(f);
 	free(f);
 }

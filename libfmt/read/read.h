@@ -197,6 +197,7 @@ struct tdat_meta {
 	struct tdat_msys *systems;
 	int nsystems;
 	struct tdat_blob kallsyms, printk, cmdlines;	/* data NULL: absent */
+	struct tdat_blob btf, modules;	/* v7 sections 23 and 25, decompressed; NULL: absent */
 	struct tdat_mopt *opts;		/* in file order */
 	int nopts;
 	/* v7: where each compressed section's stored bytes (after its header)
@@ -265,6 +266,8 @@ struct tdat_file {
 	 */
 	bool meta_deferred;
 	uint64_t sec_offs[NSECTIONS];	/* deferred: where its metadata sections are */
+	uint64_t sec_btf, sec_modules;	/* and trace-cmd 3.4's BTF and MODULES_FILE sections */
+	uint64_t sec_first;		/* v7: where the sections begin (after the header) */
 	struct tdat_file *meta_owner;	/* the file whose tep, meta, types it uses; NULL: its own */
 	int nborrowers;			/* files using this one's */
 	bool zombie;			/* freed by its user while borrowers remain */
@@ -280,6 +283,11 @@ struct tdat_file {
 	char *piece_name;
 	char *piece_how;
 	char **warnings;	/* damage found while opening (file_warn) */
+	struct last_boot *last_boot;	/* lastboot.c: a persistent buffer's earlier boot */
+	bool last_boot_off;	/* file_last_boot(f, false): names as libtraceevent 1.7 gives them */
+	struct tdat_section_info *secs;	/* sections.c: every section and option read */
+	unsigned *sec_strid;	/* a section's description in the strings, ~0: none */
+	int nsecs;
 	int nwarnings;
 	char **notes;		/* not damage: formats libtraceevent cannot print (unsupported.c) */
 	int nnotes;
@@ -500,6 +508,9 @@ static inline uint64_t field_raw(const struct tdat_file *f, const unsigned char 
 #define OPT_PRINTK	20
 #define OPT_CMDLINES	21
 #define OPT_BUFFER_TEXT	22
+#define OPT_BTF		23	/* trace-cmd 3.4: the kernel's BTF, a section */
+#define OPT_LAST_BOOT_INFO 24	/* "instance:last_boot_info" of a persistent buffer */
+#define OPT_MODULES	25	/* /proc/modules of that boot, a section */
 #define OPT_TDAT_PIECE	0x7464	/* ours: a tdat-split piece (piece.c); trace-cmd skips it */
 #define OPT_TDAT_ORIGIN	0x7465	/* ours: an input of a merged file (origin.c): its section */
 #define MAX_ORIGINS	65536	/* inputs of a merged file; more is damage */
@@ -541,9 +552,39 @@ int rd_section(struct rd *r, uint64_t off, unsigned want_id, unsigned *flags);
 
 struct opts_state {
 	uint64_t sections[NSECTIONS];	/* v7: offsets of HEADER_INFO.. */
+	uint64_t btf_off, modules_off;	/* v7: the BTF and MODULES_FILE sections, 0: none */
 	bool has_clock_opt;
 	char *clock_text;
 };
+
+/* ---- sections.c: the file's sections and options as read (tdat_file_sections()) ---- */
+
+/* A v7 section's header was read (rd_section()); returns its entry, -1 without memory. */
+int sections_note(struct tdat_file *f, unsigned id, unsigned flags, unsigned strid, uint64_t offset,
+		  uint64_t size);
+void sections_usize(struct tdat_file *f, int i, uint64_t usize);
+/* An option: @offset its header's (v6) or its options section's (v7, @pos in its data). */
+void sections_option(struct tdat_file *f, unsigned id, uint64_t offset, uint64_t pos, uint64_t size);
+/* A v6 part between @start and @end, with the id of the v7 section that holds the same. */
+void sections_v6(struct tdat_file *f, unsigned id, const char *what, uint64_t start, uint64_t end);
+/* The section at @offset was skipped: @why. */
+void sections_damage(struct tdat_file *f, uint64_t offset, const char *why);
+/* The BTF and MODULES_FILE sections the options point to, into f->meta (damage: a warning). */
+int sections_extra(struct tdat_file *f, struct rd *r, const struct opts_state *st);
+/* Every section from @off (the end of the v7 header) on, one after the other; then their labels. */
+void sections_tail(struct tdat_file *f, struct rd *r, uint64_t off);
+/* ---- lastboot.c: addresses of a persistent buffer's earlier boot, as trace-cmd 3.4 names them ---- */
+
+struct last_boot;
+/* With the kallsyms parsed: LAST_BOOT_INFO and MODULES_FILE move function lookups (a resolver). */
+void last_boot_setup(struct tdat_file *f);
+/* @on false: lookups as libtraceevent 1.7 (trace-cmd 3.1.6) does them, ignoring the earlier boot. */
+void file_last_boot(struct tdat_file *f, bool on);
+void last_boot_free(struct tdat_file *f);
+
+/* In file order (an options section's options after it); no entry is added after. */
+void sections_sort(struct tdat_file *f);
+void sections_free(struct tdat_file *f);
 
 /* Read options until DONE; v7: @next is the offset of the next OPTIONS section. */
 int opts_read(struct rd *r, struct opts_state *st, uint64_t *next);

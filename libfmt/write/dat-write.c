@@ -9,9 +9,11 @@
  * Offsets in a trace.dat point forward and backward, so everything is
  * laid out first and then written in order:
  *
- *   v7: header, metadata sections, one flyrecord section per buffer (CPU
- *       data page-aligned), one options section (section offsets, copied
- *       options, CPUCOUNT, BUFFER options), the strings section.
+ *   v7: header, metadata sections (and, compressed, the kernel's BTF and a
+ *       persistent buffer's modules where the input had them), one flyrecord section
+ *       per buffer (CPU data page-aligned), one options section (section
+ *       offsets, copied options, CPUCOUNT, BUFFER options), the strings
+ *       section.
  *   v6: header, metadata in fixed order, CPU count, options (instances as
  *       BUFFER options), the flyrecord table (+ clock) of each buffer,
  *       then the page-aligned CPU data.
@@ -24,6 +26,8 @@
 #include "write/write.h"
 
 #define SEC_HDR		16
+/* the six metadata sections, then trace-cmd 3.4's BTF and MODULES_FILE (v7 only) */
+#define NOUT		(NSECTIONS + 2)
 
 /* A growable byte buffer with a sticky failure. */
 struct mbuf {
@@ -38,9 +42,9 @@ struct dw {
 	struct tdat_sink *out;
 	uint64_t pos;		/* bytes written so far */
 	struct mbuf strings;	/* v7 section descriptions */
-	struct mbuf sec[NSECTIONS];	/* metadata contents, then as stored */
-	uint64_t sec_off[NSECTIONS];
-	unsigned sec_str[NSECTIONS];
+	struct mbuf sec[NOUT];	/* metadata contents, then as stored */
+	uint64_t sec_off[NOUT];
+	unsigned sec_str[NOUT];
 	bool sec_z;		/* metadata sections are compressed */
 	struct mbuf *osec;	/* a merged file's inputs (origin.c), as stored */
 	uint64_t *ooff;
@@ -164,7 +168,14 @@ static bool raw_section(const struct dw *d, int i)
 {
 	const struct dat_out *o = d->spec;
 
-	return d->sec_z && o->raw_src && o->meta->raw_len[i] && !strcmp(o->raw_zname, o->zname);
+	return i < NSECTIONS && d->sec_z && o->raw_src && o->meta->raw_len[i] &&
+	       !strcmp(o->raw_zname, o->zname);
+}
+
+/* The id of output section @i. */
+static unsigned sec_id(int i)
+{
+	return i < NSECTIONS ? OPT_HEADER_INFO + (unsigned)i : i == NSECTIONS ? OPT_BTF : OPT_MODULES;
 }
 
 /* The contents of the six metadata sections (v6 writes them in this order). */
@@ -194,6 +205,10 @@ static void build_meta(struct dw *d)
 		mb_sized(d, &s[4], &m->printk, 4);
 	if (!raw_section(d, 5))
 		mb_sized(d, &s[5], &m->cmdlines, 8);
+	if (m->btf.data)	/* whole, as the kernel gave it */
+		mb_put(&s[NSECTIONS], m->btf.data, m->btf.len);
+	if (m->modules.data)
+		mb_put(&s[NSECTIONS + 1], m->modules.data, m->modules.len);
 }
 
 /* Section @i's stored bytes from the source, in place of what build_meta() made. */
@@ -222,12 +237,12 @@ static int copy_raw(struct dw *d, int i)
 /* v7: compress each metadata section whole, as trace-cmd does. */
 static int compress_meta(struct dw *d)
 {
-	static const char *desc[NSECTIONS] = { "headers", "ftrace events", "events format",
-					       "kallsyms", "printk", "command lines" };
+	static const char *desc[NOUT] = { "headers", "ftrace events", "events format",
+					  "kallsyms", "printk", "command lines", "BTF", "modules" };
 	size_t zlen;
 	int ret;
 
-	for (int i = 0; i < NSECTIONS; i++) {
+	for (int i = 0; i < NOUT; i++) {
 		struct mbuf z = { 0 };
 
 		d->sec_str[i] = add_string(d, desc[i]);
@@ -293,8 +308,10 @@ static bool have_section(const struct dw *d, int i)
 {
 	const struct tdat_meta *m = d->spec->meta;
 
+	/* trace-cmd 3.4 reads BTF and MODULES_FILE only compressed (else not the file at all) */
 	return i < 3 || (i == 3 && m->kallsyms.data) || (i == 4 && m->printk.data) ||
-	       (i == 5 && m->cmdlines.data);
+	       (i == 5 && m->cmdlines.data) || (i == NSECTIONS && m->btf.data && d->sec_z) ||
+	       (i == NSECTIONS + 1 && m->modules.data && d->sec_z);
 }
 
 /* ---- v7 ---- */
@@ -398,10 +415,10 @@ static int file_cpus(const struct dw *d)
 
 static void build_options_v7(struct dw *d, struct mbuf *o, const uint64_t *boff, const uint64_t *soff)
 {
-	for (int i = 0; i < NSECTIONS; i++) {
+	for (int i = 0; i < NOUT; i++) {
 		if (!have_section(d, i))
 			continue;
-		opt_head(d, o, OPT_HEADER_INFO + (unsigned)i, 8);
+		opt_head(d, o, sec_id(i), 8);
 		mb_num(d, o, d->sec_off[i], 8);
 	}
 	for (int k = 0; k < d->spec->norigins; k++) {
@@ -420,7 +437,7 @@ static void build_options_v7(struct dw *d, struct mbuf *o, const uint64_t *boff,
 /* Where everything goes: metadata sections, buffer sections, CPU data. */
 static uint64_t layout_v7(struct dw *d, uint64_t pos, uint64_t *boff, uint64_t *soff)
 {
-	for (int i = 0; i < NSECTIONS; i++) {
+	for (int i = 0; i < NOUT; i++) {
 		if (!have_section(d, i))
 			continue;
 		d->sec_off[i] = pos;
@@ -504,10 +521,10 @@ static int write_v7(struct dw *d)
 	out(d, d->spec->zname, strlen(d->spec->zname) + 1);
 	out(d, d->spec->zver, strlen(d->spec->zver) + 1);
 	out_num(d, opts, 8);
-	for (int i = 0; i < NSECTIONS; i++) {
+	for (int i = 0; i < NOUT; i++) {
 		if (!have_section(d, i))
 			continue;
-		out_section_header(d, OPT_HEADER_INFO + (unsigned)i, d->sec_z ? SEC_FL_COMPRESS : 0,
+		out_section_header(d, sec_id(i), d->sec_z ? SEC_FL_COMPRESS : 0,
 				   d->sec_str[i], d->sec[i].len);
 		out(d, d->sec[i].p, d->sec[i].len);
 	}
@@ -730,12 +747,12 @@ int dat_out_write(struct dat_out *o, struct tdat_sink *out)
 	d.sec_z = o->st.zkind != 0;
 	build_meta(&d);
 	ret = TDAT_ENOMEM;
-	for (int i = 0; i < NSECTIONS; i++)
+	for (int i = 0; i < NOUT; i++)
 		if (d.sec[i].fail)
 			goto out;
 	ret = o->v6 ? write_v6(&d) : write_v7(&d);
 out:
-	for (int i = 0; i < NSECTIONS; i++)
+	for (int i = 0; i < NOUT; i++)
 		mb_free(&d.sec[i]);
 	free_origins(&d);
 	mb_free(&d.strings);
@@ -753,11 +770,11 @@ static uint64_t meta_size(struct dat_out *o)
 	d.sec_z = o->st.zkind != 0;
 	build_meta(&d);
 	if (!d.sec_z || !compress_meta(&d))
-		for (int i = 0; i < NSECTIONS; i++)
+		for (int i = 0; i < NOUT; i++)
 			n += SEC_HDR + d.sec[i].len;
 	for (int k = 0; k < o->norigins; k++)
 		n += SEC_HDR + o->origins[k].len;
-	for (int i = 0; i < NSECTIONS; i++)
+	for (int i = 0; i < NOUT; i++)
 		mb_free(&d.sec[i]);
 	mb_free(&d.strings);
 	return o->meta_size = n;

@@ -156,9 +156,14 @@ static int text_open(struct tdat_writer *w)
 	}
 	ret = text_files(w, t, in, stored_files(m, in));
 	free(in);
-	for (int i = 0; !ret && !t->latency_only && i < n; i++)
+	for (int i = 0; !ret && !t->latency_only && i < n; i++) {
+		struct tdat_file *f = tdat_merge_file(m, i);
+
 		if (w->flags & TDAT_W_NSEC)
-			tep_set_flag(tdat_merge_file(m, i)->tep, TEP_NSEC_OUTPUT);
+			tep_set_flag(f->tep, TEP_NSEC_OUTPUT);
+		/* 3.1.6 knows nothing of a persistent buffer's earlier boot */
+		file_last_boot(f, !(w->flags & TDAT_W_STYLE_3_1));
+	}
 	return ret;
 }
 

@@ -91,6 +91,10 @@ done
 gen 31 multi.text.out -i v7-zstd.dat -i v6.dat
 gen 34 multi.text34.out -i v7-zstd.dat -i v6.dat
 printf '%-26s lines=%s\n' multi.text.out $(wc -l < $E/multi.text.out)
+# lastboot/lastboot.dat (tc34-zlib.dat with a persistent buffer's LAST_BOOT_INFO and MODULES_FILE,
+# scripts/make-lastboot.py): the lines 3.4 names a function on, plain and -R
+"$TC34" report -i lastboot/lastboot.dat 2>/dev/null | grep -E ' (function|ip)=' > $E/lastboot.text34-func.out
+"$TC34" report -R -i lastboot/lastboot.dat 2>/dev/null | grep -E ' (function|ip)=' > $E/lastboot.text34-R-func.out
 gen 31 multi.text-R.out -R -i two-buffers.dat -i v6-two-buffers.dat
 gen 34 multi.text34-R.out -R -i two-buffers.dat -i v6-two-buffers.dat
 printf '%-26s lines=%s\n' multi.text-R.out $(wc -l < $E/multi.text-R.out)
