@@ -19,8 +19,9 @@
 #define UNION_GROUP 200		/* terms per compound SELECT (the limit is 500) */
 
 /* Common columns of every event table. */
-static const char *const fixed_cols[] = { "id", "ts", "cpu", "utid", "common_flags", "buffer", "input" };
-#define NFIXED 7
+static const char *const fixed_cols[] = { "id", "ts", "cpu", "utid", "common_flags",
+					  "common_preempt_count", "buffer", "input" };
+#define NFIXED 8
 
 /* ---- event tables ---- */
 
@@ -150,8 +151,8 @@ static int add_cols_sql(struct sq *q, struct sq_table *t, int from)
 
 	if (from == 0) {
 		sqlite3_str_appendf(s, "CREATE TABLE \"%w\"(id INTEGER PRIMARY KEY, ts INTEGER, "
-				    "cpu INTEGER, utid INTEGER, common_flags INTEGER, buffer TEXT, "
-				    "input INTEGER", t->name);
+				    "cpu INTEGER, utid INTEGER, common_flags INTEGER, "
+				    "common_preempt_count INTEGER, buffer TEXT, input INTEGER", t->name);
 		for (int i = NFIXED; i < t->ncols; i++)
 			sqlite3_str_appendf(s, ", \"%w\" %s", t->cols[i],
 					    strcmp(t->vtypes[i], "string") && strcmp(t->vtypes[i], "json") ?

@@ -138,8 +138,13 @@ static int put(struct sq *q, const struct tdat_event *ev)
 		tfield_num(ev, &tt->cflags, &flags);
 		v_int(&v[4], (int64_t)flags);
 	}
-	v_static(&v[5], tdat_file_buffer(ev->file, ev->buffer)->name);
-	v_int(&v[6], ev->input);
+	if (tt->preempt.size) {
+		flags = 0;
+		tfield_num(ev, &tt->preempt, &flags);
+		v_int(&v[5], (int64_t)flags);
+	}
+	v_static(&v[6], tdat_file_buffer(ev->file, ev->buffer)->name);
+	v_int(&v[7], ev->input);
 	for (int i = 0, k = 0; i < tt->nfields; i++) {
 		const struct tfield *f = &tt->fields[i];
 

@@ -200,6 +200,24 @@ have_trace_cmd_34() {
 	[[ -n $TRACE_CMD_34 && -x $TRACE_CMD_34 ]]
 }
 
+# golden_args BASE: of a text golden NAME.text[34][VARIANT].out, G_NAME,
+# G_VARIANT and in T_ARGS the tdat-convert options of the variant (-t: -t;
+# -raw, -R, -ts2secs: --raw-ts, -R, --ts2secs $HZ; none); 1 for an unknown one
+golden_args() {
+	G_NAME=${1%%.text*}
+	G_VARIANT=${1#"$G_NAME".text}
+	G_VARIANT=${G_VARIANT#34}
+	G_VARIANT=${G_VARIANT%.out}
+	case $G_VARIANT in
+	"") T_ARGS=() ;;
+	-t) T_ARGS=(-t) ;;
+	-raw) T_ARGS=(--raw-ts) ;;
+	-R) T_ARGS=(-R) ;;
+	-ts2secs) T_ARGS=(--ts2secs "$HZ") ;;
+	*) return 1 ;;
+	esac
+}
+
 # is_zlib FILE: a v7 file compressed with zlib (Debian's trace-cmd 3.1.6 has no zlib)
 is_zlib() {
 	LC_ALL=C head -c 40 "$1" | grep -aq zlib

@@ -205,7 +205,7 @@ is "args: every field of the event, typed" \
 		' next_prio=int=' || next_prio FROM sched_switch WHERE id = $id")"
 want=0
 for t in $(q "$db" "SELECT DISTINCT name FROM ftrace_event"); do
-	want=$((want + $(q "$db" "SELECT count(*) * ((SELECT count(*) FROM pragma_table_info('$t')) - 7) FROM $t")))
+	want=$((want + $(q "$db" "SELECT count(*) * ((SELECT count(*) FROM pragma_table_info('$t')) - 8) FROM $t")))
 done
 is "args has one row per field of every event ($want)" "$(q "$db" "SELECT count(*) FROM args")" "$want"
 is "args value types" "$(q "$db" "SELECT group_concat(DISTINCT value_type) FROM (SELECT value_type FROM args ORDER BY 1)")" \
@@ -298,6 +298,24 @@ while read -r sql; do
 		not_ok "example query $n runs and answers: ${sql:0:60}" "status $T_RC" "$(head -3 "$T_ERR")"
 	fi
 done <"$T_TMP/examples.sql"
+
+# common_flags and common_preempt_count: trace-cmd 3.4's irq-flags column (its
+# golden) worked out from them, for every sched_switch and sched_waking
+LAT="(CASE WHEN common_flags & 1 THEN 'd' WHEN common_flags & 2 THEN 'X' ELSE '.' END) ||
+	(CASE WHEN common_flags & 4 THEN 'N' ELSE '.' END) ||
+	(CASE WHEN common_flags & 24 = 24 THEN 'H' WHEN common_flags & 8 THEN 'h'
+	      WHEN common_flags & 16 THEN 's' ELSE '.' END) ||
+	(CASE WHEN common_preempt_count & 15 THEN printf('%x', common_preempt_count & 15) ELSE '.' END) ||
+	(CASE WHEN common_preempt_count & 240 THEN printf('%x', common_preempt_count >> 4) ELSE '.' END)"
+for f in v7-zstd tc34-zstd; do
+	rm -f "$T_TMP/lat.db"
+	tdat-convert -o "$T_TMP/lat.db" "$TD/$f.dat"
+	is "$f: sched_switch's and sched_waking's common_flags and common_preempt_count give trace-cmd 3.4's irq-flags column" \
+		"$(q "$T_TMP/lat.db" "SELECT lat FROM (SELECT id, $LAT AS lat FROM sched_switch UNION ALL
+			SELECT id, $LAT FROM sched_waking) ORDER BY id" | md5sum)" \
+		"$(grep -E ' (sched_switch|sched_waking): ' tests/expected/$f.text34.out |
+			sed -E 's/^.*\[[0-9]{3}\] (.{5}) +[0-9.]+: .*$/\1/' | md5sum)"
+done
 
 # atrace markers (testdata/atrace.dat): slices nest on the writing thread, counters
 rm -f "$T_TMP/atrace.db"

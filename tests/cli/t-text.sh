@@ -14,17 +14,11 @@ HZ=2096000000	# as testdata/scripts/make-expected.sh
 
 for exp in "$TOP_SRCDIR"/tests/expected/*.text.out "$TOP_SRCDIR"/tests/expected/*.text-*.out; do
 	base=${exp##*/}
-	name=${base%%.text*}
-	variant=${base#"$name".text}
-	variant=${variant%.out}
-	case $variant in
-	"") args=() ;;
-	-t) args=(-t) ;;
-	-raw) args=(--raw-ts) ;;
-	-R) args=(-R) ;;
-	-ts2secs) args=(--ts2secs $HZ) ;;
-	*) not_ok "$base: a golden of an unknown variant"; continue ;;
-	esac
+	if ! golden_args "$base"; then
+		not_ok "$base: a golden of an unknown variant"
+		continue
+	fi
+	name=$G_NAME variant=$G_VARIANT args=("${T_ARGS[@]}")
 	if [[ $name == multi && $variant == -R ]]; then
 		t_golden "multi-input text -R, with instances" "$base" -- \
 			tdat-convert -R two-buffers.dat v6-two-buffers.dat

@@ -19,17 +19,11 @@ S34=(--report-style 3.4)
 for exp in "$TOP_SRCDIR"/tests/expected/*.text34*.out; do
 	base=${exp##*/}
 	[[ $base == *-func.out ]] && continue	# t-lastboot.sh's: the lines naming a function
-	name=${base%%.text34*}
-	variant=${base#"$name".text34}
-	variant=${variant%.out}
-	case $variant in
-	"") args=() ;;
-	-t) args=(-t) ;;
-	-raw) args=(--raw-ts) ;;
-	-R) args=(-R) ;;
-	-ts2secs) args=(--ts2secs $HZ) ;;
-	*) not_ok "$base: a golden of an unknown variant"; continue ;;
-	esac
+	if ! golden_args "$base"; then
+		not_ok "$base: a golden of an unknown variant"
+		continue
+	fi
+	name=$G_NAME variant=$G_VARIANT args=("${T_ARGS[@]}")
 	if [[ $name == multi && $variant == -R ]]; then
 		t_golden "3.4: multi-input text -R, with instances" "$base" -- \
 			tdat-convert "${S34[@]}" -R two-buffers.dat v6-two-buffers.dat
