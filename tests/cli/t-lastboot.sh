@@ -48,6 +48,8 @@ t_golden "3.1 style: what 3.1.6 prints, the capture's own text" tc34-zlib.text.o
 for j in 2 8; do
 	t_assert "-j $j: the same bytes" cmp -s <(TDAT_JOBS_WINDOW=1 tdat-convert --report-style 3.4 -j $j $LB) \
 		<(tdat-convert --report-style 3.4 -j 1 $LB)
+	t_assert "-j $j, 3.1 style: the same bytes (each worker's handle turns the distances off too)" \
+		cmp -s <(TDAT_JOBS_WINDOW=1 tdat-convert --report-style 3.1 -j $j $LB) tests/expected/tc34-zlib.text.out
 done
 # the typed CSV's FIELD_sym: the names the default text prints
 tdat-convert -f csv --split-by-event -o "$O/csv" $LB
