@@ -564,7 +564,7 @@ static int v7_options(struct tdat_file *f, struct rd *r, struct opts_state *st, 
 static int open_v7(struct tdat_file *f, struct rd *r)
 {
 	struct opts_state st = { 0 };
-	uint64_t last_end = 0, first = 0;
+	uint64_t last_end = 0;
 	bool own[NSECTIONS] = { false };
 	char why[160] = "";
 	int ret;
