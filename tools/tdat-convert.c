@@ -596,19 +596,29 @@ int main(int argc, char **argv)
 	m = tdat_merge_new();
 	if (!in || !m || tdat_merge_set_jobs(m, o.jobs))
 		die_(EXIT_FAIL, "out of memory");
+	/*
+	 * Each input is added as soon as it is open (a piece of a split then
+	 * shares the first piece's metadata at once: thousands cost little),
+	 * unless --align needs them all open first.
+	 */
 	for (int i = 0; i < n; i++) {
 		struct tdat_open_opts oo = o.open;
 		const char *name = value_for(&o, o.names, o.nnames, i);
+		int err;
 
 		oo.ts_offset = offset_for(&o, i);
 		if (!(in[i] = open_input(argv[i], &oo)))
 			goto out;
 		if (name && tdat_file_set_name(in[i], name))
 			die_(EXIT_FAIL, "out of memory");
+		if (!o.align && (err = merge_input(m, in[i]))) {
+			ret = err == TDAT_EINVAL ? EXIT_USAGE : EXIT_FAIL;
+			goto out;
+		}
 	}
 	if (o.align && align_inputs(&o, in, n))
 		goto out;
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; o.align && i < n; i++) {
 		int err = merge_input(m, in[i]);
 
 		if (err) {

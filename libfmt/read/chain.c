@@ -7,7 +7,7 @@
  * before every event of piece N+1 in the merged order of the file cut.
  * The merge reads such pieces as a chain: only the first piece present is
  * in the heap; when the last cursor of a piece ends, its buffers are freed,
- * its file closed (src_park()), and the next piece's cursors join the heap.
+ * its file closed (file_park()), and the next piece's cursors join the heap.
  * Ten thousand pieces then hold one file open and one piece's buffers, and
  * the order is the one of the file they were cut from.  Pieces cut per CPU
  * or per buffer, or by an older tdat-split that did not say how, overlap in
@@ -75,7 +75,7 @@ static void member_sleep(struct tdat_merge *m, int k)
 	mb->over = true;
 	for (int i = mb->cur0; i < mb->cur0 + mb->ncur; i++)
 		cursor_release(&m->cursors[i]);
-	src_park(&m->all[k]->src);
+	file_park(m->all[k]);
 }
 
 /* The next piece of a chain joins the heap (and, if it has no event, the one after it). */
@@ -133,7 +133,7 @@ static int member_first(struct tdat_merge *m, int k, uint64_t *ts)
 			*ts = t;
 		any = true;
 	}
-	src_park(&m->all[k]->src);
+	file_park(m->all[k]);
 	return any ? 0 : TDAT_END;
 }
 
@@ -203,5 +203,5 @@ void chain_park(struct tdat_merge *m, int i)
 	int k = m->cursors[i].member;
 
 	if (m->members[k].chain && (!m->started || m->members[k].held))
-		src_park(&m->all[k]->src);
+		file_park(m->all[k]);
 }

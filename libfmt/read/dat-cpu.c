@@ -221,7 +221,9 @@ static int fill_compressed(struct cursor *c)
 		if (ret == TDAT_EIO)
 			return ret;
 		if (!ret)
-			ret = f->codec->decompress(f->codec_ctx, c->zbuf, zsize, c->buf, usize);
+			ret = file_decompress(f, c->zbuf, zsize, c->buf, usize);
+		if (ret == TDAT_ENOMEM)
+			return ret;
 		if (ret) {
 			damage(c, off, 8 + zsize, "chunk does not decompress");
 			continue;

@@ -579,8 +579,6 @@ static int open_v7(struct tdat_file *f, struct rd *r)
 		tdat_msg(f->errmsg, "unknown compression \"%.40s\"", f->zname);
 		return TDAT_EUNSUPP;
 	}
-	if (f->codec->ctx_new && !(f->codec_ctx = f->codec->ctx_new()))
-		return TDAT_ENOMEM;
 	if ((ret = v7_options(f, r, &st, &last_end, why, sizeof(why))))
 		return ret;
 	if (piece_defers(f) && !why[0]) {	/* read when added to a merge */

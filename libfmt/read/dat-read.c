@@ -227,7 +227,7 @@ static int section_read(struct rd *r, uint64_t off, unsigned want_id, unsigned *
 		free(cbuf);
 		return TDAT_ENOMEM;
 	}
-	ret = r->f->codec->decompress(r->f->codec_ctx, cbuf, csize, r->mem, usize);
+	ret = file_decompress(r->f, cbuf, csize, r->mem, usize);
 	free(cbuf);
 	if (ret) {
 		rd_drop_mem(r);

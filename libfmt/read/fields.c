@@ -311,7 +311,7 @@ const struct ttype *file_type_id(struct tdat_file *f, unsigned id)
 	void **slot;
 
 	f = meta_of(f);	/* the pieces of a split share what was made of each type */
-	if (!(slot = idtab_slot(&f->types, id)))
+	if ((!f->types && !(f->types = calloc(1, sizeof(*f->types)))) || !(slot = idtab_slot(f->types, id)))
 		return NULL;
 	if (!*slot)
 		*slot = build(tep_find_event(f->tep, (int)id), id);
@@ -328,7 +328,10 @@ const struct tfield *ttype_field(const struct ttype *t, const char *name)
 
 void file_types_free(struct tdat_file *f)
 {
-	idtab_release(&f->types, type_free);
+	if (f->types)
+		idtab_release(f->types, type_free);
+	free(f->types);
+	f->types = NULL;
 }
 
 bool tfield_num(const struct tdat_event *ev, const struct tfield *f, uint64_t *v)

@@ -95,7 +95,7 @@ int tdat_file_open(struct tdat_file *f, const char *path, const struct tdat_open
 	f->codec = codec_find("none");
 	ret = dat_read_sections(f, &r);
 	if (!ret && f->meta_deferred)	/* one of maybe thousands of pieces: closed until read */
-		src_park(&f->src);
+		file_park(f);
 	if (!ret && f->is_piece && f->origin_want < 0)	/* named after the file it was cut from */
 		ret = tdat_file_set_name(f, f->piece_name);
 	rd_drop_mem(&r);
@@ -188,7 +188,7 @@ static int latency_chunks(struct tdat_file *f, struct tdat_buffer *b, char **out
 			goto fail;
 		}
 		text = p;
-		ret = f->codec->decompress(f->codec_ctx, z, zs, text + total, us);
+		ret = file_decompress(f, z, zs, text + total, us);
 		free(z);
 		if (ret) {
 			ret = rd_fail(&r, "latency chunk does not decompress");
@@ -272,6 +272,21 @@ const char *tdat_file_warning(const struct tdat_file *f, int i)
 const char *tdat_file_errmsg(const struct tdat_file *f)
 {
 	return f->errmsg;
+}
+
+int file_decompress(struct tdat_file *f, const void *src, size_t slen, void *dst, size_t dlen)
+{
+	if (f->codec->ctx_new && !f->codec_ctx && !(f->codec_ctx = f->codec->ctx_new()))
+		return TDAT_ENOMEM;
+	return f->codec->decompress(f->codec_ctx, src, slen, dst, dlen);
+}
+
+void file_park(struct tdat_file *f)
+{
+	if (f->codec && f->codec->ctx_free && f->codec_ctx)
+		f->codec->ctx_free(f->codec_ctx);
+	f->codec_ctx = NULL;
+	src_park(&f->src);
 }
 
 /* What only a file that owns its metadata frees (a piece that borrows shares it). */

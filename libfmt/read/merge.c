@@ -128,7 +128,7 @@ static int merge_add_one(struct tdat_merge *m, struct tdat_file *f)
 	}
 	m->all[m->nall++] = f;
 	if (f->is_piece)	/* one of maybe thousands: open again when it is read */
-		src_park(&f->src);
+		file_park(f);
 	if (input < 0)
 		m->files[m->nfiles++] = f;
 	return 0;
@@ -500,7 +500,7 @@ int merge_copy_pages(struct tdat_merge *m,
 				break;
 		if (m->members[c->member].chain) {	/* done with it: one open file at a time */
 			cursor_release(c);
-			src_park(&c->f->src);
+			file_park(c->f);
 		}
 		if (ret == TDAT_END)
 			ret = 0;

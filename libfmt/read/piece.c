@@ -202,6 +202,7 @@ bool piece_borrow(struct tdat_file *f, struct tdat_file *from)
 	    o->flags != f->flags)
 		return false;
 	meta_release(&f->meta);	/* the options it kept: every piece has the same */
+	sections_free(f);	/* the sections it listed: tdat-info lists a file's own */
 	f->meta = o->meta;
 	memset(f->meta.raw_off, 0, sizeof(f->meta.raw_off));	/* its own sections are not read */
 	memset(f->meta.raw_len, 0, sizeof(f->meta.raw_len));
@@ -209,6 +210,11 @@ bool piece_borrow(struct tdat_file *f, struct tdat_file *from)
 	f->unsupp_ids = o->unsupp_ids;
 	f->nunsupp = o->nunsupp;
 	f->info.long_size = o->info.long_size;
+	if (f->cpustat && o->cpustat && !strcmp(f->cpustat, o->cpustat)) {
+		free(f->cpustat);	/* every piece repeats the input's: keep one */
+		f->cpustat = NULL;
+		f->info.cpustat = o->cpustat;
+	}
 	f->meta_owner = o;
 	o->nborrowers++;
 	return true;

@@ -144,6 +144,11 @@ struct tdat_codec {
 };
 
 const struct tdat_codec *codec_find(const char *name);
+struct tdat_file;
+/* Decompress with @f's codec, its context made on first use; TDAT_ENOMEM without one. */
+int file_decompress(struct tdat_file *f, const void *src, size_t slen, void *dst, size_t dlen);
+/* A file not read now (a piece done or not begun): its descriptor and codec context let go. */
+void file_park(struct tdat_file *f);
 
 /* ---- the parsed file ---- */
 
@@ -246,7 +251,7 @@ struct tdat_file {
 	char *strings;		/* v7 STRINGS */
 	size_t strings_len;
 
-	struct idtab types;	/* struct ttype by event type id, built on use */
+	struct idtab *types;	/* struct ttype by event type id, built on use (NULL: none yet) */
 
 	/* cpustat.c: the CPUSTAT text parsed on first use */
 	struct tdat_kernel_cpu_stats *kstats;
@@ -721,6 +726,8 @@ int select_bind_filters(struct tdat_select *s, struct tdat_merge *m);
 bool select_is_stack(const struct ttype *t);
 /* A copy of @s's criteria (its window resolved), to bind to a worker's merge; NULL: no memory. */
 struct tdat_select *select_clone(const struct tdat_select *s);
+/* Whether --comm patterns select (the names they match may be learnt as the text prints). */
+bool select_comms(const struct tdat_select *s);
 /* Whether @s has filter expressions (-F, -v -F). */
 bool select_filters(const struct tdat_select *s);
 /* A window begins: nothing is known of the events before it. */
