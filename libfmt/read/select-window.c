@@ -53,6 +53,11 @@ struct tdat_select *select_clone(const struct tdat_select *s)
 	return c;
 }
 
+bool select_comms(const struct tdat_select *s)
+{
+	return s->comms.n > 0;
+}
+
 bool select_filters(const struct tdat_select *s)
 {
 	return s->filters.n || s->nfilters.n;

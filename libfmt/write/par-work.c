@@ -41,6 +41,7 @@ void block_free(struct block *b, struct par *p)
 	free(b->bytes);
 	sink_release(&b->out);
 	free(b->segs.v);
+	free(b->names.v);
 	free(b->pre_off);
 	free(b->pre_len);
 	free(b->dmg);
@@ -86,7 +87,7 @@ static struct block *block_get(struct worker *k)
 		b = block_new(p);
 	if (b) {
 		b->next = NULL;
-		b->nev = b->blen = b->ndmg = b->nund = b->segs.n = b->out.len = 0;
+		b->nev = b->blen = b->ndmg = b->nund = b->segs.n = b->names.n = b->out.len = 0;
 		b->ndamaged = b->events = b->kept = 0;
 		b->post = b->post_len = 0;
 	}
@@ -187,6 +188,7 @@ static void block_seal(struct worker *k, struct block *b, int last)
 	struct tdat_writer *w = k->w;
 	struct tdat_sink swap;
 	struct par_segs segs;
+	struct par_names names;
 
 	merge_places(k->m, b->at);
 	b->last = last;
@@ -213,6 +215,10 @@ static void block_seal(struct worker *k, struct block *b, int last)
 	b->segs = w->segs;
 	w->segs = segs;
 	w->segs.n = 0;
+	names = b->names;
+	b->names = w->names;
+	w->names = names;
+	w->names.n = 0;
 }
 
 /* Hand block @b to the caller; false when told to stop. */

@@ -57,6 +57,9 @@ static bool par_mode(struct tdat_writer *w, struct tdat_select *sel, enum par_mo
 
 	if (w->jobs < 2 || (sel && select_window_get(sel, 1, &end) && end < 0))
 		return false;
+	/* --comm matches names the text learns as it prints, in order (par-names.c) */
+	if (w->ops->names && sel && select_comms(sel))
+		return false;
 	/* pieces read one after the other (read/chain.c): on the caller's thread, which reads ahead */
 	if (merge_chained(w->merge))
 		return false;
@@ -98,6 +101,7 @@ static void par_free(struct par *p)
 		block_free(b, p);
 	}
 	free(p->ring);
+	names_free(p->learnt);
 	pthread_mutex_destroy(&p->mu);
 	pthread_cond_destroy(&p->work);
 	pthread_cond_destroy(&p->made);
@@ -123,7 +127,8 @@ static struct par *par_new(struct tdat_writer *w, struct tdat_select *sel, enum 
 	p->ncur = merge_ncursors(p->m);
 	p->nring = (unsigned)w->jobs + 1;	/* the one taken, and one for each worker */
 	n = (size_t)p->ncur + 1;
-	if (!(p->ring = calloc(p->nring, sizeof(*p->ring)))) {
+	if (!(p->ring = calloc(p->nring, sizeof(*p->ring))) ||
+	    (mode == PM_PRINT && !(p->learnt = names_new()))) {
 		par_free(p);
 		return NULL;
 	}
@@ -234,6 +239,9 @@ static int take_block(struct par *p, struct block *b, struct tdat_run *run)
 				 b->dmg[i].reason);
 	if (p->mode == PM_PRINT && b->segs.n)
 		ret = w->ops->put_segs(w, b->out.buf, &b->segs);
+	else if (p->mode == PM_PRINT && b->names.n)
+		ret = names_write(p->learnt, p->m, &w->sink, b->out.buf, b->out.len, &b->names,
+				  b->und, b->nund);
 	else if (p->mode == PM_PRINT)
 		write_text(&w->sink, b);
 	else
@@ -378,6 +386,7 @@ static int par_run(struct tdat_writer *w, struct tdat_select *sel, struct tdat_r
 		ret = merge_windows_done(p->m) ? TDAT_ENOMEM : TDAT_END;
 	else if (ret == 1 && (!p->taken || !(ret = merge_resume(p->m, at, last)))) {
 		run->alone = run->events + 1;
+		names_seed(p->learnt, p->m);
 		ret = run_serial(w, sel, run);
 	}
 out:

@@ -57,6 +57,7 @@ struct block {
 	size_t blen, bcap;
 	struct tdat_sink out;	/* PM_PRINT: the text; PM_PREPARE: the prepared bytes */
 	struct par_segs segs;	/* PM_PRINT with ops->put_segs: the text's destinations */
+	struct par_names names;	/* PM_PRINT: names its text left out or learnt (par-names.c) */
 	size_t *pre_off, *pre_len;	/* PM_PREPARE: each event's bytes in out */
 	size_t post, post_len;		/* PM_PREPARE: ops->prepare_end()'s bytes in out */
 	uint64_t ndamaged;	/* events the worker's writer wrote without part of them */
@@ -105,6 +106,7 @@ struct par {
 	struct worker *wk;
 	int nwk;
 	bool taken;			/* a block was taken: the merge goes on from its end */
+	struct par_learnt *learnt;	/* PM_PRINT: names the workers' texts learnt, in order */
 };
 
 /* par-work.c */

@@ -11,6 +11,7 @@
  * (struct tdat_file.report_usecs).  What 3.4 prints unlike 3.1.6 (whose
  * libtraceevent, 1.7, prints here) is text-34.c's.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
@@ -25,6 +26,8 @@ struct text {
 	bool multi;
 	bool latency_only;	/* a latency file was printed; events are not */
 	struct text34 *v34;	/* NULL: 3.1.6's style */
+	struct tep_handle **known;	/* a -j worker: per input, the names its saved cmdlines give */
+	int nknown;
 	struct tep_record rec;
 	struct tep_guard_type types[64];	/* by event id, modulo 64 */
 };
@@ -136,6 +139,23 @@ static int text_files(struct tdat_writer *w, struct text *t, const struct tdat_f
 	return 0;
 }
 
+/* A -j worker's text: per input, the names of its saved cmdlines alone. */
+static int known_names(struct tdat_writer *w, struct text *t)
+{
+	t->nknown = tdat_merge_nfiles(w->merge);
+	if (!(t->known = calloc((size_t)t->nknown + 1, sizeof(*t->known))))
+		return TDAT_ENOMEM;
+	for (int i = 0; i < t->nknown; i++) {
+		const struct tdat_file *f = meta_of(tdat_merge_file(w->merge, i));
+
+		if (!(t->known[i] = tep_alloc()))
+			return TDAT_ENOMEM;
+		if (f->meta.cmdlines.data)
+			tep_parse_saved_cmdlines(t->known[i], f->meta.cmdlines.data);
+	}
+	return 0;
+}
+
 static int text_open(struct tdat_writer *w)
 {
 	struct tdat_merge *m = w->merge;
@@ -156,6 +176,8 @@ static int text_open(struct tdat_writer *w)
 	}
 	ret = text_files(w, t, in, stored_files(m, in));
 	free(in);
+	if (!ret && w->worker)
+		ret = known_names(w, t);
 	for (int i = 0; !ret && !t->latency_only && i < n; i++) {
 		struct tdat_file *f = tdat_merge_file(m, i);
 
@@ -193,13 +215,13 @@ static size_t put_u64(char *dst, uint64_t v, int width, char pad)
 static void print_head(struct tdat_writer *w, const struct tdat_event *ev, int pid, const char *comm)
 {
 	struct text *tx = w->priv;
-	char *d = sink_reserve(&w->sink, strlen(comm) + 160), *p = d;
-	size_t n = strlen(comm);
+	size_t n = comm ? strlen(comm) : 0;
+	char *d = sink_reserve(&w->sink, n + 160), *p = d;
 	uint64_t t = ev->ts;
 
 	if (!d)
 		return;
-	if (n < 16) {
+	if (comm && n < 16) {	/* NULL: left out, for the caller to put in (par-names.c) */
 		memset(p, ' ', 16 - n);
 		p += 16 - n;
 	}
@@ -276,6 +298,64 @@ static void unsafe_record(struct tdat_writer *w, struct text *t, const struct td
 		tep_guard_print_fields(s, &t->rec, event);
 }
 
+/*
+ * The name a line's head gives @pid.  A -j worker has not printed what came
+ * before its window, so where the name is not one of the file's saved
+ * cmdlines (one libtraceevent learnt from an earlier event, or none), it
+ * leaves it out and notes the place: the caller puts it in (par-names.c).
+ */
+static const char *head_comm(struct tdat_writer *w, struct text *t, const struct tdat_event *ev,
+			     int pid)
+{
+	struct tep_handle *known;
+
+	if (!t->known || pid <= 0 || ev->input < 0 || ev->input >= t->nknown)
+		return tep_data_comm_from_pid(ev->file->tep, pid);	/* 0 <idle>, -1 <...> */
+	known = t->known[ev->input];
+	if (tep_is_pid_registered(known, pid))
+		return tep_data_comm_from_pid(known, pid);
+	if (names_add(&w->names, NAME_PUT, ev->input, pid, w->sink.len, "", 0))
+		w->sink.err = ENOMEM;
+	return NULL;
+}
+
+/* A name plugin_sched_switch registers from field @comm of @rec, for the pid in field @pid. */
+static bool learn_one(struct tdat_writer *w, const struct tdat_event *ev, struct tep_event *event,
+		      struct tep_record *rec, const char *pid, const char *comm, size_t at)
+{
+	struct tep_format_field *f;
+	unsigned long long val;
+
+	if (tep_get_field_val(NULL, event, pid, rec, &val, 0))
+		return false;	/* the handler stops there */
+	if ((f = tep_find_any_field(event, comm)) && f->offset + f->size <= (unsigned)rec->size &&
+	    names_add(&w->names, NAME_LEARN, ev->input, (int)val, at,
+		      (const char *)rec->data + f->offset, strnlen((const char *)rec->data + f->offset,
+								   (size_t)f->size)))
+		w->sink.err = ENOMEM;
+	return true;
+}
+
+/*
+ * A -j worker: the names printing @event through plugin_sched_switch's
+ * handler (or 3.4's sched_switch, which does as it does) registered, in
+ * their order, for the caller to learn (par-names.c).
+ */
+static void learn_names(struct tdat_writer *w, struct text *t, const struct tdat_event *ev,
+			struct tep_event *event, size_t at)
+{
+	if (!t->known || !event || !event->handler || (event->flags & TEP_EVENT_FL_NOHANDLE) ||
+	    strcmp(event->system, "sched"))
+		return;
+	if (!strcmp(event->name, "sched_switch")) {
+		if (learn_one(w, ev, event, &t->rec, "prev_pid", "prev_comm", at))
+			learn_one(w, ev, event, &t->rec, "next_pid", "next_comm", at);
+	} else if (!strcmp(event->name, "sched_wakeup") || !strcmp(event->name, "sched_wakeup_new")) {
+		learn_one(w, ev, event, &t->rec, "pid", "comm", at);
+	}
+}
+
+
 static int text_put(struct tdat_writer *w, const struct tdat_event *ev)
 {
 	static const char spaces[] = "                    ";
@@ -286,7 +366,7 @@ static int text_put(struct tdat_writer *w, const struct tdat_event *ev)
 	struct tep_event *event;
 	const char *name;
 	char why[256];
-	size_t len;
+	size_t len, at;
 	int pid, safe;
 	bool raw = w->flags & TDAT_W_RAW;
 
@@ -297,6 +377,7 @@ static int text_put(struct tdat_writer *w, const struct tdat_event *ev)
 	rec->data = (void *)ev->data;
 	rec->size = (int)ev->size;
 	rec->missed_events = ev->shown_missed;
+	at = w->sink.len;
 	if (t->prefix)
 		print_prefix(w, t, ev);
 	trace_seq_reset(s);
@@ -312,7 +393,7 @@ static int text_put(struct tdat_writer *w, const struct tdat_event *ev)
 		sink_write(&w->sink, s->buffer, strnlen(s->buffer, s->len));
 		trace_seq_reset(s);
 	}
-	print_head(w, ev, pid, tep_data_comm_from_pid(tep, pid));
+	print_head(w, ev, pid, head_comm(w, t, ev, pid));
 	name = event ? event->name : "(NULL)";
 	len = strlen(name);
 	sink_putc(&w->sink, ' ');
@@ -327,6 +408,8 @@ static int text_put(struct tdat_writer *w, const struct tdat_event *ev)
 			text34_sched_switch(t->v34, s, rec, event);
 		else
 			tep_print_event(tep, s, rec, "%s", raw ? TEP_PRINT_INFO_RAW : TEP_PRINT_INFO);
+		if (!raw)
+			learn_names(w, t, ev, event, at);
 		if (t->v34 && raw && event)
 			text34_raw_pointers(t->v34, s, rec, event);
 		if (tep_guard_refused())
@@ -351,6 +434,10 @@ static void text_free(struct tdat_writer *w)
 		return;
 	trace_seq_destroy(&t->seq);
 	text34_free(t->v34);
+	for (int i = 0; t->known && i < t->nknown; i++)
+		if (t->known[i])
+			tep_free(t->known[i]);
+	free(t->known);
 	free(t);
 	w->priv = NULL;
 }
@@ -358,6 +445,7 @@ static void text_free(struct tdat_writer *w)
 const struct tdat_writer_ops tdat_writer_text_ops = {
 	.name = "text",
 	.parallel = true,
+	.names = true,
 	.symbols = true,
 	.exts = ".txt",
 	.open = text_open,

@@ -406,6 +406,37 @@ struct par_segs {
 /* Add @len bytes for (@input, @id) to @s, joined to the last one when it is the same. */
 int par_seg_add(struct par_segs *s, int input, unsigned id, size_t len);
 
+/*
+ * par-names.c: a -j worker's text leaves out the names of tasks it cannot
+ * know (learnt from events before its window) and notes what it learnt.
+ */
+#define NAME_MAX_COMM	24	/* a comm field is 16 bytes: more is cut */
+enum { NAME_PUT, NAME_LEARN };
+struct par_name {
+	size_t at;		/* NAME_PUT: where the name goes; NAME_LEARN: its event's start */
+	int input, pid;
+	unsigned char kind;
+	char comm[NAME_MAX_COMM];	/* NAME_LEARN: the name */
+};
+struct par_names {
+	struct par_name *v;
+	size_t n, cap;
+};
+struct par_learnt;
+struct par_und;
+int names_add(struct par_names *n, int kind, int input, int pid, size_t at, const char *comm,
+	      size_t len);
+struct par_learnt *names_new(void);
+void names_free(struct par_learnt *l);
+/*
+ * Write @len bytes of a worker's @text to @s, but its dropped stack traces
+ * (@und), learning and putting in the names of @names; 0 or TDAT_ENOMEM.
+ */
+int names_write(struct par_learnt *l, struct tdat_merge *m, struct tdat_sink *s, const char *text,
+		size_t len, const struct par_names *names, const struct par_und *und, size_t nund);
+/* The caller reads on alone: its handles first learn what the workers' texts learnt. */
+void names_seed(const struct par_learnt *l, struct tdat_merge *m);
+
 struct tdat_writer_ops {
 	const char *name;
 	const char *exts;	/* space separated file name endings */
@@ -417,6 +448,8 @@ struct tdat_writer_ops {
 				 * inserts): -j workers fewer by as many (par.c) */
 	bool parallel;		/* an event's text depends on it and its file only:
 				 * workers may print batches of events (par.c) */
+	bool names;		/* but for the names of tasks libtraceevent learns from
+				 * earlier events (par-names.c): --comm stays serial */
 	int (*open)(struct tdat_writer *w);
 	int (*put)(struct tdat_writer *w, const struct tdat_event *ev);
 	int (*close)(struct tdat_writer *w);
@@ -466,6 +499,7 @@ struct tdat_writer {
 	} damage;
 	uint64_t window;		/* -j: bytes a time window holds, 0: par.c's default */
 	struct par_segs segs;		/* a worker's text by destination (ops->put_segs) */
+	struct par_names names;		/* a worker's text: names left out and learnt (text.c) */
 	const char *pre;		/* put(): what a worker's ops->prepare made of the event, */
 	size_t pre_len;			/* NULL: nothing (par.c) */
 	bool worker;			/* a -j worker's writer (writer_open_worker()) */

@@ -500,6 +500,7 @@ void tdat_writer_free(struct tdat_writer *w)
 		w->ops->free(w);
 	sink_release(&w->sink);
 	free(w->segs.v);
+	free(w->names.v);
 	free(w->notices);
 	free(w);
 }

@@ -15,6 +15,37 @@ for f in chunks stack; do
 	tdat-convert -f dat --file-version 6 -o "$O/v6/$f.dat" $TD/$f.dat
 done
 
+# names learnt from events (testdata/names/nocmdlines.dat: v6.dat without its
+# saved cmdlines): trace-cmd report names a task by the first name it printed
+# for it in a sched_switch or sched_wakeup; a worker that has not printed the
+# windows before its own cannot know it, and the caller puts it in: every -j
+# and both styles give -j 1's text, which is trace-cmd report's.  Before, a
+# worker named a task by what it had printed itself (-j 8 here: 'sh' where
+# report has 'trace-cmd', a name from an earlier window; a 12-million-event
+# capture gave other bytes at every run of -j 2)
+N=$TD/names/nocmdlines.dat
+windows "names learnt from events" "$N"
+for st in 3.1 3.4; do
+	TDAT_REPORT_STYLE=$st same "names learnt from events, $st style" "$N"
+	TDAT_REPORT_STYLE=$st same "names learnt from events, $st style, -t" -t "$N"
+done
+TDAT_REPORT_STYLE=3.1 same "names learnt from events, -R" -R "$N"
+TDAT_REPORT_STYLE=3.1 same "names learnt from events, a selection" -e 'sched:*' --cpu 0 "$N"
+TDAT_REPORT_STYLE=3.1 same "names learnt from events, --comm (read on one thread)" --comm 'sh' "$N"
+if have_trace_cmd; then
+	t_assert "names learnt from events: -j 8 prints what trace-cmd report does" \
+		test "$("$TRACE_CMD" report "$N" 2>/dev/null | md5sum)" = \
+		"$(TDAT_REPORT_STYLE=3.1 tdat-convert -j 8 "$N" | md5sum)"
+else
+	skip "names learnt from events: -j 8 prints what trace-cmd report does" "no trace-cmd"
+fi
+if have_trace_cmd_34; then
+	t_assert "names learnt from events: -j 8 prints what trace-cmd 3.4's report does" \
+		test "$("$TRACE_CMD_34" report "$N" 2>/dev/null | md5sum)" = "$(TDAT_REPORT_STYLE=3.4 tdat-convert -j 8 "$N" | md5sum)"
+else
+	skip "names learnt from events: -j 8 prints what trace-cmd 3.4's report does" "no $TRACE_CMD_34"
+fi
+
 # times that go back: two pages of CPU 0 moved 200 ms earlier; the window
 # after them does not begin where the one before ended, so the caller reads
 # on alone from there: the output is still -j 1's (and trace-cmd report's)
