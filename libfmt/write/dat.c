@@ -136,7 +136,23 @@ static int union_add(struct tdat_meta *u, const char *sys, const struct tdat_blo
 	return 0;
 }
 
-/* Each event format of @f: already in the union with the same id, or added. */
+/* Whether the union's format of event @id of @sys is @fmt, byte for byte. */
+static bool same_format(const struct tdat_meta *u, const char *sys, int id,
+			const struct tdat_blob *fmt)
+{
+	const struct tdat_msys *s = find_system((struct tdat_meta *)u, sys);
+	char name[256];
+	int fid;
+
+	for (int i = 0; s && i < s->nfmts; i++)
+		if (format_id(&s->fmts[i], name, sizeof(name), &fid) && fid == id)
+			return s->fmts[i].len == fmt->len &&
+			       !memcmp(s->fmts[i].data, fmt->data, fmt->len);
+	return false;
+}
+
+/* Each event format of @f: already in the union with the same id (and the
+ * same text: the merged file keeps one), or added. */
 static int union_file(struct tdat_writer *w, struct dat *d, struct tep_handle *first,
 		      struct tdat_file *f)
 {
@@ -157,6 +173,13 @@ static int union_file(struct tdat_writer *w, struct dat *d, struct tep_handle *f
 					 "first input; traces of kernels whose event ids differ cannot "
 					 "be merged into one trace.dat", f->info.path, id, sys->name,
 					 name, e->system, e->name);
+				return TDAT_EUNSUPP;
+			}
+			if (e && !same_format(&d->meta, sys->name, id, &sys->fmts[i])) {
+				tdat_msg(w->errmsg, "%s: event %s:%s (id %d) has another format there "
+					 "than in the first input; one trace.dat holds one format per "
+					 "event, so give the files to tdat-convert together instead",
+					 f->info.path, sys->name, name, id);
 				return TDAT_EUNSUPP;
 			}
 			if (!e && (ret = union_add(&d->meta, sys->name, &sys->fmts[i])))

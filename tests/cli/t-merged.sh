@@ -6,7 +6,7 @@
 # compression): SQLite table by table and row by row (python3's sqlite3),
 # CSV and the .pftrace byte for byte, JSON byte for byte but for those
 # facts, the Parquet datasets file by file and row by row (DuckDB).  Pairs
-# whose event ids disagree cannot be merged, and say so.  Then --align and
+# whose event ids or formats disagree cannot be merged, and say so.  Then --align and
 # --ts-offset, a merged file merged again, the pieces of a split merged file,
 # and trace processor's sched of a merged file's .pftrace: the inputs' CPUs
 # and threads apart.
@@ -90,9 +90,10 @@ for ((i = 0; i < ${#caps[@]}; i++)); do
 		a=${caps[i]} b=${caps[j]} pair="$(basename "${caps[i]}" .dat)+$(basename "${caps[j]}" .dat)"
 		rm -f "$O/m.dat"
 		if ! tdat-merge -o "$O/m.dat" "$a" "$b" 2>"$O/merge.err"; then
-			# the one reason two captures of this machine cannot be merged
+			# the reasons two captures cannot be merged: one trace.dat has one
+			# event per id, and one format per event
 			t_assert "$pair: refused, saying why ($(tail -n 1 "$O/merge.err" | cut -c1-100))" \
-				grep -q 'event id .* cannot be merged into one trace.dat' "$O/merge.err"
+				grep -Eq 'event id .* cannot be merged into one trace.dat|has another format there than in the first input' "$O/merge.err"
 			refused=$((refused + 1))
 			continue
 		fi
