@@ -362,7 +362,8 @@ static void check_earlier(struct split *sp)
 	}
 	if (d)
 		closedir(d);
-	qsort(found, (size_t)n, sizeof(*found), cmp_names);
+	if (n > 1)
+		qsort(found, (size_t)n, sizeof(*found), cmp_names);
 	if (n && !sp->force)
 		usage_error("%s%s%s (%d file%s) hold%s pieces of an earlier split at this prefix (%s), "
 			    "which would be read with this split's: remove them, choose another -o, "
