@@ -46,7 +46,8 @@ UNION ALL SELECT 'args ' || e.ts || ' ' || e.CPU || ' ' || e.name || ' ' || a.ke
 # in the sample of args (events whose ts is a multiple of 16):
 kept() {	# kept tp|ours: the rows without those differences
 	local ours='/^args [0-9]+ [0-9]+ [a-z_0-9]+ [a-z_0-9]+_sym /d
-		/^args [0-9]+ [0-9]+ (hrtimer_start was_armed|sched_process_exit group_dead) /d'
+		/^args [0-9]+ [0-9]+ (hrtimer_start was_armed|sched_process_exit group_dead) /d
+		/^args [0-9]+ [0-9]+ (signal_generate errno|signal_deliver (errno|sa_handler)) /d'
 	# a thread of no known process listed in the ProcessTree for its name: process 0 there
 	local tp='s/^(thread [1-9][0-9]* .*) 0$/\1 NULL/'
 	[[ $1 == ours ]] && tp=
@@ -110,6 +111,7 @@ for dat in $TD/*.dat; do
 			"want: '$want'"
 	fi
 done
+one_model signals $TD/signal/signals.dat	# signal_generate's target thread, seen first there
 # Events that name no thread (no sched_switch): names only from the saved
 # cmdlines, which reach trace processor through the ProcessTree.
 one_model irq-only -e 'irq:*' $TD/v7-zstd.dat

@@ -7,7 +7,9 @@
 # atrace).  A name byte that is not UTF-8 is U+FFFD in both (the .pftrace
 # writes strings as UTF-8).  A difference that is ours on purpose
 # (doc/tdat-sqlite.7): atrace async slices (S|/F|) are not in our table; the
-# test checks it exactly.  Then what the tracks are: names and types as trace
+# test checks it exactly.  signal/signals.dat too: signal_generate and
+# signal_deliver are instants on the thread signalled and the one delivered
+# to, as trace processor makes them.  Then what the tracks are: names and types as trace
 # processor gives them.
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
 TD=testdata
@@ -73,7 +75,7 @@ one_truth() {
 			WHERE e.name = 'print' AND a.key = 'buf' AND a.string_value LIKE 'S|%'")"
 }
 
-for f in $TD/*.dat; do
+for f in $TD/*.dat $TD/signal/signals.dat; do
 	one_truth "$(basename "$f" .dat)" "$f"
 done
 # slices cut by a window, ends without begins, begins without ends, two inputs
@@ -127,6 +129,15 @@ is "every track of a slice is in track, with its name and type" \
 is "syscalls still open at the end have dur -1, as in trace processor" \
 	"$(q chunks "SELECT count(*) FROM slice WHERE dur = -1")" \
 	"$(tpq "$T_TMP/chunks.pftrace" "SELECT count(*) FROM slice WHERE dur = -1")"
+is "signals: signal_generate on the thread signalled (inside its syscall), signal_deliver on its own" \
+	"$(q signals "SELECT s.name || ' ' || s.depth || ' ' || max(s.dur) || ' ' || count(*) || ' ' ||
+		sum(s.name = 'signal_deliver' OR th.tid = e.pid)
+		FROM slice s JOIN thread_track tt ON tt.id = s.track_id JOIN thread th USING (utid)
+		LEFT JOIN signal_generate e ON e.ts = s.ts AND s.name = 'signal_generate'
+		WHERE s.name LIKE 'signal%' GROUP BY s.name, s.depth ORDER BY 1")" \
+	"signal_deliver 0 0 52 52
+signal_generate 0 0 9 9
+signal_generate 1 0 44 44"
 is "sys_rt_sigreturn never returns: a slice of dur 0" \
 	"$(q chunks "SELECT DISTINCT dur FROM slice WHERE name = 'sys_rt_sigreturn'")" 0
 done_testing
