@@ -336,6 +336,9 @@ int derive_put(struct derive *d, const struct tdat_event *ev, const struct ttype
 		return ret;
 	if (!(st = slices_type(d->sl, ev, tt)))
 		return 0;
+	if ((st->rule->flags & SLR_ON_KEY) &&
+	    (utid = pm_utid(d->pm, ev->input, (int64_t)num(ev, st->key))) < 0)
+		return TDAT_ENOMEM;
 	return slices_put(d->sl, st, ev, utid);
 }
 

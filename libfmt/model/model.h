@@ -154,11 +154,12 @@ enum sl_mode { SL_JSON, SL_PERFETTO };
 enum sl_kind { SLK_THREAD, SLK_IRQ, SLK_SOFTIRQ, SLK_HRTIMER, SLK_CPU, NSLK };
 
 /* How a rule names its slices (each mode has its own words, see slices.c). */
-enum sl_name { SLN_IRQ, SLN_VEC, SLN_NUM, SLN_SYM, SLN_HEX, SLN_EVENT, SLN_ATRACE };
+enum sl_name { SLN_IRQ, SLN_VEC, SLN_NUM, SLN_SYM, SLN_HEX, SLN_EVENT, SLN_ATRACE, SLN_INSTANT };
 
 #define SLR_JSON	1u	/* SL_JSON pairs it */
 #define SLR_TP		2u	/* SL_PERFETTO (trace processor) pairs it */
 #define SLR_NESTS	4u	/* SL_JSON: several with different keys may be open */
+#define SLR_ON_KEY	8u	/* on the thread its key field names, not the event's (signal_generate) */
 
 /* One begin/end pair: the events, the fields keying and naming it, its track. */
 struct sl_rule {

@@ -34,6 +34,10 @@
  *                sys_write of its thread; what is open at the end has dur -1.
  *                hrtimer expiries go on "Hrtimer Cpu N", named by the
  *                function's address (the .pftrace carries no kernel symbols).
+ *                signal_generate and signal_deliver are slices of dur 0
+ *                named so, on the thread signalled (the event's pid field:
+ *                SLR_ON_KEY, the caller's to resolve) and the thread
+ *                delivered to.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +65,11 @@ static const struct sl_rule rules[] = {
 	{ "syscalls", "sys_enter_", "sys_exit_", NULL, NULL, SLN_EVENT, SLK_THREAD, SLR_JSON,
 	  NULL },
 	{ "ftrace", "print", "print", NULL, "buf", SLN_ATRACE, SLK_THREAD, SLR_TP, NULL },
+	/* instants (dur 0) named after the event: on the thread signalled, the thread delivered to */
+	{ "signal", "signal_generate", "signal_generate", "pid", "sig", SLN_INSTANT, SLK_THREAD,
+	  SLR_TP | SLR_ON_KEY, NULL },
+	{ "signal", "signal_deliver", "signal_deliver", NULL, "sig", SLN_INSTANT, SLK_THREAD,
+	  SLR_TP, NULL },
 };
 
 /* softirq vectors: the kernel's names (JSON), trace processor's (its kActionNames) */
@@ -679,6 +688,9 @@ static int tp_put(struct slices *s, struct sl_stack *k, const struct sl_type *st
 		return tp_syscall(s, k, st, ev);
 	case SLN_ATRACE:
 		return tp_print(s, k, st, ev);
+	case SLN_INSTANT:
+		keep_str(&k->arena, r->begin);
+		return tp_begin(s, k, st, ev, off, 0);
 	default:
 		break;
 	}

@@ -2,7 +2,8 @@
 /*
  * pbenc.c - a small protocol buffers wire encoder writing into a tdat_sink,
  * enough for the Perfetto writer (perfetto.c): varint and double
- * fields, length-delimited bytes and strings, and nested messages.
+ * fields, length-delimited bytes and strings (valid UTF-8: pb_text()), and
+ * nested messages.
  *
  * A nested message whose length is not known in advance is opened with
  * pb_begin(), which writes the tag and one byte for the length, and closed
@@ -26,6 +27,40 @@ void pb_bytes(struct tdat_sink *s, unsigned field, const void *p, size_t n)
 {
 	pb_head(s, field, n);
 	sink_write(s, p, n);
+}
+
+/* The length of @p[0..n) with each byte that starts no valid UTF-8 sequence as U+FFFD. */
+static size_t text_len(const unsigned char *p, size_t n, bool *valid)
+{
+	size_t out = 0, l;
+
+	*valid = true;
+	for (size_t i = 0; i < n; i += l ? l : 1) {
+		l = p[i] < 0x80 ? 1 : utf8_len(p + i, n - i);
+		out += l ? l : 3;
+		*valid &= l != 0;
+	}
+	return out;
+}
+
+void pb_text(struct tdat_sink *s, unsigned field, const void *p, size_t n)
+{
+	const unsigned char *u = p;
+	bool valid;
+	size_t l;
+
+	pb_head(s, field, text_len(u, n, &valid));
+	if (valid) {
+		sink_write(s, p, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i += l ? l : 1) {
+		l = u[i] < 0x80 ? 1 : utf8_len(u + i, n - i);
+		if (l)
+			sink_write(s, u + i, l);
+		else
+			sink_write(s, "\xef\xbf\xbd", 3);
+	}
 }
 
 void pb_double(struct tdat_sink *s, unsigned field, double v)

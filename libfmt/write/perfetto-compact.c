@@ -70,6 +70,12 @@ static uint64_t known_key(uint64_t tid, const unsigned char *p, unsigned len)
 	return (tid + 1) << 32 | hash(p, len);
 }
 
+/* A tid named with any comm: the top bit, which no (tid + 1) << 32 of a pid_t has. */
+static uint64_t tid_key(uint64_t tid)
+{
+	return 1ull << 63 | (tid & 0xffffffffu);
+}
+
 /* Where @key is in @k, or the free slot it would take. */
 static uint64_t *known_slot(const struct pf_known *k, uint64_t key)
 {
@@ -116,8 +122,20 @@ static void name_given(struct pf_compact *c, const struct tdat_event *ev,
 	unsigned len;
 
 	if (c->known && commf && pidf && tfield_bytes(ev, commf, &p, &len) &&
-	    tfield_num(ev, pidf, &pid))
+	    tfield_num(ev, pidf, &pid)) {
 		known_add(c->known, known_key(pid, p, len));
+		known_add(c->known, tid_key(pid));
+	}
+}
+
+void pf_known_tid_add(struct pf_known *k, uint64_t tid)
+{
+	known_add(k, tid_key(tid));
+}
+
+bool pf_known_tid(const struct pf_known *k, uint64_t tid)
+{
+	return known_has(k, tid_key(tid));
 }
 
 void pf_known_free(struct pf_known *k)
@@ -153,7 +171,7 @@ static int intern(struct pf_compact *c, const unsigned char *p, unsigned len)
 	}
 	c->off[c->nnames] = (uint32_t)c->text.len;
 	sink_write(&c->text, p, len);
-	pb_bytes(&c->names, PF_CS_INTERN, p, len);
+	pb_text(&c->names, PF_CS_INTERN, p, len);
 	if (c->text.err || c->names.err)
 		return -1;
 	c->slots[h] = (uint16_t)(c->nnames + 1);

@@ -264,6 +264,9 @@ static bool typed(struct pf_type *pt)
 			return false;
 		pt->num = sp->num;
 		compactable(pt);
+		/* trace processor names the thread of these from the event */
+		if (!strcmp(tt->system, "task"))
+			pt->names = ttype_field(tt, "pid");
 		return true;
 	}
 	return false;
@@ -274,7 +277,7 @@ static unsigned char *encoded(unsigned num, const char *s, size_t *len)
 {
 	struct tdat_sink b = { .fd = -1 };
 
-	pb_bytes(&b, num, s, strlen(s));
+	pb_text(&b, num, s, strlen(s));
 	if (b.err) {
 		free(b.buf);
 		return NULL;
@@ -347,7 +350,7 @@ static void put_field(struct tdat_sink *b, const struct tdat_event *ev, const st
 		break;
 	case PF_STR:
 		if (tfield_bytes(ev, f->tf, &p, &len))
-			pb_bytes(b, f->num, p, len);
+			pb_text(b, f->num, p, len);
 		break;
 	case PF_BYTES:
 		if (tfield_bytes(ev, f->tf, &p, &len))
@@ -375,7 +378,7 @@ static void put_generic_field(struct tdat_sink *b, const struct tdat_event *ev,
 	sink_write(b, pt->keys[i], pt->key_lens[i]);
 	if (tf->kind == TK_STR) {
 		if (tfield_bytes(ev, tf, &p, &len))
-			pb_bytes(b, PF_FIELD_STR, p, len);
+			pb_text(b, PF_FIELD_STR, p, len);
 	} else if (tf->kind == TK_ARRAY) {
 		if (tfield_bytes(ev, tf, &p, &len)) {
 			at = pb_begin(b, PF_FIELD_STR);

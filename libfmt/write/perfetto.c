@@ -173,7 +173,7 @@ static void flush_stream(struct tdat_sink *out, struct pf_stream *s, unsigned cp
 static void put_str(struct tdat_sink *s, unsigned field, const char *str, size_t n)
 {
 	if (n)
-		pb_bytes(s, field, str, n);
+		pb_text(s, field, str, n);
 }
 
 /* "sysname nodename release [version] machine" as trace-cmd saves uname. */
@@ -248,10 +248,20 @@ static int cmp_entry(const void *a, const void *b)
 	return (x->proc > y->proc) - (x->proc < y->proc);
 }
 
-/* Threads the ProcessTree lists: those of a process (a Thread's tgid is required). */
-static bool thread_listed(const struct pm_thread *th)
+/*
+ * Threads the ProcessTree lists: those of a process, and those of no known
+ * process that the model names where no event gave trace processor a name
+ * (events that name no thread, the comm only from the saved cmdlines).  A
+ * Thread's tgid says its process; one without is read by trace processor as
+ * a thread of process 0, the only way it takes a thread's name from the
+ * ProcessTree without a process (tdat-sqlite(7), ONE MODEL).
+ */
+static bool thread_listed(const struct pf *p, const struct pm_thread *th)
 {
-	return th->utid > 0 && !th->is_idle && th->upid > 0;
+	if (th->utid <= 0 || th->is_idle)
+		return false;
+	return th->upid > 0 || (th->name && !pf_known_tid(&p->in[th->input].known,
+							  (uint64_t)th->tid));
 }
 
 static void put_process(struct pf *p, const struct pm_process *pr)
@@ -272,7 +282,7 @@ static void put_process(struct pf *p, const struct pm_process *pr)
 	 * name with a space whole.
 	 */
 	if (name) {
-		pb_bytes(&p->pkt, PF_PROC_CMDLINE, name, strlen(name));
+		pb_text(&p->pkt, PF_PROC_CMDLINE, name, strlen(name));
 		if (strchr(name, ' '))
 			pb_bytes(&p->pkt, PF_PROC_CMDLINE, "", 0);
 		if (!pr->cmdline)
@@ -288,8 +298,9 @@ static void put_thread(struct pf *p, const struct pm_thread *th)
 
 	pb_varint(&p->pkt, PF_THR_TID, (uint64_t)th->tid);
 	if (th->name)
-		pb_bytes(&p->pkt, PF_THR_NAME, th->name, strlen(th->name));
-	pb_varint(&p->pkt, PF_THR_TGID, (uint64_t)pr->pid);
+		pb_text(&p->pkt, PF_THR_NAME, th->name, strlen(th->name));
+	if (th->upid > 0)
+		pb_varint(&p->pkt, PF_THR_TGID, (uint64_t)pr->pid);
 	pb_end(&p->pkt, at);
 }
 
@@ -328,10 +339,10 @@ static int put_process_trees(struct pf *p, struct tdat_sink *out)
 	for (int i = 0; i < nt; i++) {
 		const struct pm_thread *th = pm_thread(p->pm, i);
 
-		if (!thread_listed(th))
+		if (!thread_listed(p, th))
 			continue;
-		e[n++] = (struct pt_entry){ thread_stamp(p, th), th->upid, i };
-		if (th->is_main && !pm_process(p->pm, th->upid)->has_start)
+		e[n++] = (struct pt_entry){ thread_stamp(p, th), th->upid > 0 ? th->upid : 0, i };
+		if (th->is_main && th->upid > 0 && !pm_process(p->pm, th->upid)->has_start)
 			e[th->upid - 1].ts = thread_stamp(p, th);
 	}
 	qsort(e, (size_t)n, sizeof(*e), cmp_entry);
@@ -471,7 +482,7 @@ static int pf_put(struct tdat_writer *w, const struct tdat_event *ev)
 	struct pf *p = w->priv;
 	const struct pf_type *pt = type_of(p, ev);
 	struct pf_stream *s = stream_of(p, ev->input, ev->cpu);
-	uint64_t tid = 0;
+	uint64_t tid = 0, named;
 	int ret;
 
 	if (!s) {
@@ -497,6 +508,8 @@ static int pf_put(struct tdat_writer *w, const struct tdat_event *ev)
 		s->lost = true;
 	}
 	kseen_event(&p->in[ev->input].seen, ev);
+	if (pt->names && tfield_num(ev, pt->names, &named))
+		pf_known_tid_add(&p->in[ev->input].known, named);
 	if (!pf_compact_put(&s->cs, ev, pt, (uint32_t)tid)) {
 		pf_encode(&s->body, ev, pt, (uint32_t)tid);
 		pf_compact_note(&s->cs, ev, pt);

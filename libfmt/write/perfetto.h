@@ -84,6 +84,7 @@ struct pf_type {
 	enum pf_cs cs;		/* sched_switch or sched_waking of the format compact_sched has */
 	const struct tfield *cf[7];	/* then its fields, in compact_sched's order */
 	bool feed;		/* the process model needs every event of it */
+	const struct tfield *names;	/* task_newtask, task_rename: the pid trace processor names */
 	int nf;
 	struct pf_field f[PF_MAX_FIELDS];
 	/* generic events: encoded event_name, and each Field's encoded name */
@@ -103,7 +104,8 @@ void pf_encode(struct tdat_sink *b, const struct tdat_event *ev, const struct pf
 /*
  * The (tid, comm) pairs trace processor was given as a thread's name, by a
  * full sched_switch or sched_waking or a compact sched_switch's next task,
- * in one input: a compact sched_waking names no thread, so it is only used
+ * in one input (and the tids so named, whatever the comm, also by task_newtask
+ * and task_rename): a compact sched_waking names no thread, so it is only used
  * for a task already named so.
  */
 struct pf_known {
@@ -113,6 +115,10 @@ struct pf_known {
 };
 
 void pf_known_free(struct pf_known *k);
+/* Note that trace processor gave thread @tid a name (any). */
+void pf_known_tid_add(struct pf_known *k, uint64_t tid);
+/* Whether trace processor was given a name of thread @tid by an event. */
+bool pf_known_tid(const struct pf_known *k, uint64_t tid);
 
 /*
  * The compact_sched of one CPU's bundle being filled, and what trace

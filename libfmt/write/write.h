@@ -312,6 +312,12 @@ static inline void pb_varint(struct tdat_sink *s, unsigned field, uint64_t v)
 /* Tag and length of a length-delimited field whose @len bytes follow. */
 void pb_head(struct tdat_sink *s, unsigned field, uint64_t len);
 void pb_bytes(struct tdat_sink *s, unsigned field, const void *p, size_t n);
+/*
+ * A string field: protobuf strings are UTF-8, so each byte of @p that does
+ * not start a valid UTF-8 sequence is written as U+FFFD, the rule of the
+ * sqlite and json formats (text that is valid goes as it is).
+ */
+void pb_text(struct tdat_sink *s, unsigned field, const void *p, size_t n);
 /* A double field (fixed 64 bits). */
 void pb_double(struct tdat_sink *s, unsigned field, double v);
 /* Open a nested message in a memory sink; returns the mark for pb_end(). */

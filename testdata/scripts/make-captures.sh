@@ -112,6 +112,11 @@ rm -f $BTF
 # not possible with this trace-cmd / machine (kept to show the attempt; see README):
 run tsc2nsec.dat "$W sh -c \"$MNT trace-cmd record -q -C x86-tsc --tsc2nsec $EV -o tsc2nsec.dat sh -c '$WL'\""
 run v7-zlib.dat  "$W sh -c \"$MNT trace-cmd record -q --compression zlib $EV -o v7-zlib.dat sh -c '$WL'\""
+# Signals (issue 44): signal_generate and signal_deliver of a handler, a sleeper and a kill,
+# with the syscalls they interrupt; only the workload's tasks (-F -c).  In a folder of its own:
+# the tests that take every testdata/*.dat would each need goldens for it.
+mkdir -p signal
+run signal/signals.dat "$W sh -c \"$MNT trace-cmd record -q -F -c -e sched -e raw_syscalls -e signal -o signal/signals.dat scripts/write-signals.sh\""
 rm -f $KS
 # Comms that only events name: 8000 short processes (only their exec recorded) push an early
 # awk out of the kernel's saved cmdlines (6552 entries here, which a recorded event on a CPU makes

@@ -61,7 +61,8 @@ check() {
 	NPMDIR=$NPMDIR node tests/cli/parquet-model-check.mjs "$1" "$2" "${TABLES[@]}" 2>&1
 }
 
-for dat in $TD/*.dat; do
+# (and signals.dat: its signal_generate and signal_deliver slices)
+for dat in $TD/*.dat $TD/signal/signals.dat; do
 	f=$(basename "$dat" .dat)
 	out=$T_TMP/$f
 	t_exit "$f.dat: -f parquet" 0 -- tdat-convert -f parquet -o "$out" "$dat"

@@ -11,10 +11,11 @@
 TD=testdata
 command -v protoc >/dev/null || skip_all "protoc is not installed (Debian protobuf-compiler)"
 
-# decode FILE.pftrace: the text form next to it, FILE.txt; fails if protoc does.
+# decode FILE.pftrace: the text form next to it, FILE.txt; fails if protoc does
+# or complains (a string field that is not UTF-8 is an error protoc only prints).
 decode() {
 	protoc --proto_path=tests/perfetto --decode=perfetto.protos.Trace tdat-perfetto.proto \
-		<"$1" >"${1%.*}.txt" 2>"${1%.*}.err"
+		<"$1" >"${1%.*}.txt" 2>"${1%.*}.err" && ! test -s "${1%.*}.err"
 }
 
 # "count cpu name" for the events of a decoded trace, those in compact_sched too.
@@ -320,6 +321,33 @@ awk '/^    event \{/ && !done { skip = 1; done = 1 } !skip { print } skip && /^ 
 	"$T_TMP/v7-zstd.txt" >"$T_TMP/short.txt"
 t_assert "a missing event changes the counts" test -n "$(pf_counts "$T_TMP/short.txt" |
 	diff - "$T_TMP/v7-zstd.csv")"
+# --- strings are UTF-8: a byte that is not is U+FFFD, as in sqlite and json ---
+# every print's buf as protoc decodes it, in time order, against our SQLite's
+pf_bufs() {
+	python3 -c '
+import codecs, re, sys
+for line in open(sys.argv[1], encoding="utf-8"):
+    m = re.match(r" *buf: \"(.*)\"$", line)
+    if m:
+        print(ascii(codecs.escape_decode(m.group(1))[0].decode("utf-8")))' "$1"
+}
+if tdat-convert -o "$T_TMP/markers.db" $TD/markers.dat 2>/dev/null; then
+	pf_bufs "$T_TMP/markers.txt" >"$T_TMP/markers.pfbuf"
+	sqlite3 -batch "$T_TMP/markers.db" "SELECT hex(a.string_value) FROM ftrace_event e
+		JOIN args a USING (arg_set_id) WHERE e.name = 'print' AND a.key = 'buf'
+		ORDER BY e.ts, e.id" | python3 -c '
+import sys
+for h in sys.stdin.read().split():
+    print(ascii(bytes.fromhex(h).decode("utf-8")))' >"$T_TMP/markers.sqbuf"
+	t_assert "markers: print texts as protoc decodes them are SQLite's ($(wc -l \
+		<"$T_TMP/markers.sqbuf"))" cmp -s "$T_TMP/markers.pfbuf" "$T_TMP/markers.sqbuf"
+	((T_LAST_OK)) || diag "$(diff "$T_TMP/markers.sqbuf" "$T_TMP/markers.pfbuf" | head -n 6)"
+	t_assert "markers: the text that is not UTF-8 holds U+FFFD there" grep -qF \
+		"'invalid utf8: \\ufffd\\ufffd and lone \\ufffd end\\n'" "$T_TMP/markers.pfbuf"
+else
+	not_ok "markers.dat converts to sqlite"
+fi
+
 # --compression zlib: every packet deflated into compressed_packets, which
 # inflate to the very bytes of the plain file (Python's zlib is the reader)
 for f in chunks markers; do

@@ -10,7 +10,8 @@ with an event of
 RAW.txt of the same timestamp, CPU and name, and each of its args must equal
 that event's field of the same name: numbers as numbers (trace-cmd's hex
 too), strings as strings (but for control characters, which trace processor
-drops); a field trace-cmd prints as a symbol, and arrays
+drops; each byte of trace-cmd's that starts no valid UTF-8 sequence is
+U+FFFD, the rule of the .pftrace's strings); a field trace-cmd prints as a symbol, and arrays
 other than a last element (trace processor keeps the last of a repeated
 field), are not compared.  Prints one line per mismatch (at most 20) and a
 summary "events N, typed T, values V, not compared X (...), nameless Z, bad B";
@@ -98,12 +99,29 @@ def last_word(s):
     return {int.from_bytes(bytes(b[-8:]), "little")}
 
 
+def utf8_rule(s):
+    """@s (bytes as surrogates) as the .pftrace writes it: a byte that starts no valid UTF-8 is U+FFFD."""
+    b, out, i = s.encode("utf-8", "surrogateescape"), [], 0
+    while i < len(b):
+        for n in (1, 2, 3, 4):
+            try:
+                out.append(b[i:i + n].decode("utf-8"))
+                i += n
+                break
+            except UnicodeDecodeError:
+                pass
+        else:
+            out.append("\ufffd")
+            i += 1
+    return "".join(out)
+
+
 def same(typ, v, tc):
     """True, False, or None when trace-cmd's value cannot be compared (a symbol)."""
     if typ == "string" and tc.startswith("ARRAY[") and v.startswith("["):
         return None	# a generic event's array, as text
     if typ == "string":
-        return CTRL.sub("", v) == CTRL.sub("", tc)
+        return CTRL.sub("", v) == CTRL.sub("", utf8_rule(tc))
     if v in (None, "[NULL]"):
         return False
     want = last_word(tc) if tc.startswith("ARRAY[") else number(tc)

@@ -102,8 +102,28 @@ static void dbl(void)
 	free(s.buf);
 }
 
+/* A string field holds UTF-8: valid text as it is, each byte starting no valid sequence U+FFFD. */
+static void text(void)
+{
+	struct tdat_sink s = { .fd = -1 };
+	static const char valid[] = "h\xc3\xa9llo \xe2\x9c\x93";
+	static const unsigned char want[] = { 0x12, 15, 'a', 0xef, 0xbf, 0xbd, 0xef, 0xbf, 0xbd,
+					      ' ', 0xef, 0xbf, 0xbd, 0xef, 0xbf, 0xbd, 'z' };
+
+	pb_text(&s, 2, valid, strlen(valid));
+	is_int(s.len, 2 + strlen(valid), "valid UTF-8: key, length and the bytes");
+	is_mem(s.buf + 2, valid, strlen(valid), "valid UTF-8 as it is");
+	s.len = 0;
+	/* 0xff, a lone continuation byte, a cut 3-byte sequence (two bytes) */
+	pb_text(&s, 2, "a\xff\x80 \xe2\x82z", 7);
+	is_int(s.len, sizeof(want), "invalid bytes: the length counts U+FFFD");
+	is_mem(s.buf, want, sizeof(want), "invalid bytes: one U+FFFD each");
+	free(s.buf);
+}
+
 int main(void)
 {
+	text();
 	dbl();
 	varint_sizes();
 	fields();
