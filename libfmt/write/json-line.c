@@ -120,8 +120,7 @@ int line_role(struct jtype *jt)
 				return TDAT_ENOMEM;
 			sched_states_init(jt->states, tt->event);
 			jt->role = JR_SWITCH;
-		}
-		else if ((!strcmp(n, "sched_waking") || !strcmp(n, "sched_wakeup")) &&
+		} else if ((!strcmp(n, "sched_waking") || !strcmp(n, "sched_wakeup")) &&
 			 has_fields(tt, wk, jt->lf) && is_str(jt->lf[0]) && is_num(jt->lf[1]) &&
 			 is_num(jt->lf[2]) && is_num(jt->lf[3]))
 			jt->role = JR_WAKE;

@@ -27,7 +27,10 @@ real capture v6.dat (v6, 6.18) and
    exiting task (Z 0x20, X 0x10) is TASK_DEAD, x (0x40); parked (0x40) is
    0x200; D (2) is made D|K (0x82, TASK_KILLABLE: the 6.x value cannot say
    whether the sleep was killable, and this gives a state of two letters);
-   S, T, t and R keep their values.
+   S, T, t and R keep their values;
+3. says in its UNAME option that the kernel is 4.9 (UNAME below), so that
+   readers which decode prev_state by kernel version (trace processor, from
+   the uname a .pftrace carries) know the table too.
 
 Every other byte (the other formats, kallsyms, command lines, options, the
 other records) is v6.dat's.  trace-cmd report -N (the kernel's print format,
@@ -57,6 +60,7 @@ FMT49 = (b'print fmt: "prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==>
 MAP = {0: 0, 0x100: 0x1000, 1: 1, 2: 0x82, 4: 4, 8: 8, 0x10: 0x40, 0x20: 0x40, 0x40: 0x200,
        0x80: 0x402}
 STATE_AT = 32
+UNAME = b"Linux vm 4.9.0-tdat-derived x86_64\0"
 # what trace-cmd report -N prints for v6.dat's 156 switches
 EXPECT = {"R": 44, "R+": 12, "S": 31, "D|K": 11, "D|N": 46, "x": 12}
 
@@ -83,6 +87,8 @@ def main():
 
     for off, size in f["cpus"]:
         oldk.walk(data, off, size, visit)
+    assert [o for o, _ in f["options"]].count(5) == 1
+    f["options"] = [(o, UNAME if o == 5 else b) for o, b in f["options"]]
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, "wb") as fp:
         fp.write(oldk.build(f, bytes(data), b""))
