@@ -53,7 +53,7 @@ print('/*')
 print(' * syscalls.c - syscall names by number, as the Linux UAPI headers give them;')
 print(' * written by make-syscalls.py (read it for how), do not edit.')
 print(' */')
-print("#include <stddef.h>\n#include <string.h>\n")
+print("#include <stddef.h>\n#include <stdio.h>\n#include <string.h>\n")
 print('#include "model.h"\n')
 table('x86_64', x86_64)
 table('i686', parse(INC + '/x86_64-linux-gnu/asm/unistd_32.h'))
@@ -76,4 +76,17 @@ const char *syscall_name(const char *machine, uint64_t nr)
 		if (!strcmp(machine, m[i].machine))
 			return nr < m[i].n ? m[i].names[nr] : NULL;
 	return NULL;
+}
+
+/*
+ * The name of a slice of syscall @nr in every format: "sys_NAME" from the
+ * machine's table (as trace processor names it), "sys_N" without a name.
+ */
+int syscall_slice_name(const char *machine, int64_t nr, char *buf, size_t len)
+{
+	const char *n = nr >= 0 ? syscall_name(machine, (uint64_t)nr) : NULL;
+
+	if (n)
+		return snprintf(buf, len, "sys_%s", n);
+	return snprintf(buf, len, "sys_%lld", (long long)nr);
 }''')

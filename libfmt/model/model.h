@@ -112,18 +112,36 @@ int sched_finish(struct sched_sm *s);
 
 #define SCHED_MAX_STATES 32
 
-/* prev_state bits -> letters, as one kernel's sched_switch format prints them. */
+/*
+ * prev_state bits -> letters, as one kernel's sched_switch format prints
+ * them: "COND ? __print_flags(prev_state & MASK, DELIM, { BIT, "L" }, ...)
+ * : "R", prev_state & PREEMPT ? "+" : """ (4.14+: S D T t X Z P I, + at
+ * 0x100; 4.8-4.13: S D T t Z X x K W P N, + at 0x1000).  The one decoder of
+ * task states: every format's letters come from it.
+ */
 struct sched_states {
 	uint64_t bits[SCHED_MAX_STATES];
 	char letters[SCHED_MAX_STATES][8];
 	int n;
 	char delim[8];
-	uint64_t preempt;	/* the "+" bit (0x100 on kernels >= 4.14) */
+	uint64_t mask;		/* the bits the table is applied to */
+	char zero[8];		/* printed when none of them is set: "R" */
+	uint64_t preempt;	/* the "+" bit (0x100 on kernels >= 4.14); 0: never printed */
 };
 
-/* From @e's print format (NULL or no table: the kernel >= 4.14 one). */
+/*
+ * sched_states_init() - read the prev_state table of a kernel
+ * @m: the table to fill
+ * @e: that kernel's sched:sched_switch format; NULL, or a format without a
+ *     __print_flags of prev_state: the table of kernels >= 4.14
+ */
 void sched_states_init(struct sched_states *m, const struct tep_event *e);
-/* "S", "D|K", "R+", ... as the kernel prints @state. */
+/*
+ * sched_state_str() - @state as the kernel prints it: "S", "D|K", "R+", "x"
+ * @m: the kernel's table (sched_states_init())
+ * @state: the prev_state field's value
+ * @buf: where the NUL-terminated text goes, cut to @len bytes (64 is ample)
+ */
 void sched_state_str(const struct sched_states *m, int64_t state, char *buf, size_t len);
 
 /* One trace_marker payload in the atrace grammar. */
@@ -176,7 +194,7 @@ struct sl_type {
 	bool begin;
 	const struct tfield *key, *namef;
 	uint64_t fixed_key;		/* SLN_EVENT: the id of the sys_enter_ type */
-	char *machine;			/* SLN_NUM in SL_PERFETTO: uname -m of the file */
+	char *machine;			/* SLN_NUM: uname -m of the file, for syscall names */
 	char *evname;			/* SLN_EVENT: the syscall named by the event */
 };
 
@@ -272,6 +290,14 @@ void sl_keep(struct sl_buf *b, const void *p, size_t n);
 
 /* syscalls.c: the name of syscall @nr on @machine (uname -m), NULL if unknown. */
 const char *syscall_name(const char *machine, uint64_t nr);
+/*
+ * syscall_slice_name() - the name of a slice of syscall @nr, the same in every format
+ * @machine: uname -m of the traced machine (NULL or unknown: no names)
+ * @nr: the syscall's number (raw_syscalls' id)
+ * @buf: where "sys_NAME" ("sys_N" if the machine's table has no name) goes, cut to @len
+ * Return: the name's length, as snprintf().
+ */
+int syscall_slice_name(const char *machine, int64_t nr, char *buf, size_t len);
 
 /* ---- derive.c: the model's tables (doc/tdat-sqlite.7), rows to a writer ---- */
 

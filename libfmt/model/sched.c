@@ -13,11 +13,12 @@
  * the ones it builds from our .pftrace are the same: where switches were
  * lost, what ended unseen keeps dur -1 (doc/tdat-sqlite.7).
  *
- * Also here, as they go with it: prev_state decoding exactly as the
+ * Also here, as they go with it: the one prev_state decoder, exactly as the
  * kernel's sched_switch print format spells it (its __print_flags table is
  * read from the format, so the bits of any kernel version come out as that
  * kernel prints them), and the atrace grammar of trace_marker text.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
@@ -314,90 +315,217 @@ int sched_finish(struct sched_sm *s)
 	return 0;
 }
 
-/* ---- prev_state as the kernel prints it ---- */
+/* ---- prev_state as the kernel prints it: the one decoder every format uses ---- */
 
-static bool is_prev_state(const struct tep_print_arg *a)
+/* @a without the casts around it. */
+static const struct tep_print_arg *bare(const struct tep_print_arg *a)
 {
 	while (a && a->type == TEP_PRINT_TYPE)
 		a = a->typecast.item;
-	if (a && a->type == TEP_PRINT_OP)
-		return is_prev_state(a->op.left);
+	return a;
+}
+
+static bool is_op(const struct tep_print_arg *a, const char *op)
+{
+	return a && a->type == TEP_PRINT_OP && a->op.op && !strcmp(a->op.op, op);
+}
+
+static bool is_prev_state(const struct tep_print_arg *a)
+{
+	a = bare(a);
 	return a && a->type == TEP_PRINT_FIELD && a->field.name && !strcmp(a->field.name, "prev_state");
 }
 
-/* The __print_flags() of prev_state somewhere under @a, or NULL. */
-static const struct tep_print_arg *find_flags(const struct tep_print_arg *a)
+/* The value of a constant expression of the format ("(4096-1)", "((0x1 | 0x2) + 1) << 1"). */
+static bool eval(const struct tep_print_arg *a, uint64_t *v)
 {
-	const struct tep_print_arg *r;
+	static const char ops[][3] = { "+", "-", "*", "|", "&", "^", "<<", ">>" };
+	uint64_t l, r;
+	char *end;
+	int i;
 
-	for (; a; a = a->next) {
-		if (a->type == TEP_PRINT_FLAGS && is_prev_state(a->flags.field))
-			return a;
-		if (a->type == TEP_PRINT_OP &&
-		    ((r = find_flags(a->op.left)) || (r = find_flags(a->op.right))))
-			return r;
-		if (a->type == TEP_PRINT_TYPE && (r = find_flags(a->typecast.item)))
-			return r;
+	a = bare(a);
+	if (a && a->type == TEP_PRINT_ATOM && a->atom.atom) {
+		*v = strtoull(a->atom.atom, &end, 0);
+		return end != a->atom.atom && !*end;
 	}
-	return NULL;
+	if (!a || a->type != TEP_PRINT_OP || !eval(a->op.left, &l) || !eval(a->op.right, &r))
+		return false;
+	for (i = 0; i < 8 && strcmp(a->op.op, ops[i]); i++)
+		;
+	switch (i) {
+	case 0: *v = l + r; return true;
+	case 1: *v = l - r; return true;
+	case 2: *v = l * r; return true;
+	case 3: *v = l | r; return true;
+	case 4: *v = l & r; return true;
+	case 5: *v = l ^ r; return true;
+	case 6: *v = r < 64 ? l << r : 0; return true;
+	case 7: *v = r < 64 ? l >> r : 0; return true;
+	default: return false;
+	}
 }
 
+/* @a is "prev_state" (mask all ones) or "prev_state & MASK" (either way round). */
+static bool state_mask(const struct tep_print_arg *a, uint64_t *mask)
+{
+	a = bare(a);
+	if (is_prev_state(a)) {
+		*mask = ~0ull;
+		return true;
+	}
+	if (!is_op(a, "&"))
+		return false;
+	return (is_prev_state(a->op.left) && eval(a->op.right, mask)) ||
+	       (is_prev_state(a->op.right) && eval(a->op.left, mask));
+}
+
+static const char *atom_str(const struct tep_print_arg *a)
+{
+	a = bare(a);
+	return a && a->type == TEP_PRINT_ATOM ? a->atom.atom : NULL;
+}
+
+/*
+ * Walk the print arguments under @a (and after it): @fn is called on each
+ * argument until it returns true.
+ */
+static bool walk(const struct tep_print_arg *a, struct sched_states *m,
+		 bool (*fn)(const struct tep_print_arg *a, struct sched_states *m))
+{
+	for (; a; a = a->next) {
+		if (fn(a, m))
+			return true;
+		if (a->type == TEP_PRINT_OP && (walk(a->op.left, m, fn) || walk(a->op.right, m, fn)))
+			return true;
+		if (a->type == TEP_PRINT_TYPE && walk(a->typecast.item, m, fn))
+			return true;
+	}
+	return false;
+}
+
+static void add_state(struct sched_states *m, uint64_t bit, const char *str)
+{
+	if (m->n == SCHED_MAX_STATES)
+		return;
+	m->bits[m->n] = bit;
+	snprintf(m->letters[m->n], sizeof(m->letters[0]), "%s", str);
+	m->n++;
+}
+
+/* __print_flags(prev_state [& MASK], DELIM, { BIT, "L" }, ...): the table. */
+static bool take_flags(const struct tep_print_arg *a, struct sched_states *m)
+{
+	const struct tep_print_flag_sym *f;
+
+	if (a->type != TEP_PRINT_FLAGS || !state_mask(a->flags.field, &m->mask))
+		return false;
+	snprintf(m->delim, sizeof(m->delim), "%s", a->flags.delim ? a->flags.delim : "");
+	for (f = a->flags.flags; f; f = f->next)
+		add_state(m, strtoull(f->value, NULL, 0), f->str);
+	return true;
+}
+
+/* COND ? __print_flags(...) : "R": what is printed when no bit of the mask is set. */
+static bool take_zero(const struct tep_print_arg *a, struct sched_states *m)
+{
+	const struct tep_print_arg *l = is_op(a, ":") ? bare(a->op.left) : NULL;
+	const char *z = l ? atom_str(a->op.right) : NULL;
+	uint64_t mask;
+
+	if (!z || l->type != TEP_PRINT_FLAGS || !state_mask(l->flags.field, &mask))
+		return false;
+	snprintf(m->zero, sizeof(m->zero), "%s", z);
+	return true;
+}
+
+/* prev_state & BIT ? "+" : "": the kernel's mark of a preempted task. */
+static bool take_plus(const struct tep_print_arg *a, struct sched_states *m)
+{
+	const struct tep_print_arg *r = is_op(a, "?") ? bare(a->op.right) : NULL;
+	const char *plus = is_op(r, ":") ? atom_str(r->op.left) : NULL;
+	uint64_t bit;
+
+	if (!plus || strcmp(plus, "+") || !state_mask(a->op.left, &bit) || bit == ~0ull)
+		return false;
+	m->preempt = bit;
+	return true;
+}
+
+/* The table of kernels >= 4.14 (TASK_REPORT), for a file without a sched_switch format. */
 static void default_states(struct sched_states *m)
 {
 	static const char letters[] = "SDTtXZPI";
 
-	m->n = 8;
-	for (int i = 0; i < 8; i++) {
-		m->bits[i] = 1ull << i;
-		m->letters[i][0] = letters[i];
-		m->letters[i][1] = '\0';
-	}
+	for (int i = 0; i < 8; i++)
+		add_state(m, 1ull << i, (char[]){ letters[i], '\0' });
 	strcpy(m->delim, "|");
+	m->mask = 0xff;
+	m->preempt = 0x100;
 }
 
 void sched_states_init(struct sched_states *m, const struct tep_event *e)
 {
-	const struct tep_print_arg *fl = e ? find_flags(e->print_fmt.args) : NULL;
-	const struct tep_print_flag_sym *f;
-	uint64_t all = 0;
-
 	memset(m, 0, sizeof(*m));
-	if (!fl) {
+	strcpy(m->zero, "R");
+	if (!e || !walk(e->print_fmt.args, m, take_flags)) {
+		memset(m, 0, sizeof(*m));
+		strcpy(m->zero, "R");
 		default_states(m);
-	} else {
-		snprintf(m->delim, sizeof(m->delim), "%s", fl->flags.delim ? fl->flags.delim : "|");
-		for (f = fl->flags.flags; f && m->n < SCHED_MAX_STATES; f = f->next) {
-			m->bits[m->n] = strtoull(f->value, NULL, 0);
-			snprintf(m->letters[m->n], sizeof(m->letters[0]), "%s", f->str);
-			m->n++;
-		}
+		return;
 	}
-	for (int i = 0; i < m->n; i++)
-		all |= m->bits[i];
-	/* the kernel's "+" bit is the one above the reported states */
-	m->preempt = 1;
-	while (m->preempt && m->preempt <= all)
-		m->preempt <<= 1;
+	walk(e->print_fmt.args, m, take_zero);
+	walk(e->print_fmt.args, m, take_plus);
 }
 
+/* Append @s to @buf at *@o (kept NUL-terminated, cut at @len). */
+static void put(char *buf, size_t len, size_t *o, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (*o + 1 < len) {
+		size_t k = n < len - 1 - *o ? n : len - 1 - *o;
+
+		memcpy(buf + *o, s, k);
+		buf[*o + k] = '\0';
+	}
+	*o += n;
+}
+
+/*
+ * As the kernel's trace_print_flags_seq() and libtraceevent print it: the
+ * letters of each flag whose bits are all set, in the table's order, the
+ * bits no flag took in hex after them; the zero string if no bit of the
+ * mask is set; "+" after either if the preempt bit is set.
+ */
 void sched_state_str(const struct sched_states *m, int64_t state, char *buf, size_t len)
 {
-	uint64_t v = (uint64_t)state;
+	uint64_t v = (uint64_t)state & m->mask;
 	size_t o = 0;
 	bool any = false;
+	char hex[24];
 
-	buf[0] = '\0';
-	for (int i = 0; i < m->n; i++) {
-		if (!(v & m->bits[i]))
+	if (len)
+		buf[0] = '\0';
+	if (!v)
+		put(buf, len, &o, m->zero);
+	for (int i = 0; v && i < m->n; i++) {
+		if (!m->bits[i] || (v & m->bits[i]) != m->bits[i])
 			continue;
-		o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s", any ? m->delim : "",
-				      m->letters[i]);
+		if (any)
+			put(buf, len, &o, m->delim);
+		put(buf, len, &o, m->letters[i]);
 		any = true;
+		v &= ~m->bits[i];
 	}
-	if (!any)
-		o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "R");
-	if (v & m->preempt)
-		snprintf(buf + o, o < len ? len - o : 0, "+");
+	if (v) {
+		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)v);
+		if (any)
+			put(buf, len, &o, m->delim);
+		put(buf, len, &o, hex);
+	}
+	if ((uint64_t)state & m->preempt)
+		put(buf, len, &o, "+");
 }
 
 /* ---- atrace: B|pid|name, E[|pid], C|pid|name|value, I|pid|name ---- */

@@ -18,6 +18,7 @@
  *                (unfinished) what is open above it; a second begin of a rule
  *                that does not nest closes the first; an end without a begin
  *                goes to ops->stray; at the end everything is cut at end_ts.
+ *                Syscalls are named as in every format (syscall_slice_name()).
  *
  *   SL_PERFETTO  as Perfetto's trace processor (v58.2) imports the events of
  *                our .pftrace (ftrace_parser.cc, syscall_tracker.h,
@@ -204,7 +205,7 @@ static int compile(struct sl_type *st, const struct ttype *tt, struct tdat_file 
 		st->namef = b || r->how == SLN_ATRACE ? ttype_field(tt, r->name) : NULL;
 		if ((r->key && !is_num(st->key)) || ((b || r->how == SLN_ATRACE) && !st->namef))
 			return 0;
-		if (r->how == SLN_NUM && mode == SL_PERFETTO && !(st->machine = machine_of(f)))
+		if (r->how == SLN_NUM && !(st->machine = machine_of(f)))
 			return TDAT_ENOMEM;
 		st->rule = r;
 		st->begin = b;
@@ -430,16 +431,12 @@ static void keep_sym(struct sl_buf *b, const struct tdat_event *ev, const struct
 /* "sys_NAME" as trace processor names syscall @nr; false: it makes no slice. */
 static bool keep_syscall(struct sl_buf *b, const struct sl_type *st, uint64_t nr)
 {
-	const char *n;
+	char name[64];
 
 	if (nr >= TP_MAX_SYSCALLS)
 		return false;
-	if ((n = syscall_name(st->machine, nr))) {
-		keep_str(b, "sys_");
-		keep_str(b, n);
-	} else {
-		keep_num(b, "sys_", nr, false, false);
-	}
+	syscall_slice_name(st->machine, (int64_t)nr, name, sizeof(name));
+	keep_str(b, name);
 	return true;
 }
 
@@ -449,6 +446,7 @@ static void json_name(struct sl_buf *b, const struct sl_type *st, const struct t
 {
 	const unsigned char *p;
 	unsigned n;
+	char sys[64];
 
 	switch (st->rule->how) {
 	case SLN_EVENT:
@@ -471,13 +469,14 @@ static void json_name(struct sl_buf *b, const struct sl_type *st, const struct t
 	case SLN_HEX:
 		keep_sym(b, ev, st->namef, SL_JSON);
 		return;
+	case SLN_NUM:	/* a syscall: named as in every format (syscalls.c) */
+		syscall_slice_name(st->machine, (int64_t)key, sys, sizeof(sys));
+		keep_str(b, sys);
+		return;
 	default:
 		break;
 	}
-	if (st->rule->how == SLN_NUM)
-		keep_str(b, "syscall");
-	else
-		keep_str(b, file_type(ev->file, ev)->name);
+	keep_str(b, file_type(ev->file, ev)->name);
 	keep_num(b, " ", key, false, true);
 }
 

@@ -100,7 +100,7 @@ static bool is_str(const struct tfield *f)
 }
 
 /* sched, power and ftrace events that become text lines. */
-void line_role(struct jtype *jt)
+int line_role(struct jtype *jt)
 {
 	static const char *const sw[] = { "prev_comm", "prev_pid", "prev_prio", "prev_state",
 					  "next_comm", "next_pid", "next_prio", NULL };
@@ -114,9 +114,13 @@ void line_role(struct jtype *jt)
 	if (!strcmp(tt->system, "sched")) {
 		if (!strcmp(n, "sched_switch") && has_fields(tt, sw, jt->lf) && is_str(jt->lf[0]) &&
 		    is_str(jt->lf[4]) && is_num(jt->lf[1]) && is_num(jt->lf[2]) && is_num(jt->lf[3]) &&
-		    is_num(jt->lf[5]) && is_num(jt->lf[6]))
+		    is_num(jt->lf[5]) && is_num(jt->lf[6])) {
+			/* prev_state's letters: its kernel's, as in every format (model/sched.c) */
+			if (!(jt->states = malloc(sizeof(*jt->states))))
+				return TDAT_ENOMEM;
+			sched_states_init(jt->states, tt->event);
 			jt->role = JR_SWITCH;
-		else if ((!strcmp(n, "sched_waking") || !strcmp(n, "sched_wakeup")) &&
+		} else if ((!strcmp(n, "sched_waking") || !strcmp(n, "sched_wakeup")) &&
 			 has_fields(tt, wk, jt->lf) && is_str(jt->lf[0]) && is_num(jt->lf[1]) &&
 			 is_num(jt->lf[2]) && is_num(jt->lf[3]))
 			jt->role = JR_WAKE;
@@ -131,6 +135,7 @@ void line_role(struct jtype *jt)
 		   is_str(jt->lf[0])) {
 		jt->role = JR_PRINT;
 	}
+	return 0;
 }
 
 /* The tgid for a text line, -1 for "-----" (not known yet, or idle). */
@@ -257,27 +262,6 @@ static void line_comm(struct tdat_sink *s, const char *key, const struct tdat_ev
 	put_esc(s, p, n, JE_LINE | JE_NOSPACE);
 }
 
-/* prev_state as the kernel prints it (>= 4.14): S|D..., R, and + if preempted. */
-static void line_state(struct tdat_sink *s, uint64_t st)
-{
-	static const char letters[] = "SDTtXZPI";
-	char b[24];
-	size_t n = 0;
-
-	for (int i = 0; i < 8; i++) {
-		if (!(st & (1u << i)))
-			continue;
-		if (n)
-			b[n++] = '|';
-		b[n++] = letters[i];
-	}
-	if (!n)
-		b[n++] = 'R';
-	if (st & TASK_REPORT_MAX)
-		b[n++] = '+';
-	sink_write(s, b, n);
-}
-
 static void line_switch(struct json *j, const struct tdat_event *ev, const struct jtype *jt,
 			int utid, int64_t tid)
 {
@@ -286,6 +270,7 @@ static void line_switch(struct json *j, const struct tdat_event *ev, const struc
 	const unsigned char *p;
 	unsigned n = 0;
 	uint64_t st = 0;
+	char state[64];
 
 	if (utid == 0 || !tfield_bytes(ev, jt->lf[0], &p, &n)) {
 		line_task(j, ev, utid, tid);
@@ -299,7 +284,8 @@ static void line_switch(struct json *j, const struct tdat_event *ev, const struc
 	line_num(s, " prev_prio=", ev, jt->lf[2]);
 	put_lit(s, " prev_state=");
 	tfield_num(ev, jt->lf[3], &st);
-	line_state(s, st);
+	sched_state_str(jt->states, (int64_t)st, state, sizeof(state));
+	put_esc(s, state, strlen(state), JE_LINE | JE_NOSPACE);
 	line_comm(s, " ==> next_comm=", ev, jt->lf[4]);
 	line_num(s, " next_pid=", ev, jt->lf[5]);
 	line_num(s, " next_prio=", ev, jt->lf[6]);

@@ -173,6 +173,7 @@ static void free_type(void *p)
 	free(jt->head);
 	free(jt->argkey);
 	free(jt->cat);
+	free(jt->states);
 	free(jt);
 }
 
@@ -226,7 +227,8 @@ static struct jtype *compile(struct json *j, const struct ttype *tt, const struc
 		jt->key_lens[i] = (unsigned)len;
 	}
 	if (tt->event) {
-		line_role(jt);
+		if (line_role(jt))
+			goto fail;
 		if (jt->role == JR_INSTANT && (jt->sl = slices_type(j->sl, ev, tt)))
 			jt->role = JR_SLICE;
 	}

@@ -11,8 +11,6 @@
 #include "model/model.h"
 #include "write/write.h"
 
-#define TASK_REPORT_MAX 0x100	/* prev_state bit: preempted (>= 4.14) */
-
 #define put_lit(sk, s) sink_write((sk), (s), sizeof(s) - 1)
 
 enum jrole { JR_INSTANT, JR_SLICE, JR_SWITCH, JR_WAKE, JR_BLOCKED, JR_POWER, JR_PRINT };
@@ -31,6 +29,7 @@ struct jtype {
 	char **keys;				/* ,"field": (no comma for the first) */
 	unsigned *key_lens;
 	const struct tfield *lf[7];		/* fields the text lines use */
+	struct sched_states *states;		/* sched_switch: its kernel's prev_state letters */
 };
 
 /* A buffer's name as JSON string content; a label only for buffers that have a name. */
@@ -144,8 +143,8 @@ enum { JE_U = 1, JE_LINE = 2, JE_NOSPACE = 4, JE_NODASH = 8 };
 /* Up to @n bytes of @s (ending at a NUL) as JSON string content (see json-line.c). */
 void put_esc(struct tdat_sink *sk, const void *s, size_t n, unsigned mode);
 void put_str(struct tdat_sink *sk, const char *s);
-/* The text line role of @jt's type, if it has one. */
-void line_role(struct jtype *jt);
+/* The text line role of @jt's type, if it has one: 0, or TDAT_ENOMEM. */
+int line_role(struct jtype *jt);
 /* @ev as a text line; 1 if it is not one (an ftrace print that is not atrace). */
 int put_line(struct json *j, const struct tdat_event *ev, const struct jtype *jt, int utid,
 	     int64_t tid);

@@ -2,12 +2,14 @@
  * t-sched.c - unit tests of the scheduling state machine (libfmt/model/sched.c):
  * a short made-up timeline of switches and wake-ups gives the expected
  * sched slices and thread states, lost switches end what they hide with
- * dur -1 as trace processor does; prev_state letters as kernels >= 4.14
- * print them; the atrace grammar of trace_marker text.
+ * dur -1 as trace processor does; prev_state letters as each kernel's
+ * sched_switch format prints them (6.x, 4.9, 4.4: the letters, the mask,
+ * the "+" bit, bits no letter names); the atrace grammar of trace_marker text.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <traceevent/event-parse.h>
 
 #include "model/model.h"
 #include "../tap.h"
@@ -221,6 +223,85 @@ static void prev_state(void)
 		sched_state_str(&m, cases[i].v, buf, sizeof(buf));
 		is_str(buf, cases[i].want, "prev_state 0x%llx", (unsigned long long)cases[i].v);
 	}
+	sched_state_str(&m, 0x103, buf, 4);
+	is_str(buf, "S|D", "cut to the buffer, NUL-terminated");
+}
+
+#define FIELDS \
+	"format:\n" \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n" \
+	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n" \
+	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n" \
+	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n" \
+	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n" \
+	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n" \
+	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n" \
+	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n" \
+	"print fmt: \"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> " \
+	"next_comm=%s next_pid=%d next_prio=%d\", REC->prev_comm, REC->prev_pid, REC->prev_prio, "
+#define TAIL ", REC->next_comm, REC->next_pid, REC->next_prio\n"
+#define MASK614 "((((0x00000000 | 0x00000001 | 0x00000002 | 0x00000004 | 0x00000008 | " \
+	"0x00000010 | 0x00000020 | 0x00000040) + 1) << 1) - 1)"
+
+/* The sched_switch formats of three kernels, as their tracefs prints them. */
+static const char *const formats[] = {
+	/* 6.18 (testdata/v6.dat) */
+	"name: sched_switch\nID: 372\n" FIELDS
+	"(REC->prev_state & " MASK614 ") ? __print_flags(REC->prev_state & " MASK614 ", \"|\", "
+	"{ 0x00000001, \"S\" }, { 0x00000002, \"D\" }, { 0x00000004, \"T\" }, { 0x00000008, \"t\" }, "
+	"{ 0x00000010, \"X\" }, { 0x00000020, \"Z\" }, { 0x00000040, \"P\" }, "
+	"{ 0x00000080, \"I\" }) : \"R\", REC->prev_state & (((0x00000000 | 0x00000001 | 0x00000002 | "
+	"0x00000004 | 0x00000008 | 0x00000010 | 0x00000020 | 0x00000040) + 1) << 1) ? \"+\" : \"\""
+	TAIL,
+	/* 4.9 (include/trace/events/sched.h, TASK_STATE_MAX 4096) */
+	"name: sched_switch\nID: 272\n" FIELDS
+	"REC->prev_state & (4096-1) ? __print_flags(REC->prev_state & (4096-1), \"|\", "
+	"{ 1, \"S\"} , { 2, \"D\" }, { 4, \"T\" }, { 8, \"t\" }, { 16, \"Z\" }, { 32, \"X\" }, "
+	"{ 64, \"x\" }, { 128, \"K\" }, { 256, \"W\" }, { 512, \"P\" }, { 1024, \"N\" }) : \"R\", "
+	"REC->prev_state & 4096 ? \"+\" : \"\"" TAIL,
+	/* 4.4-era (TASK_STATE_MAX 1024, no N) */
+	"name: sched_switch\nID: 68\n" FIELDS
+	"REC->prev_state & (1024-1) ? __print_flags(REC->prev_state & (1024-1), \"|\", "
+	"{ 1, \"S\"} , { 2, \"D\" }, { 4, \"T\" }, { 8, \"t\" }, { 16, \"Z\" }, { 32, \"X\" }, "
+	"{ 64, \"x\" }, { 128, \"K\" }, { 256, \"W\" }, { 512, \"P\" }) : \"R\", "
+	"REC->prev_state & 1024 ? \"+\" : \"\"" TAIL,
+};
+
+static void kernel_states(void)
+{
+	static const struct { int k; int64_t v; const char *want; } cases[] = {
+		{ 0, 0, "R" }, { 0, 0x100, "R+" }, { 0, 0x80, "I" }, { 0, 0x10, "X" },
+		{ 0, 0x40, "P" }, { 0, 0x102, "D+" },
+		{ 1, 0, "R" }, { 1, 0x1000, "R+" }, { 1, 0x40, "x" }, { 1, 0x82, "D|K" },
+		{ 1, 0x402, "D|N" }, { 1, 0x10, "Z" }, { 1, 0x20, "X" }, { 1, 0x100, "W" },
+		{ 1, 0x200, "P" }, { 1, 0x800, "0x800" }, { 1, 0x801, "S|0x800" },
+		{ 1, 0x2000, "R" }, { 1, 0x1001, "S+" },
+		{ 2, 0x400, "R+" }, { 2, 0x40, "x" }, { 2, 0x1000, "R" },
+	};
+	static const uint64_t preempt[] = { 0x100, 0x1000, 0x400 }, mask[] = { 0xff, 0xfff, 0x3ff };
+	struct sched_states m[3];
+	struct tep_handle *tep = tep_alloc();
+	struct tep_event *e;
+	char buf[64];
+
+	for (int k = 0; k < 3; k++) {
+		e = NULL;
+		ok(tep && tep_parse_format(tep, &e, formats[k], strlen(formats[k]), "sched") == 0 && e,
+		   "kernel %d's format parses", k);
+		sched_states_init(&m[k], e);
+		is_uint(m[k].preempt, preempt[k], "kernel %d: the + bit", k);
+		is_uint(m[k].mask, mask[k], "kernel %d: the mask", k);
+	}
+	is_int(m[1].n, 11, "4.9: eleven letters");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		sched_state_str(&m[cases[i].k], cases[i].v, buf, sizeof(buf));
+		is_str(buf, cases[i].want, "kernel %d: prev_state 0x%llx", cases[i].k,
+		       (unsigned long long)cases[i].v);
+	}
+	tep_free(tep);
 }
 
 static void atrace(void)
@@ -249,6 +330,7 @@ int main(void)
 	wake_rules();
 	blocked_reason();
 	prev_state();
+	kernel_states();
 	atrace();
 	return done_testing();
 }
