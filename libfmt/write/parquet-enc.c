@@ -158,6 +158,43 @@ void pq_put_str(struct pq_col *c, const void *p, size_t n)
 		sink_putc(&c->defs, 1);
 }
 
+size_t pq_text_clean(char *dst, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	const char *z = memchr(s, '\0', n);
+	char *o = dst;
+	size_t l;
+
+	if (z)
+		n = (size_t)(z - s);
+	for (size_t i = 0; i < n; i += l ? l : 1) {
+		l = u[i] < 0x80 ? 1 : utf8_len(u + i, n - i);
+		if (l) {
+			memcpy(o, u + i, l);
+			o += l;
+		} else {
+			memcpy(o, "\xef\xbf\xbd", 3);	/* U+FFFD, as sqlite-rows.c's bind_text() */
+			o += 3;
+		}
+	}
+	return (size_t)(o - dst);
+}
+
+void pq_put_text(struct pq_col *c, const char *s, size_t n)
+{
+	char *d = sink_reserve(&c->vals, 4 + 3 * n);
+	uint32_t len;
+
+	if (!d)
+		return;
+	len = (uint32_t)pq_text_clean(d + 4, s, n);
+	memcpy(d, &len, 4);
+	sink_commit(&c->vals, 4 + len);
+	c->nrows++;
+	if (c->nnull)
+		sink_putc(&c->defs, 1);
+}
+
 void pq_put_list(struct pq_col *c, uint32_t n)
 {
 	sink_write(&c->lens, &n, 4);
@@ -182,10 +219,36 @@ void pq_put_null(struct pq_col *c)
 	sink_putc(&c->defs, 0);
 }
 
+/* Is the row just put in order by @t's sort column? (Not if its value is null.) */
+static void sort_check(struct pq_table *t)
+{
+	const struct pq_col *c = &t->cols[t->sort_col];
+	const unsigned char *last = (const unsigned char *)c->vals.buf + c->vals.len;
+	int64_t v;
+
+	if (c->nnull && !c->defs.buf[c->defs.len - 1]) {
+		t->unsorted = true;
+		return;
+	}
+	if (c->ptype == PQ_INT64) {
+		memcpy(&v, last - 8, 8);
+	} else {
+		int32_t w;
+
+		memcpy(&w, last - 4, 4);
+		v = c->sign ? w : (int64_t)(uint32_t)w;
+	}
+	if (t->total_rows + t->rows && v < t->sort_last)
+		t->unsorted = true;
+	t->sort_last = v;
+}
+
 size_t pq_row_end(struct pq_table *t)
 {
 	size_t b = 0;
 
+	if (t->sort_col >= 0 && !t->unsorted)
+		sort_check(t);
 	t->rows++;
 	for (int i = 0; i < t->ncols; i++)
 		b += t->cols[i].vals.len + t->cols[i].defs.len + t->cols[i].lens.len;
@@ -238,7 +301,7 @@ int pq_write_out(struct pq_ctx *c, struct pq_table *t, struct tdat_sink *out)
 
 /* The RowGroup struct of the chunks just written (their ColumnChunks in @meta). */
 void pq_row_group(struct pq_table *t, const struct tdat_sink *meta, uint64_t start, uint64_t raw,
-		  uint64_t rows)
+		  uint64_t rows, bool sorted)
 {
 	struct thrift r;
 
@@ -248,7 +311,7 @@ void pq_row_group(struct pq_table *t, const struct tdat_sink *meta, uint64_t sta
 	sink_write(&t->rgs, meta->buf, meta->len);
 	th_i64(&r, 2, (int64_t)raw);
 	th_i64(&r, 3, (int64_t)rows);
-	if (t->sort_col >= 0) {
+	if (sorted) {
 		th_list(&r, 4, TH_STRUCT, 1);
 		th_elem_struct(&r);
 		th_i32(&r, 1, t->sort_col);
@@ -299,7 +362,7 @@ int pq_flush(struct pq_ctx *c, struct pq_table *t, int fd)
 		ret = TDAT_ENOMEM;
 	if (ret)
 		goto out;
-	pq_row_group(t, &meta, start, raw, t->rows);
+	pq_row_group(t, &meta, start, raw, t->rows, pq_sorted(t));
 	t->total_rows += t->rows;
 	t->rows = 0;
 	t->buffered = 0;

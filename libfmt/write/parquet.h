@@ -69,6 +69,14 @@ struct pq_table {
 	struct pq_kv *kv;
 	int nkv;
 	int sort_col;		/* sorting_columns: this one, ascending; -1 none */
+	/*
+	 * Whether the rows so far are sorted by sort_col (pq_row_end() checks
+	 * each row): a row group declares sorting_columns only while all rows of
+	 * the file up to its end are, so that the declaration holds for the
+	 * group and for the file's rows before it (a null breaks the order).
+	 */
+	bool unsorted;
+	int64_t sort_last;
 };
 
 /* Things a table's writing shares (scratch buffers, the zstd context). */
@@ -133,6 +141,13 @@ static inline void pq_put_int(struct pq_col *c, uint64_t v)
 }
 
 void pq_put_str(struct pq_col *c, const void *p, size_t n);
+/*
+ * Text: @n bytes of @s up to a NUL, stored as they are where they are UTF-8,
+ * each byte that is not as U+FFFD (the rule of the sqlite and JSON writers).
+ */
+void pq_put_text(struct pq_col *c, const char *s, size_t n);
+/* The same into @dst (room for 3 * @n bytes); returns its length. */
+size_t pq_text_clean(char *dst, const char *s, size_t n);
 
 static inline void pq_put_double(struct pq_col *c, double v)
 {
@@ -172,6 +187,7 @@ int pq_finish(struct pq_ctx *c, struct pq_table *t, int fd);
 /* A column chunk's statistics (parquet-page.c). */
 struct pq_stats {
 	uint64_t nulls;		/* entries without a value: null (or empty list) */
+	uint64_t nans;		/* a DOUBLE column's NaN values */
 	bool any;
 	uint64_t min, max;	/* integers in the column's order; a double's bits */
 	size_t smin, smax;	/* strings: offsets of the bounds in vals */
@@ -212,7 +228,12 @@ int pq_drain(struct pq_ctx *c);
 void pq_pending_drop(struct pq_ctx *c);
 /* parquet-enc.c: the RowGroup struct of @rows rows just placed; flush @out into @t's file. */
 void pq_row_group(struct pq_table *t, const struct tdat_sink *meta, uint64_t start, uint64_t raw,
-		  uint64_t rows);
+		  uint64_t rows, bool sorted);
+/* Whether a row group of @t ending now may declare @t's sort column. */
+static inline bool pq_sorted(const struct pq_table *t)
+{
+	return t->sort_col >= 0 && !t->unsorted;
+}
 int pq_write_out(struct pq_ctx *c, struct pq_table *t, struct tdat_sink *out);
 
 /* parquet-page.c: a column chunk's pages into @out; its ColumnChunk struct into @meta. */
