@@ -260,7 +260,7 @@ static int write_pending(struct pq_ctx *c, struct pq_pending *p)
 		ret = TDAT_ENOMEM;
 	if (!ret) {
 		p->live->off = p->ft.off;
-		pq_row_group(p->live, &meta, start, raw, p->ft.rows, pq_sorted(&p->ft));
+		pq_row_group(p->live, &meta, start, raw, p->ft.rows);
 		ret = pq_write_out(c, p->live, &out);
 	}
 	if (close(p->fd) && !ret) {

@@ -65,15 +65,17 @@ struct pq_table {
 				 * buffers' peak bounds them, and it keeps them (pq_keep()) */
 	struct pq_col *spare;	/* emptied buffers of a row group the helpers wrote, or NULL */
 	struct tdat_sink rgs;	/* the RowGroup structs written so far (thrift) */
+	struct tdat_sink rgs_sorted;	/* the same with sorting_columns (while pq_sorted()) */
 	int nrgs;
 	struct pq_kv *kv;
 	int nkv;
 	int sort_col;		/* sorting_columns: this one, ascending; -1 none */
 	/*
-	 * Whether the rows so far are sorted by sort_col (pq_row_end() checks
-	 * each row): a row group declares sorting_columns only while all rows of
-	 * the file up to its end are, so that the declaration holds for the
-	 * group and for the file's rows before it (a null breaks the order).
+	 * Whether the rows so far are out of order by sort_col (pq_row_end()
+	 * checks each row; a null breaks the order): the footer declares
+	 * sorting_columns in every row group if all rows of the file are in
+	 * order, else in none, so that an engine that takes it for the whole
+	 * file's order is right.
 	 */
 	bool unsorted;
 	int64_t sort_last;
@@ -228,8 +230,8 @@ int pq_drain(struct pq_ctx *c);
 void pq_pending_drop(struct pq_ctx *c);
 /* parquet-enc.c: the RowGroup struct of @rows rows just placed; flush @out into @t's file. */
 void pq_row_group(struct pq_table *t, const struct tdat_sink *meta, uint64_t start, uint64_t raw,
-		  uint64_t rows, bool sorted);
-/* Whether a row group of @t ending now may declare @t's sort column. */
+		  uint64_t rows);
+/* Whether @t's rows so far are in order by its sort column (if it has one). */
 static inline bool pq_sorted(const struct pq_table *t)
 {
 	return t->sort_col >= 0 && !t->unsorted;

@@ -5,11 +5,14 @@
 //
 // The footer is read with hyparquet's own Thrift decoder (its parsed
 // metadata leaves out Statistics.nan_count, field 9 of parquet.thrift), the
-// rows with parquetReadObjects.  It prints
+// rows with parquetReadObjects.  The writer declares a sort order in every
+// row group of a file whose rows are all in order, else in none.  It prints
 //   sorted FILE RG COL       row group RG declares sorting_columns COL ascending
 //                            and its rows are in that order (nulls last), and so
 //                            are the file's rows before it
 //   unsorted FILE RG COL I   ... but row I (of the file) is out of that order
+//   mixed FILE N of M        only N of its M row groups declare a sort order (an
+//                            engine that takes it for the file's would be wrong)
 //   nan FILE RG COL N        a DOUBLE column chunk whose statistics count N NaN
 //                            values, and it holds N
 //   badnan FILE RG COL S N   its statistics say S (none: "-"), it holds N
@@ -51,10 +54,11 @@ for (const f of files) {
 	const file = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
 	const col = async (name) => (await hyp.parquetReadObjects({ file, columns: [name],
 		compressors, rowFormat: 'object' })).map((r) => r[name]);
-	let any = false, start = 0;
+	let any = false, start = 0, ndecl = 0;
 	const cache = {};
 	for (let g = 0; g < rgs.length; g++) {
 		const rg = rgs[g], n = Number(rg.field_3);
+		ndecl += (rg.field_4 || []).length > 0;
 		for (const sc of rg.field_4 || []) {
 			const c = sc.field_1, name = text(leaves[c].field_4);
 			const v = cache[name] ??= await col(name);
@@ -80,6 +84,8 @@ for (const f of files) {
 		}
 		start += n;
 	}
+	if (ndecl && ndecl !== rgs.length)
+		console.log(`mixed ${f} ${ndecl} of ${rgs.length}`);
 	declaring += any;
 }
 console.log(`files ${files.length} ${declaring}`);
