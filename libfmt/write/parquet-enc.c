@@ -57,10 +57,10 @@ int pq_table_init(struct pq_table *t, const char *name, int ncols)
 	memset(t, 0, sizeof(*t));
 	t->name = name;
 	t->sort_col = -1;
-	t->rgs.fd = -1;
+	t->rgs.fd = t->rgs_sorted.fd = -1;
 	t->ncols = ncols;
 	t->cols = calloc((size_t)(ncols ? ncols : 1), sizeof(*t->cols));
-	if (!t->cols || sink_init(&t->rgs, -1))
+	if (!t->cols || sink_init(&t->rgs, -1) || sink_init(&t->rgs_sorted, -1))
 		return TDAT_ENOMEM;
 	for (int i = 0; i < ncols; i++)
 		t->cols[i].vals.fd = t->cols[i].defs.fd = t->cols[i].lens.fd = -1;
@@ -91,6 +91,7 @@ void pq_table_release(struct pq_table *t)
 	free(t->kv);
 	free(t->cols);
 	sink_release(&t->rgs);
+	sink_release(&t->rgs_sorted);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -158,6 +159,43 @@ void pq_put_str(struct pq_col *c, const void *p, size_t n)
 		sink_putc(&c->defs, 1);
 }
 
+size_t pq_text_clean(char *dst, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	const char *z = memchr(s, '\0', n);
+	char *o = dst;
+	size_t l;
+
+	if (z)
+		n = (size_t)(z - s);
+	for (size_t i = 0; i < n; i += l ? l : 1) {
+		l = u[i] < 0x80 ? 1 : utf8_len(u + i, n - i);
+		if (l) {
+			memcpy(o, u + i, l);
+			o += l;
+		} else {
+			memcpy(o, "\xef\xbf\xbd", 3);	/* U+FFFD, as sqlite-rows.c's bind_text() */
+			o += 3;
+		}
+	}
+	return (size_t)(o - dst);
+}
+
+void pq_put_text(struct pq_col *c, const char *s, size_t n)
+{
+	char *d = sink_reserve(&c->vals, 4 + 3 * n);
+	uint32_t len;
+
+	if (!d)
+		return;
+	len = (uint32_t)pq_text_clean(d + 4, s, n);
+	memcpy(d, &len, 4);
+	sink_commit(&c->vals, 4 + len);
+	c->nrows++;
+	if (c->nnull)
+		sink_putc(&c->defs, 1);
+}
+
 void pq_put_list(struct pq_col *c, uint32_t n)
 {
 	sink_write(&c->lens, &n, 4);
@@ -182,10 +220,36 @@ void pq_put_null(struct pq_col *c)
 	sink_putc(&c->defs, 0);
 }
 
+/* Is the row just put in order by @t's sort column? (Not if its value is null.) */
+static void sort_check(struct pq_table *t)
+{
+	const struct pq_col *c = &t->cols[t->sort_col];
+	const unsigned char *last = (const unsigned char *)c->vals.buf + c->vals.len;
+	int64_t v;
+
+	if (c->nnull && !c->defs.buf[c->defs.len - 1]) {
+		t->unsorted = true;
+		return;
+	}
+	if (c->ptype == PQ_INT64) {
+		memcpy(&v, last - 8, 8);
+	} else {
+		int32_t w;
+
+		memcpy(&w, last - 4, 4);
+		v = c->sign ? w : (int64_t)(uint32_t)w;
+	}
+	if (t->total_rows + t->rows && v < t->sort_last)
+		t->unsorted = true;
+	t->sort_last = v;
+}
+
 size_t pq_row_end(struct pq_table *t)
 {
 	size_t b = 0;
 
+	if (t->sort_col >= 0 && !t->unsorted)
+		sort_check(t);	/* (once out of order, the rest need no check) */
 	t->rows++;
 	for (int i = 0; i < t->ncols; i++)
 		b += t->cols[i].vals.len + t->cols[i].defs.len + t->cols[i].lens.len;
@@ -236,19 +300,19 @@ int pq_write_out(struct pq_ctx *c, struct pq_table *t, struct tdat_sink *out)
 	return 0;
 }
 
-/* The RowGroup struct of the chunks just written (their ColumnChunks in @meta). */
-void pq_row_group(struct pq_table *t, const struct tdat_sink *meta, uint64_t start, uint64_t raw,
-		  uint64_t rows)
+/* A RowGroup struct into @s, with sorting_columns if @sorted. */
+static void rg_struct(const struct pq_table *t, struct tdat_sink *s, const struct tdat_sink *meta,
+		      uint64_t start, uint64_t raw, uint64_t rows, bool sorted)
 {
 	struct thrift r;
 
-	th_init(&r, &t->rgs);
+	th_init(&r, s);
 	th_elem_struct(&r);
 	th_list(&r, 1, TH_STRUCT, (size_t)t->ncols);
-	sink_write(&t->rgs, meta->buf, meta->len);
+	sink_write(s, meta->buf, meta->len);
 	th_i64(&r, 2, (int64_t)raw);
 	th_i64(&r, 3, (int64_t)rows);
-	if (t->sort_col >= 0) {
+	if (sorted) {
 		th_list(&r, 4, TH_STRUCT, 1);
 		th_elem_struct(&r);
 		th_i32(&r, 1, t->sort_col);
@@ -259,7 +323,29 @@ void pq_row_group(struct pq_table *t, const struct tdat_sink *meta, uint64_t sta
 	th_i64(&r, 5, (int64_t)start);
 	th_i64(&r, 6, (int64_t)(t->off - start));
 	th_end(&r);
+}
+
+/*
+ * The RowGroup struct of the chunks just written (their ColumnChunks in
+ * @meta): without sorting_columns, and, while the file's rows are sorted so
+ * far, with them too (the footer takes one list or the other, pq_finish()).
+ */
+void pq_row_group(struct pq_table *t, const struct tdat_sink *meta, uint64_t start, uint64_t raw,
+		  uint64_t rows)
+{
+	rg_struct(t, &t->rgs, meta, start, raw, rows, false);
+	if (pq_sorted(t))
+		rg_struct(t, &t->rgs_sorted, meta, start, raw, rows, true);
 	t->nrgs++;
+}
+
+/* Did a value of the row group fail to fit (a column's buffer out of memory)? */
+static bool cols_failed(const struct pq_table *t)
+{
+	for (int i = 0; i < t->ncols; i++)
+		if (t->cols[i].vals.err || t->cols[i].defs.err || t->cols[i].lens.err)
+			return true;
+	return false;
 }
 
 int pq_flush(struct pq_ctx *c, struct pq_table *t, int fd)
@@ -271,6 +357,10 @@ int pq_flush(struct pq_ctx *c, struct pq_table *t, int fd)
 
 	if ((ret = pq_drain(c)))	/* a row group in flight first */
 		return ret;
+	if (cols_failed(t)) {	/* a lost value would shift the rows after it */
+		tdat_msg(c->err, "out of memory");
+		return TDAT_ENOMEM;
+	}
 	if (!t->rows && t->off)
 		return 0;
 	if (sink_init(&out, fd) || sink_init(&meta, -1)) {
@@ -395,7 +485,10 @@ static void footer(struct tdat_sink *s, const struct pq_table *t)
 	schema(&f, t);
 	th_i64(&f, 3, (int64_t)t->total_rows);
 	th_list(&f, 4, TH_STRUCT, (size_t)t->nrgs);
-	sink_write(s, t->rgs.buf, t->rgs.len);
+	if (pq_sorted(t))	/* every row of the file is in order */
+		sink_write(s, t->rgs_sorted.buf, t->rgs_sorted.len);
+	else
+		sink_write(s, t->rgs.buf, t->rgs.len);
 	if (t->nkv) {
 		th_list(&f, 5, TH_STRUCT, (size_t)t->nkv);
 		for (int i = 0; i < t->nkv; i++) {

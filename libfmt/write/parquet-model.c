@@ -13,9 +13,9 @@
  *
  * each as NAME.parquet in the dataset folder.  The model keeps per-thread
  * state only; rows are written as a row group every PQM_GROUP_ROWS rows of
- * a file.  A null is SQLite's NULL; a string is escaped as in the other
- * files of the dataset (parquet.c), so that thread.name joins with an
- * event's comm.
+ * a file.  A null is SQLite's NULL; a string is text as in the other
+ * files of the dataset and in SQLite (pq_put_text()), so that thread.name
+ * joins with an event's comm.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -148,12 +148,11 @@ static void put_id(struct pq_col *c, int64_t v)
 		pq_put_null(c);
 }
 
-/* @n bytes of @s as the typed CSV escapes text (to a NUL), like every string of the dataset. */
+/* @n bytes of @s as text (to a NUL), like every string of the dataset (pq_put_text()). */
 static void put_text(struct pqm *m, struct pq_col *c, const char *s, size_t n)
 {
-	m->tmp.len = 0;
-	csv_escape(&m->tmp, s, n, CSV_Q_RAW);
-	pq_put_str(c, m->tmp.buf ? m->tmp.buf : "", m->tmp.len);
+	(void)m;
+	pq_put_text(c, s, n);
 }
 
 static void put_str(struct pqm *m, struct pq_col *c, const char *s)

@@ -312,7 +312,7 @@ static int str_cmp(const unsigned char *base, size_t a, size_t b)
 	} while (0)
 
 /*
- * Bounds of @nv doubles at @p: NaN left out (none if all are), a zero
+ * Bounds of @nv doubles at @p: NaN left out (none if all are) and counted, a zero
  * minimum as -0.0 and a zero maximum as +0.0 (parquet.thrift's rules).
  */
 static void double_stats(const unsigned char *p, size_t nv, struct pq_stats *st)
@@ -322,8 +322,10 @@ static void double_stats(const unsigned char *p, size_t nv, struct pq_stats *st)
 	st->any = false;
 	for (size_t k = 0; k < nv; k++) {
 		memcpy(&v, p + 8 * k, 8);
-		if (v != v)
+		if (v != v) {
+			st->nans++;
 			continue;
+		}
 		lo = !st->any || v < lo ? v : lo;
 		hi = !st->any || v > hi ? v : hi;
 		st->any = true;
@@ -393,6 +395,8 @@ static void put_stats(struct thrift *m, const struct pq_col *col, const struct p
 		th_binary(m, 5, base + st->smax + 4, str_len(base + st->smax));
 		th_binary(m, 6, base + st->smin + 4, str_len(base + st->smin));
 	}
+	if (col->ptype == PQ_DOUBLE)	/* parquet-format 2.13: absent means "maybe NaN" */
+		th_i64(m, 9, (int64_t)st->nans);
 	th_end(m);
 }
 

@@ -21,9 +21,9 @@
  * CSV prints "[a,b,...]"; of a stack, the entries the record holds), a
  * cpumask (a "cpumask_t" field) a LIST of the INT32 numbers of the CPUs
  * it has set, in increasing order, FIELD_sym a STRING (tfield_sym(), as
- * the typed CSV).  Strings are the
- * typed CSV's cells unquoted: UTF-8 kept, a backslash doubled, other bytes
- * \xNN, so every value is valid UTF-8 and nothing is lost.  A field outside
+ * the typed CSV).  Strings are the text as it is, up to a NUL, each byte
+ * that is not UTF-8 as U+FFFD (pq_put_text(): the sqlite and JSON writers'
+ * rule), so that they equal sqlite's.  A field outside
  * a damaged event is null.
  *
  * Rows are buffered per file and written as a row group when a file holds
@@ -50,7 +50,7 @@
 struct pfile {
 	char *fname;		/* BASE.parquet */
 	char *system, *name, *sig;
-	char *esys, *ename;	/* system and name as events.parquet has them (escaped) */
+	char *esys, *ename;	/* system and name as events.parquet has them (pq_text_clean()) */
 	size_t esys_len, ename_len;
 	bool *cpumask;		/* by field: a cpumask, written as CPU numbers */
 	struct pq_table t;
@@ -61,11 +61,11 @@ struct pfile {
 
 struct pinput {
 	struct idtab types;	/* struct pfile by event type id */
-	char **bufname;		/* by buffer: its name escaped, made when first met */
+	char **bufname;		/* by buffer: its name as stored, made when first met */
 	int nbufs;
 	struct pcomm {
 		int pid;
-		char *comm;	/* escaped; NULL: empty slot */
+		char *comm;	/* as stored (pq_text_clean()); NULL: empty slot */
 		size_t len;
 	} comms[NCOMMS];
 };
@@ -80,7 +80,7 @@ struct pqw {
 	struct pfile **files;	/* files[0]: events.parquet */
 	int nfiles, files_cap;
 	size_t buffered;	/* bytes of data all tables' row groups hold */
-	struct tdat_sink tmp;	/* a cell being escaped */
+	struct tdat_sink tmp;	/* scratch (unused by strings now; its err is checked) */
 	struct pqm *model;	/* thread, process, sched_slice, ... (parquet-model.c) */
 };
 
@@ -237,15 +237,14 @@ static bool fname_taken(const void *ctx, const char *base)
 	return !strcmp(base, "events");
 }
 
-/* @s escaped as the typed CSV escapes text (malloc'd). */
-static char *escaped(const char *s)
+/* @s as every string of the dataset holds text (pq_text_clean(); malloc'd). */
+static char *text_dup(const char *s)
 {
-	struct tdat_sink t = { .fd = -1 };
-	char *e;
+	size_t n = strlen(s);
+	char *e = malloc(3 * n + 1);
 
-	csv_escape(&t, s, strlen(s), CSV_Q_RAW);
-	e = t.err ? NULL : strndup(t.buf ? t.buf : "", t.len);
-	sink_release(&t);
+	if (e)
+		e[pq_text_clean(e, s, n)] = '\0';
 	return e;
 }
 
@@ -263,8 +262,8 @@ static struct pfile *pfile_new(struct tdat_writer *w, struct pqw *d, const struc
 		f->fname = NULL;
 	f->system = strdup(tt->system);
 	f->name = typed_type_name(tt);
-	f->esys = f->system ? escaped(f->system) : NULL;
-	f->ename = f->name ? escaped(f->name) : NULL;
+	f->esys = f->system ? text_dup(f->system) : NULL;
+	f->ename = f->name ? text_dup(f->name) : NULL;
 	f->esys_len = f->esys ? strlen(f->esys) : 0;
 	f->ename_len = f->ename ? strlen(f->ename) : 0;
 	cols = typed_columns(tt);
@@ -321,12 +320,11 @@ out:
 
 /* ---- rows ---- */
 
-/* @n bytes of @s as the typed CSV escapes them (stopping at a NUL). */
+/* @n bytes of @s as text (stopping at a NUL; pq_put_text()). */
 static void put_text(struct pqw *d, struct pq_col *c, const char *s, size_t n)
 {
-	d->tmp.len = 0;
-	csv_escape(&d->tmp, s, n, CSV_Q_RAW);
-	pq_put_str(c, d->tmp.buf, d->tmp.len);
+	(void)d;
+	pq_put_text(c, s, n);
 }
 
 static const char *comm_of(struct pqw *d, struct pinput *in, struct tep_handle *tep, int pid,
@@ -337,19 +335,17 @@ static const char *comm_of(struct pqw *d, struct pinput *in, struct tep_handle *
 	if (!pc->comm || pc->pid != pid) {
 		const char *c = tep_is_pid_registered(tep, pid) ? tep_data_comm_from_pid(tep, pid) : "";
 
-		d->tmp.len = 0;
-		csv_escape(&d->tmp, c, strlen(c), CSV_Q_RAW);
 		free(pc->comm);
-		if (!(pc->comm = strndup(d->tmp.buf, d->tmp.len)))
+		if (!(pc->comm = text_dup(c)))
 			return NULL;
-		pc->len = d->tmp.len;
+		pc->len = strlen(pc->comm);
 		pc->pid = pid;
 	}
 	*len = pc->len;
 	return pc->comm;
 }
 
-/* The name of @ev's buffer, escaped (made once per buffer), or NULL if it has none. */
+/* The name of @ev's buffer as stored (made once per buffer), or NULL if it has none. */
 static const char *buffer_of(struct pinput *in, const struct tdat_event *ev, bool *nomem)
 {
 	const struct tdat_file *f = ev->file;
@@ -368,7 +364,7 @@ static const char *buffer_of(struct pinput *in, const struct tdat_event *ev, boo
 		in->nbufs = f->nbuffers;
 	}
 	if (!in->bufname[ev->buffer] &&
-	    !(in->bufname[ev->buffer] = escaped(f->buffers[ev->buffer].info.name)))
+	    !(in->bufname[ev->buffer] = text_dup(f->buffers[ev->buffer].info.name)))
 		*nomem = true;
 	return in->bufname[ev->buffer];
 }
@@ -469,7 +465,7 @@ static void put_field(struct pqw *d, struct pq_col *c, const struct tdat_event *
 	}
 }
 
-/* @f's symbol, escaped as the typed CSV's FIELD_sym. */
+/* @f's symbol, the typed CSV's FIELD_sym as text. */
 static void put_sym(struct pqw *d, struct pq_col *c, const struct tdat_event *ev,
 		    const struct ttype *tt, const struct tfield *f)
 {

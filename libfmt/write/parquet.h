@@ -65,10 +65,20 @@ struct pq_table {
 				 * buffers' peak bounds them, and it keeps them (pq_keep()) */
 	struct pq_col *spare;	/* emptied buffers of a row group the helpers wrote, or NULL */
 	struct tdat_sink rgs;	/* the RowGroup structs written so far (thrift) */
+	struct tdat_sink rgs_sorted;	/* the same with sorting_columns (while pq_sorted()) */
 	int nrgs;
 	struct pq_kv *kv;
 	int nkv;
 	int sort_col;		/* sorting_columns: this one, ascending; -1 none */
+	/*
+	 * Whether the rows so far are out of order by sort_col (pq_row_end()
+	 * checks each row; a null breaks the order): the footer declares
+	 * sorting_columns in every row group if all rows of the file are in
+	 * order, else in none, so that an engine that takes it for the whole
+	 * file's order is right.
+	 */
+	bool unsorted;
+	int64_t sort_last;
 };
 
 /* Things a table's writing shares (scratch buffers, the zstd context). */
@@ -133,6 +143,13 @@ static inline void pq_put_int(struct pq_col *c, uint64_t v)
 }
 
 void pq_put_str(struct pq_col *c, const void *p, size_t n);
+/*
+ * Text: @n bytes of @s up to a NUL, stored as they are where they are UTF-8,
+ * each byte that is not as U+FFFD (the rule of the sqlite and JSON writers).
+ */
+void pq_put_text(struct pq_col *c, const char *s, size_t n);
+/* The same into @dst (room for 3 * @n bytes); returns its length. */
+size_t pq_text_clean(char *dst, const char *s, size_t n);
 
 static inline void pq_put_double(struct pq_col *c, double v)
 {
@@ -172,6 +189,7 @@ int pq_finish(struct pq_ctx *c, struct pq_table *t, int fd);
 /* A column chunk's statistics (parquet-page.c). */
 struct pq_stats {
 	uint64_t nulls;		/* entries without a value: null (or empty list) */
+	uint64_t nans;		/* a DOUBLE column's NaN values */
 	bool any;
 	uint64_t min, max;	/* integers in the column's order; a double's bits */
 	size_t smin, smax;	/* strings: offsets of the bounds in vals */
@@ -213,6 +231,11 @@ void pq_pending_drop(struct pq_ctx *c);
 /* parquet-enc.c: the RowGroup struct of @rows rows just placed; flush @out into @t's file. */
 void pq_row_group(struct pq_table *t, const struct tdat_sink *meta, uint64_t start, uint64_t raw,
 		  uint64_t rows);
+/* Whether @t's rows so far are in order by its sort column (if it has one). */
+static inline bool pq_sorted(const struct pq_table *t)
+{
+	return t->sort_col >= 0 && !t->unsorted;
+}
 int pq_write_out(struct pq_ctx *c, struct pq_table *t, struct tdat_sink *out);
 
 /* parquet-page.c: a column chunk's pages into @out; its ColumnChunk struct into @meta. */

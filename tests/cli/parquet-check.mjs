@@ -36,6 +36,18 @@ const q = async (sql) => (await con.runAndReadAll(sql)).getRowsJS();
 const lit = (s) => "'" + s.replaceAll("'", "''") + "'";
 const id = (s) => '"' + s.replaceAll('"', '""') + '"';
 
+// unesc(s): the typed CSV's text (doc/tdat-convert.1: a backslash doubled,
+// control characters and bytes that are not UTF-8 \xNN) as the dataset holds
+// it: the text itself, a byte that is not UTF-8 as U+FFFD.  An escaped
+// backslash is set apart first (as U+E000), so that "\\x41" stays "\x41".
+{
+	let e = `replace(s, '\\\\', chr(57344))`;
+	e = `regexp_replace(${e}, '\\\\x[89a-f][0-9a-f]', chr(65533), 'g')`;
+	for (const c of [...Array(32).keys(), 127].slice(1))
+		e = `replace(${e}, '\\x${c.toString(16).padStart(2, '0')}', chr(${c}))`;
+	await q(`create macro unesc(s) as replace(${e}, chr(57344), '\\')`);
+}
+
 const fixed = { ts: 'BIGINT', cpu: 'INTEGER', input: 'INTEGER', buffer: 'VARCHAR', pid: 'INTEGER',
 		comm: 'VARCHAR', lost: 'BIGINT' };
 const ints = { 1: 'TINYINT', 2: 'SMALLINT', 4: 'INTEGER', 8: 'BIGINT' };
@@ -169,7 +181,7 @@ for (const f of readdirSync(dir + '/event').filter((n) => n.endsWith('.parquet')
 	});
 
 	const pq = cols.map(([c, t]) => t === 'VARCHAR' ? `coalesce(${id(c)}, '')` : id(c));
-	const cs = cols.map(([c, t], i) => t === 'VARCHAR' ? `coalesce(${id(c)}, '')` :
+	const cs = cols.map(([c, t], i) => t === 'VARCHAR' ? `coalesce(unesc(${id(c)}), '')` :
 			    want[i] && want[i][2] ? `cast(${cpus(id(c), want[i][2])} as ${t})` :
 			    `cast(${id(c)} as ${t})`);
 	const P = `select ${pq.join(', ')} from ${lit(path)}`;

@@ -21,31 +21,15 @@ node -e "require('$NPMDIR/node_modules/@duckdb/node-api')" 2>/dev/null ||
 
 # export_tables DB DIR TABLE...: each TABLE of database DB as DIR/TABLE.csv
 # (one python3 for them all): the column names, then the rows, NULL as \N,
-# text escaped as the dataset escapes every string (doc/tdat-parquet.7: UTF-8
-# kept, a backslash doubled, other bytes \xNN, up to a NUL)
+# text as it is, up to a NUL (SQLite and the dataset hold the same text:
+# doc/tdat-parquet.7, a byte that is not UTF-8 is U+FFFD in both)
 export_tables() {
 	python3 - "$@" <<'PY'
 import csv, sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 db.text_factory = bytes
-def one_char(s):
-	try:
-		return len(s.decode('utf-8')) == 1
-	except UnicodeDecodeError:
-		return False
 def esc(b):
-	b, out, i = b.split(b'\0')[0], [], 0
-	while i < len(b):
-		c = b[i]
-		n = next((n for n in (2, 3, 4) if c >= 0x80 and one_char(b[i:i + n])), 1)
-		if c == 0x5c:
-			out.append('\\\\')
-		elif 0x20 <= c < 0x7f or n > 1:
-			out.append(b[i:i + n].decode('utf-8'))
-		else:
-			out.append('\\x%02x' % c)
-		i += n
-	return ''.join(out)
+	return b.split(b'\0')[0].decode('utf-8')
 for t in sys.argv[3:]:
 	cur = db.execute('select * from "%s"' % t)
 	with open('%s/%s.csv' % (sys.argv[2], t), 'w', encoding='utf-8') as out:
