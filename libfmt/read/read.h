@@ -152,6 +152,9 @@ void file_park(struct tdat_file *f);
 /* The CPU numbers of @f: up to its header's count or the highest a buffer lists (< MAX_CPUS). */
 int file_cpu_count(struct tdat_file *f);
 
+/* The first ten bytes of every trace.dat (dat-header.c checks them, write/dat-write.c writes them). */
+extern const unsigned char dat_magic[10];
+
 /* ---- the parsed file ---- */
 
 struct tsync_sample {
