@@ -29,7 +29,6 @@
 #include <traceevent/event-parse.h>
 
 #include "model/model.h"
-#include "write/write.h"	/* id_slot(), file_cpu_count() */
 
 enum { D_SWITCH = 1, D_WAKE, D_WAKEUP, D_NEWTASK, D_BLOCKED, D_PRINT, D_FREQ, D_IDLE, NROLES };
 
@@ -88,6 +87,25 @@ static const struct {
 	{ "power", "cpu_frequency", D_FREQ, { "state", "cpu_id" } },
 	{ "power", "cpu_idle", D_IDLE, { "state", "cpu_id" } },
 };
+
+/* @*arr grown to hold index @i, new entries -1 (ids not given yet); NULL without memory. */
+static int64_t *id_slot(int64_t **arr, int *n, int i)
+{
+	if (i >= *n) {
+		int cap = *n ? *n : 16;
+		int64_t *a;
+
+		while (cap <= i)
+			cap *= 2;
+		if (!(a = realloc(*arr, sizeof(*a) * (size_t)cap)))
+			return NULL;
+		for (int k = *n; k < cap; k++)
+			a[k] = -1;
+		*arr = a;
+		*n = cap;
+	}
+	return &(*arr)[i];
+}
 
 static int64_t num(const struct tdat_event *ev, const struct tfield *f)
 {

@@ -18,6 +18,8 @@
 
 #include "read/read.h"
 
+const unsigned char dat_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+
 /* ---- what the sections hold ---- */
 
 static int read_header_info(struct rd *r)
@@ -609,7 +611,6 @@ static int open_v7(struct tdat_file *f, struct rd *r)
 
 static int read_start(struct tdat_file *f, struct rd *r)
 {
-	static const unsigned char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	unsigned char b[10];
 	char *ver;
 	uint64_t v;
@@ -619,12 +620,12 @@ static int read_start(struct tdat_file *f, struct rd *r)
 		tdat_msg(f->errmsg, "empty file (no trace.dat header)");
 		return TDAT_EFORMAT;
 	}
-	if (f->src.size < sizeof(magic) || src_pread(&f->src, b, sizeof(magic), 0, f->errmsg) ||
-	    memcmp(b, magic, sizeof(magic))) {
+	if (f->src.size < sizeof(dat_magic) || src_pread(&f->src, b, sizeof(dat_magic), 0, f->errmsg) ||
+	    memcmp(b, dat_magic, sizeof(dat_magic))) {
 		tdat_msg(f->errmsg, "not a trace.dat file (bad magic at offset 0)");
 		return TDAT_EFORMAT;
 	}
-	r->off = sizeof(magic);
+	r->off = sizeof(dat_magic);
 	if ((ret = rd_str(r, &ver, 15, "version")))
 		return ret;
 	f->info.version = atoi(ver);

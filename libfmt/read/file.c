@@ -289,6 +289,17 @@ void file_park(struct tdat_file *f)
 	src_park(&f->src);
 }
 
+int file_cpu_count(struct tdat_file *f)
+{
+	int n = tdat_file_info(f)->cpus;
+
+	for (int b = 0; b < f->nbuffers; b++)
+		for (int c = 0; c < f->buffers[b].info.ncpus; c++)
+			if (f->buffers[b].info.cpus[c].cpu >= n && f->buffers[b].info.cpus[c].cpu < MAX_CPUS)
+				n = f->buffers[b].info.cpus[c].cpu + 1;
+	return n;
+}
+
 /* What only a file that owns its metadata frees (a piece that borrows shares it). */
 static void free_meta(struct tdat_file *f)
 {

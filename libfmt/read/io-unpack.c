@@ -25,7 +25,6 @@
 #define OUT_SIZE ((size_t)1 << 20)
 #define XZ_MEMLIMIT ((uint64_t)1 << 30)	/* xz -9 needs 65 MiB, a 1.5 GiB dictionary more */
 
-static const unsigned char dat_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
 static const char *const names[] = {
 	[UNPACK_NONE] = "none", [UNPACK_GZIP] = "gzip", [UNPACK_ZSTD] = "zstd", [UNPACK_XZ] = "xz",

@@ -21,7 +21,6 @@
 
 #include "read/read.h"
 
-static const unsigned char dat_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
 static const char *tmp_dir(void)
 {

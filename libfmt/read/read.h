@@ -149,6 +149,11 @@ struct tdat_file;
 int file_decompress(struct tdat_file *f, const void *src, size_t slen, void *dst, size_t dlen);
 /* A file not read now (a piece done or not begun): its descriptor and codec context let go. */
 void file_park(struct tdat_file *f);
+/* The CPU numbers of @f: up to its header's count or the highest a buffer lists (< MAX_CPUS). */
+int file_cpu_count(struct tdat_file *f);
+
+/* The first ten bytes of every trace.dat (dat-header.c checks them, write/dat-write.c writes them). */
+extern const unsigned char dat_magic[10];
 
 /* ---- the parsed file ---- */
 
@@ -294,7 +299,7 @@ struct tdat_file {
 	unsigned *sec_strid;	/* a section's description in the strings, ~0: none */
 	int nsecs;
 	int nwarnings;
-	char **notes;		/* not damage: formats libtraceevent cannot print (unsupported.c) */
+	char **notes;		/* not damage: formats libtraceevent cannot print (notes.c) */
 	int nnotes;
 	int *unsupp_ids;	/* and their event type ids */
 	int nunsupp;
@@ -419,7 +424,7 @@ const char *function_name(struct tdat_file *f, uint64_t addr);
 void file_warn(struct tdat_file *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
- * unsupported.c: the format @buf of @system passed tep_guard_format() as
+ * notes.c: the format @buf of @system passed tep_guard_format() as
  * TEP_GUARD_UNSUPP: note it, and remember its id for the text writer.
  */
 void file_unsupported(struct tdat_file *f, const char *buf, const char *system);

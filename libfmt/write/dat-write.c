@@ -463,10 +463,9 @@ static uint64_t layout_v7(struct dw *d, uint64_t pos, uint64_t *boff, uint64_t *
 
 static void out_start(struct dw *d, const char *version)
 {
-	static const unsigned char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	unsigned char b[2] = { d->spec->big, (unsigned char)d->spec->meta->user_long };
 
-	out(d, magic, sizeof(magic));
+	out(d, dat_magic, sizeof(dat_magic));
 	out(d, version, 2);
 	out(d, b, 2);
 	out_num(d, d->spec->page_size, 4);

@@ -167,10 +167,6 @@ void text34_raw_pointers(struct text34 *c, struct trace_seq *s, struct tep_recor
 
 /* ---- writer.c: buffered output with a sticky error, and the registry ---- */
 
-/* @*arr grown to hold index @i, new entries -1 (ids not given yet); NULL without memory. */
-int64_t *id_slot(int64_t **arr, int *n, int i);
-/* The CPU numbers of @f: up to its header's count or the highest a buffer lists (< MAX_CPUS). */
-int file_cpu_count(struct tdat_file *f);
 
 struct tdat_sink {
 	int fd;			/* -1: a memory sink that grows */
@@ -540,7 +536,7 @@ int writer_open_worker(struct tdat_writer *w, struct tdat_merge *m, unsigned fla
 /* tdat_writer_put() on this thread (what par.c's workers and caller call). */
 int writer_put_now(struct tdat_writer *w, const struct tdat_event *ev);
 
-/* An event of a type whose print format is not supported, printed with its fields only (unsupported.c). */
+/* An event of a type whose print format is not supported, printed with its fields only (notices.c). */
 void writer_unsupported(struct tdat_writer *w, const struct tdat_event *ev, const char *system,
 			const char *name);
 

@@ -505,31 +505,3 @@ void tdat_writer_free(struct tdat_writer *w)
 	free(w);
 }
 
-int64_t *id_slot(int64_t **arr, int *n, int i)
-{
-	if (i >= *n) {
-		int cap = *n ? *n : 16;
-		int64_t *a;
-
-		while (cap <= i)
-			cap *= 2;
-		if (!(a = realloc(*arr, sizeof(*a) * (size_t)cap)))
-			return NULL;
-		for (int k = *n; k < cap; k++)
-			a[k] = -1;
-		*arr = a;
-		*n = cap;
-	}
-	return &(*arr)[i];
-}
-
-int file_cpu_count(struct tdat_file *f)
-{
-	int n = tdat_file_info(f)->cpus;
-
-	for (int b = 0; b < f->nbuffers; b++)
-		for (int c = 0; c < f->buffers[b].info.ncpus; c++)
-			if (f->buffers[b].info.cpus[c].cpu >= n && f->buffers[b].info.cpus[c].cpu < MAX_CPUS)
-				n = f->buffers[b].info.cpus[c].cpu + 1;
-	return n;
-}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# t-layers.sh: the library's folders are layers, each using only those under
+# it: guard/ (what libtraceevent must not be handed) < read/ < model/ <
+# write/ < capture/.  Checked twice: every #include "LAYER/..." of a source
+# or header, and every symbol an object uses (nm) against the layer whose
+# objects define it, so an upward call through a prototype copied by hand is
+# caught too.  Fails naming each upward edge.
+. "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
+export LC_ALL=C
+
+LAYERS=(guard read model write capture)
+OBJ=${BUILDDIR:-$TOP_SRCDIR}/libfmt
+
+# rank LAYER: its place from the bottom (none: not a layer)
+rank() {
+	local i
+	for i in "${!LAYERS[@]}"; do
+		[[ ${LAYERS[$i]} == "$1" ]] && { echo "$i"; return; }
+	done
+}
+
+# upward_includes: "FILE includes HEADER" for each include of a higher layer
+upward_includes() {
+	local l f inc to
+	for l in "${LAYERS[@]}"; do
+		for f in libfmt/"$l"/*.[ch]; do
+			while read -r inc; do
+				to=${inc%%/*}
+				[[ $inc == */* && -n $(rank "$to") ]] || continue
+				(($(rank "$to") > $(rank "$l"))) && echo "$f includes $inc"
+			done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
+		done
+	done
+}
+
+# symbols OPT: "SYMBOL LAYER OBJECT" from nm OPT of every layer's objects
+symbols() {
+	local l o
+	for l in "${LAYERS[@]}"; do
+		for o in "$OBJ/$l"/*.o; do
+			[[ -e $o ]] || continue
+			nm "$@" "$o" | awk -v l="$l" -v o="${o#"$OBJ"/}" 'NF { print $NF, l, o }'
+		done
+	done | sort -k1,1
+}
+
+# upward USES DEFS: from "SYMBOL LAYER OBJECT" uses and "SYMBOL LAYER"
+# definitions (both sorted by symbol), "OBJECT (LAYER) uses SYMBOL of LAYER"
+# for each use of a symbol defined in a higher layer
+upward() {
+	local ranks
+	ranks=$(for i in "${!LAYERS[@]}"; do printf '%s=%s ' "${LAYERS[$i]}" "$i"; done)
+	join "$1" "$2" |
+		awk -v ranks="$ranks" 'BEGIN { n = split(ranks, a, " "); for (i = 1; i <= n; i++) { split(a[i], kv, "="); r[kv[1]] = kv[2] } }
+			r[$4] > r[$2] { print $3 " (" $2 ") uses " $1 " of " $4 }'
+}
+
+plan 5
+inc=$(upward_includes)
+is "no source or header includes a layer above its own" "$inc" ""
+nobj=$(ls "$OBJ"/{guard,read,model,write,capture}/*.o 2>/dev/null | wc -l)
+t_assert "the objects of every layer are there to read ($nobj)" test "$nobj" -gt 40
+symbols -u >"$T_TMP/uses"
+symbols -g --defined-only | awk '!seen[$1]++ { print $1, $2 }' >"$T_TMP/defs"
+t_assert "nm lists what the model uses of read/ (file_cpu_count)" \
+	grep -q "^file_cpu_count model " "$T_TMP/uses"
+is "no object uses a symbol of a layer above its own" "$(upward "$T_TMP/uses" "$T_TMP/defs")" ""
+# the check itself, on made-up symbols: up is reported, down and across are not
+printf '%s\n' 'a_up model model/x.o' 'b_down write write/y.o' 'c_same read read/z.o' >"$T_TMP/u"
+printf '%s\n' 'a_up write' 'b_down read' 'c_same read' >"$T_TMP/d"
+is "an upward use is reported, a downward or same-layer one is not" "$(upward "$T_TMP/u" "$T_TMP/d")" \
+	"model/x.o (model) uses a_up of write"
