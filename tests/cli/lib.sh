@@ -167,6 +167,28 @@ is() {
 	fi
 }
 
+# t_same NAME GOT WANT: as is, but an empty WANT fails (nothing to compare with).
+t_same() {
+	if [[ -z $3 ]]; then
+		not_ok "$1" "nothing to compare with (empty reference)"
+	elif [[ $2 == "$3" ]]; then
+		ok "$1"
+	else
+		not_ok "$1" "got vs wanted:" "$(diff <(echo "$2") <(echo "$3") | head -n 10)"
+	fi
+}
+
+# t_none NAME GOT: passes if GOT (a list of the problems found) is empty.
+t_none() {
+	if [[ -z $2 ]]; then ok "$1"; else not_ok "$1" "$(head -n 10 <<<"$2")"; fi
+}
+
+# counts_info FILE: "SYSTEM.EVENT COUNT" per event type of tdat-info --json, sorted.
+counts_info() {
+	tdat-info --json "$1" | grep -o '"event_counts":\[[^]]*\]' | grep -o '{[^}]*}' |
+		sed 's/.*"system":"\([^"]*\)","name":"\([^"]*\)","count":\([0-9]*\).*/\1.\2 \3/' | sort
+}
+
 # t_assert NAME CMD...: passes if CMD exits 0.
 t_assert() {
 	local name=$1
@@ -174,22 +196,39 @@ t_assert() {
 	if "$@"; then ok "$name"; else not_ok "$name" "failed: $*"; fi
 }
 
-# npm_install NPMDIR PKG@VERSION...: install the test readers into the npm
-# cache folder NPMDIR (never part of the build), one test at a time (tests
-# run in parallel share it); 0 when they are there, else 1 with the reason in
-# $NPM_WHY.
-npm_install() {
-	local dir=$1 log
-	shift
+# The test readers of the formats (never used by the tools): one list, one
+# folder, installed by the first test that needs them while the others wait.
+NPMDIR=${TDAT_TEST_NPM:-${XDG_CACHE_HOME:-$HOME/.cache}/tdat-test-npm}
+NPM_READERS=(@duckdb/node-api@1.5.6-r.1 hyparquet@1.33.0 hyparquet-compressors@1.1.2
+	nodejs-polars@0.26.1 nodejs-polars-linux-x64-gnu@0.26.1)
+export NPMDIR
+
+# readers_there: every reader of NPM_READERS resolves in $NPMDIR.
+readers_there() {
+	local p mods=()
+	for p in "${NPM_READERS[@]}"; do mods+=("'$NPMDIR/node_modules/${p%@*}'"); done
+	node -e "for (const m of [$(IFS=,; echo "${mods[*]}")]) require.resolve(m)" 2>/dev/null
+}
+
+# readers_ready: 0 when the readers are in $NPMDIR, installing them first if
+# they are not (under a lock: tests run side by side, and none may see a half
+# install); else 1 with the reason in $NPM_WHY.
+readers_ready() {
+	local log=$T_TMP/npm.log
 	command -v node >/dev/null || { NPM_WHY="node is not installed (apt-get install nodejs npm)"; return 1; }
 	command -v npm >/dev/null || { NPM_WHY="npm is not installed (apt-get install npm)"; return 1; }
-	mkdir -p "$dir" && { [[ -f $dir/package.json ]] || echo '{"private":true}' >"$dir/package.json"; }
-	log=$T_TMP/npm.log
-	if ! (cd "$dir" && flock 9 && timeout 600 npm install --no-audit --no-fund --loglevel=error "$@") \
-		9>"$dir/.install.lock" >"$log" 2>&1; then
-		NPM_WHY="npm could not install $* into $dir: $(grep -m1 -i 'err' "$log")"
+	mkdir -p "$NPMDIR" && { [[ -f $NPMDIR/package.json ]] || echo '{"private":true}' >"$NPMDIR/package.json"; }
+	if ! (flock 9 && { readers_there || (cd "$NPMDIR" &&
+		timeout 600 npm install --no-audit --no-fund --loglevel=error "${NPM_READERS[@]}"); }) \
+		9>"$NPMDIR/.install.lock" >"$log" 2>&1 || ! readers_there; then
+		NPM_WHY="npm could not install ${NPM_READERS[*]} into $NPMDIR: $(grep -m1 -i 'err' "$log")"
 		return 1
 	fi
+}
+
+# need_readers: readers_ready, or the whole test skipped saying why.
+need_readers() {
+	readers_ready || skip_all "$NPM_WHY"
 }
 
 have_trace_cmd() {

@@ -7,12 +7,6 @@
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
 TD=testdata
 
-# "SYSTEM.EVENT COUNT" per event type that tdat-info --json counts
-counts_info() {
-	tdat-info --json "$1" | grep -o '"event_counts":\[[^]]*\]' | grep -o '{[^}]*}' |
-		sed 's/.*"system":"\([^"]*\)","name":"\([^"]*\)","count":\([0-9]*\).*/\1.\2 \3/' | sort
-}
-
 # "FILE-BASE ROWS" per CSV file of a directory (the header is not a row)
 counts_split() {
 	local f b
@@ -37,23 +31,6 @@ counts_sqlite() {
 		printf '.import --csv %s t\nselect count(*) from t;\n' "$f" >"$T_TMP/imp.sql"
 		echo "${b%.csv} $(sqlite3 :memory: <"$T_TMP/imp.sql" 2>&1)"
 	done | sort
-}
-
-# t_same NAME GOT WANT: two strings are equal (a diff when not); an empty
-# WANT is a broken reference, not a pass
-t_same() {
-	if [[ -z $3 ]]; then
-		not_ok "$1" "nothing to compare with (empty reference)"
-	elif [[ $2 == "$3" ]]; then
-		ok "$1"
-	else
-		not_ok "$1" "got vs wanted:" "$(diff <(echo "$2") <(echo "$3") | head -n 10)"
-	fi
-}
-
-# t_none NAME GOT: GOT is empty (lists problems found)
-t_none() {
-	if [[ -z $2 ]]; then ok "$1"; else not_ok "$1" "$(head -n 10 <<<"$2")"; fi
 }
 
 # query DIR SQL-ON-TABLE-t FILE-BASE: import DIR/FILE-BASE.csv as t, run SQL

@@ -22,8 +22,6 @@
 TD=testdata
 W=$T_TMP/w
 mkdir "$W"
-NPMDIR=${TDAT_TEST_NPM:-${XDG_CACHE_HOME:-$HOME/.cache}/tdat-test-npm}
-NPM_PKGS=(@duckdb/node-api@1.5.6-r.1 nodejs-polars@0.26.1 nodejs-polars-linux-x64-gnu@0.26.1)
 
 # files DIR: the files under DIR, relative, sorted
 files() { (cd "$1" && find . -type f | sort); }
@@ -75,13 +73,7 @@ t_stderr_match "that names the formats that write folders" "not a directory \(-f
 rm -rf "$W"/*
 
 # --- the engines --------------------------------------------------------------
-have_npm() {
-	command -v node >/dev/null &&
-		node -e "require('$NPMDIR/node_modules/@duckdb/node-api'); require('$NPMDIR/node_modules/nodejs-polars')" \
-			2>/dev/null && return 0
-	npm_install "$NPMDIR" "${NPM_PKGS[@]}"
-}
-if ! have_npm; then
+if ! readers_ready; then
 	skip "the queries of tdat-parquet(7) with DuckDB and polars" "${NPM_WHY:-node is not installed}"
 	done_testing
 	exit 0

@@ -13,7 +13,6 @@
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
 TD=testdata
 O=$T_TMP
-NPMDIR=${TDAT_TEST_NPM:-${XDG_CACHE_HOME:-$HOME/.cache}/tdat-test-npm}
 TP=${TDAT_TRACE_PROCESSOR:-$TOP_SRCDIR/../shared/tools/perfetto/trace_processor_shell}
 export NPMDIR
 
@@ -78,7 +77,7 @@ same_exports() {
 }
 
 HAVE_DUCKDB=
-if command -v node >/dev/null && node -e "require('$NPMDIR/node_modules/@duckdb/node-api')" 2>/dev/null; then
+if readers_ready; then
 	HAVE_DUCKDB=1
 fi
 
@@ -153,6 +152,6 @@ if [[ -n $HAVE_DUCKDB ]]; then
 			test "${line%% *}" = same
 	done
 else
-	skip "the Parquet datasets of merged files" "@duckdb/node-api is not in $NPMDIR (tests/cli/t-parquet.sh installs it)"
+	skip "the Parquet datasets of merged files" "$NPM_WHY"
 fi
 done_testing

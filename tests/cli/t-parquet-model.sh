@@ -10,14 +10,12 @@
 # fills; python3's sqlite3 module reads the sqlite tables.
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
 TD=testdata
-NPMDIR=${TDAT_TEST_NPM:-${XDG_CACHE_HOME:-$HOME/.cache}/tdat-test-npm}
 TABLES=(thread process sched_slice thread_state slice track counter cpu_counter_track
 	process_counter_track thread_track cpu_track)
 
 command -v node >/dev/null || skip_all "node is not installed (apt-get install nodejs npm)"
 command -v python3 >/dev/null || skip_all "python3 is not installed (it reads the sqlite tables)"
-node -e "require('$NPMDIR/node_modules/@duckdb/node-api')" 2>/dev/null ||
-	skip_all "@duckdb/node-api is not in $NPMDIR (tests/cli/t-parquet.sh installs it)"
+need_readers
 
 # export_tables DB DIR TABLE...: each TABLE of database DB as DIR/TABLE.csv
 # (one python3 for them all): the column names, then the rows, NULL as \N,

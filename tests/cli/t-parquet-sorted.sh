@@ -9,15 +9,9 @@
 # t-parquet.sh fills.
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
 TD=testdata
-NPMDIR=${TDAT_TEST_NPM:-${XDG_CACHE_HOME:-$HOME/.cache}/tdat-test-npm}
 
 command -v node >/dev/null || skip_all "node is not installed (apt-get install nodejs npm)"
-node -e "require.resolve('$NPMDIR/node_modules/hyparquet-compressors')" 2>/dev/null ||
-	skip_all "hyparquet is not in $NPMDIR (tests/cli/t-parquet.sh installs it)"
-
-t_none() {
-	if [[ -z $2 ]]; then ok "$1"; else not_ok "$1" "$(head -n 10 <<<"$2")"; fi
-}
+need_readers
 
 nans=0
 for dat in $TD/*.dat; do

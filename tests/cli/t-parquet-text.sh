@@ -10,12 +10,10 @@
 # from the npm cache t-parquet.sh fills.
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
 TD=testdata
-NPMDIR=${TDAT_TEST_NPM:-${XDG_CACHE_HOME:-$HOME/.cache}/tdat-test-npm}
 
 command -v node >/dev/null || skip_all "node is not installed (apt-get install nodejs npm)"
 command -v sqlite3 >/dev/null || skip_all "sqlite3 is not installed (apt-get install sqlite3)"
-node -e "require('$NPMDIR/node_modules/@duckdb/node-api')" 2>/dev/null ||
-	skip_all "@duckdb/node-api is not in $NPMDIR (tests/cli/t-parquet.sh installs it)"
+need_readers
 
 for dat in $TD/*.dat; do
 	f=$(basename "$dat" .dat)

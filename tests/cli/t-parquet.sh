@@ -15,24 +15,6 @@
 # at all, the zstd level, and the usage errors.
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
 TD=testdata
-NPMDIR=${TDAT_TEST_NPM:-${XDG_CACHE_HOME:-$HOME/.cache}/tdat-test-npm}
-NPM_PKGS=(@duckdb/node-api@1.5.6-r.1 hyparquet@1.33.0 hyparquet-compressors@1.1.2)
-
-# the readers, installed once into $NPMDIR; a SKIP line says why not
-have_readers() {
-	command -v node >/dev/null || { skip_all "node is not installed (apt-get install nodejs npm)"; }
-	if node -e "require('$NPMDIR/node_modules/@duckdb/node-api'); \
-		require.resolve('$NPMDIR/node_modules/hyparquet-compressors')" 2>/dev/null; then
-		return
-	fi
-	npm_install "$NPMDIR" "${NPM_PKGS[@]}" || skip_all "$NPM_WHY"
-}
-
-# "SYSTEM.EVENT COUNT" per event type that tdat-info --json counts
-counts_info() {
-	tdat-info --json "$1" | grep -o '"event_counts":\[[^]]*\]' | grep -o '{[^}]*}' |
-		sed 's/.*"system":"\([^"]*\)","name":"\([^"]*\)","count":\([0-9]*\).*/\1.\2 \3/' | sort
-}
 
 # "EVENT COUNT" per event name of trace-cmd report (continuation lines such
 # as a stack's "=> func" have no "[cpu] ts: name:")
@@ -42,21 +24,7 @@ counts_report() {
 		awk '{ print $2, $1 }' | sort
 }
 
-t_same() {
-	if [[ -z $3 ]]; then
-		not_ok "$1" "nothing to compare with (empty reference)"
-	elif [[ $2 == "$3" ]]; then
-		ok "$1"
-	else
-		not_ok "$1" "got vs wanted:" "$(diff <(echo "$2") <(echo "$3") | head -n 10)"
-	fi
-}
-
-t_none() {
-	if [[ -z $2 ]]; then ok "$1"; else not_ok "$1" "$(head -n 10 <<<"$2")"; fi
-}
-
-have_readers
+need_readers
 big=0 nsyms=0
 lists=0
 for dat in $TD/*.dat; do

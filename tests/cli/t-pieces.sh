@@ -15,7 +15,6 @@
 TD=testdata
 O=$T_TMP
 X=$TD/chunks.dat
-NPMDIR=${TDAT_TEST_NPM:-${XDG_CACHE_HOME:-$HOME/.cache}/tdat-test-npm}
 export NPMDIR TDAT_REPORT_STYLE=3.1	# the text of Debian's trace-cmd report (3.1.6)
 
 # ---- the same input and options, the same pieces ----
@@ -141,7 +140,7 @@ PY
 }
 facts() { sed -E 's/"(file_version|compression|compression_version|file_size)":[^,}]*//g' "$1"; }
 HAVE_DUCKDB=
-node -e "require('$NPMDIR/node_modules/@duckdb/node-api')" 2>/dev/null && HAVE_DUCKDB=1
+readers_ready && HAVE_DUCKDB=1
 PQ=()
 k=0
 for f in $TD/*.dat; do
@@ -185,6 +184,6 @@ if [[ -n $HAVE_DUCKDB ]]; then
 		t_assert "${PQ[i]%%|*}: Parquet, every file row for row" test "${line%% *}" = same
 	done
 else
-	skip "the Parquet datasets of pieces" "@duckdb/node-api is not in $NPMDIR (tests/cli/t-parquet.sh installs it)"
+	skip "the Parquet datasets of pieces" "$NPM_WHY"
 fi
 done_testing

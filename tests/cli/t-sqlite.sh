@@ -15,11 +15,6 @@ q() {	# q DB SQL: one query, its output on stdout
 	sqlite3 -batch "$1" "$2" 2>&1
 }
 
-# is NAME GOT WANT: a TAP check of two values.
-is() {
-	if [[ $2 == "$3" ]]; then ok "$1"; else not_ok "$1" "got:  '$2'" "want: '$3'"; fi
-}
-
 # convert NAME.dat into $T_TMP/NAME.db; 0 if that worked
 convert() {
 	t_exit "$1.dat converts" 0 -- tdat-convert -o "$T_TMP/$1.db" "$TD/$1.dat"

@@ -13,13 +13,12 @@
 # and -j 2 writes the JSON -j 1 writes for the 4.9 capture.
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
 TD=testdata
-NPMDIR=${TDAT_TEST_NPM:-${XDG_CACHE_HOME:-$HOME/.cache}/tdat-test-npm}
 CHECK=tests/cli/states-check.py
 
 command -v python3 >/dev/null || skip_all "python3 is not installed"
 have_trace_cmd || have_trace_cmd_34 || skip_all "no trace-cmd (3.1.6 or 3.4) to compare with"
 DUCK=1
-node -e "require('$NPMDIR/node_modules/@duckdb/node-api')" 2>/dev/null || DUCK=
+readers_ready || DUCK=
 
 # report TC FILE OUT: `TC report -N -t` of FILE in OUT; non-zero if TC cannot read it
 report() {
@@ -74,7 +73,7 @@ for dat in $TD/*.dat $TD/*/*.dat; do
 		r=${r%% *}
 		check "$f: json states = trace-cmd report -N" states "$r" json "$out.json"
 		if [[ -z $DUCK ]]; then
-			skip "$f: parquet states = trace-cmd report -N" "@duckdb/node-api not in $NPMDIR"
+			skip "$f: parquet states = trace-cmd report -N" "$NPM_WHY"
 		else
 			t_exit "$f: -f parquet" 0 -- tdat-convert -f parquet -o "$out.pq" "$dat"
 			if parquet_rows "$out.pq" "$out.pq.rows"; then

@@ -17,15 +17,6 @@ TP=${TDAT_TRACE_PROCESSOR:-$TOP_SRCDIR/../shared/tools/perfetto/trace_processor_
 [[ -x $TP ]] || skip_all "no trace_processor_shell at $TP (Perfetto's trace processor)"
 command -v sqlite3 >/dev/null || skip_all "no sqlite3 command (Debian sqlite3)"
 
-# is NAME GOT WANT: a TAP check of two values (a diff of the lines when they differ).
-is() {
-	if [[ $2 == "$3" ]]; then
-		ok "$1"
-	else
-		not_ok "$1" "$(diff <(echo "$3") <(echo "$2") | head -20)"
-	fi
-}
-
 # rows_sql NAME WHERE [CPU]: one line per slice, ts|dur|hex(name)|depth|cpu|tid|
 # category|parent's ts: NAME is the name expression, CPU the cpu_track column
 # that numbers CPUs as the .pftrace does (ours: ucpu).

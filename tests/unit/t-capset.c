@@ -1,11 +1,11 @@
 /*
  * t-capset.c - unit tests of what tdat-capture writes back to tracefs at
- * close (cap_restore_value() in libfmt/capture.c): each setting it changed
+ * close (cap_restore_value() in libfmt/capture/capture.c): each setting it changed
  * must read as it did before, including the states a file can only be read
  * in, never written (trace_clock's list, a filter of "none", the buffer
  * size of a kernel that has not traced since boot); and the tracing_cpumask
  * it writes for -M (trace-cmd's hex mask) and --cpus (a list)
- * (cap_cpumask() in libfmt/capture-set.c).  The live check of the same is
+ * (cap_cpumask() in libfmt/capture/capture-set.c).  The live check of the same is
  * t-capture.sh, which needs root and tracefs.
  */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * t-codec.c - unit tests of the decompression codecs (libfmt/codec.c):
+ * t-codec.c - unit tests of the decompression codecs (libfmt/read/codec.c):
  * zstd and zlib frames round-trip, and a damaged or short frame is refused
  * rather than half-used.  trace-cmd 3.1.6 here cannot write zlib files, so
  * this is where the zlib path is checked against real zlib output.

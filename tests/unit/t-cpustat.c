@@ -1,6 +1,6 @@
 /*
  * t-cpustat.c - unit tests of the kernel's per-CPU ring-buffer statistics
- * (libfmt/cpustat.c): tdat_file_cpustat() on the real captures gives the
+ * (libfmt/read/cpustat.c): tdat_file_cpustat() on the real captures gives the
  * figures `trace-cmd report --stat` prints, per buffer, with timestamps on
  * the events' timeline; hostile CPUSTAT text is parsed within its bounds,
  * keeping only whole figures; per CPU over the buffers a writer wrote, the

@@ -1,5 +1,5 @@
 /*
- * t-fields.c - unit tests of ttype_fits() (libfmt/fields.c), the check
+ * t-fields.c - unit tests of ttype_fits() (libfmt/read/fields.c), the check
  * every structured writer's events pass through: real records from the
  * captures fit their formats; the same records cut short, or with a
  * __data_loc word pointing past their end, do not, and the reason names

@@ -1,5 +1,5 @@
 /*
- * t-guard.c - unit tests of libfmt/tep-guard.c: every event format of the
+ * t-guard.c - unit tests of libfmt/guard/tep-guard.c: every event format of the
  * real captures (and of the running kernel, when tracefs is readable)
  * passes the format check, each shape that crashes libtraceevent 1.7 fails
  * it, and the filter check refuses its shapes but not ordinary filters.

@@ -1,6 +1,6 @@
 /*
  * t-pages.c - unit tests of the trace.dat writer's page encoder
- * (libfmt/dat-pages.c): events with small, 27-bit-overflowing and huge time
+ * (libfmt/write/dat-pages.c): events with small, 27-bit-overflowing and huge time
  * deltas, short and long payloads, are packed into pages and decoded back
  * with libtraceevent's kbuffer, which must give the same timestamps,
  * payloads and lost-event counts; both byte orders and long sizes.  Then

@@ -1,5 +1,5 @@
 /*
- * t-pbenc.c - unit tests of the protobuf wire encoder (libfmt/pbenc.c)
+ * t-pbenc.c - unit tests of the protobuf wire encoder (libfmt/write/pbenc.c)
  * against bytes worked out by hand from the protobuf encoding rules:
  * varint sizes at every 7-bit boundary, negative int32/int64, tags of
  * large field numbers, doubles, strings, and nested messages whose

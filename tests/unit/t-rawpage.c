@@ -1,5 +1,5 @@
 /*
- * t-rawpage.c - unit tests of dstream_put_page() (libfmt/dat-stage.c), the
+ * t-rawpage.c - unit tests of dstream_put_page() (libfmt/write/dat-stage.c), the
  * way tdat-capture stages ring-buffer pages as trace_pipe_raw gives them:
  * pages (made by the page encoder, both byte orders) are staged as they are,
  * their events counted (small, long, after time extends, after lost ones),
