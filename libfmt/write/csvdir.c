@@ -43,16 +43,13 @@
 #include "write/write.h"
 
 #define CSVDIR_MAX_OPEN 64
-#define CSVDIR_NAME_MAX 200	/* of SYSTEM.EVENT, below NAME_MAX with ".N.csv" */
 
 static const char fixed_cols[] = "ts,cpu,input,buffer,pid,comm,lost";
-static const char *const fixed_names[] = { "ts", "cpu", "input", "buffer", "pid", "comm", "lost" };
 
 /* One output file. */
 struct dfile {
+	struct typed_key key;	/* the type's system and name, exactly, and its field list (first: typed_find()) */
 	char *base;		/* file name without ".csv" */
-	char *system, *name;	/* the type's, exactly */
-	char *sig;		/* the field list: "name:kind," ... */
 	char *header;		/* the header line */
 	struct tdat_sink sink;	/* buf and fd only while open */
 	bool open, created;
@@ -134,7 +131,7 @@ static int dfile_open(struct tdat_writer *w, struct csvdir *d, struct dfile *f)
 {
 	int flags = O_WRONLY | O_CLOEXEC | (f->created ? O_APPEND : O_CREAT | O_EXCL);
 	struct tdat_sink spare = { .fd = -1 };
-	char name[CSVDIR_NAME_MAX + 32];
+	char name[TYPED_NAME_MAX + 32];
 	int ret = 0, fd;
 
 	if (d->nopen >= d->max_open && (ret = evict(w, d, &spare)))
@@ -171,102 +168,6 @@ out:
 
 /* ---- one file per type: names, columns ---- */
 
-/* "SYSTEM.EVENT" with anything but [A-Za-z0-9_.-] turned into '_'. */
-char *typed_file_base(const struct ttype *tt)
-{
-	int max = CSVDIR_NAME_MAX / 2, r;
-	char *b, *p;
-
-	if (tt->event)
-		r = asprintf(&b, "%.*s.%.*s", max, tt->system, max, tt->name);
-	else
-		r = asprintf(&b, "unknown.%u", tt->id);
-	if (r < 0)
-		return NULL;
-	for (p = b; *p; p++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", *p))
-			*p = '_';
-	return b;
-}
-
-/* The fields' names, kinds and syms: types whose lists agree share a file. */
-char *typed_signature(const struct ttype *tt)
-{
-	struct tdat_sink s;
-	char *sig;
-
-	if (sink_init(&s, -1))
-		return NULL;
-	for (int i = 0; i < tt->nfields; i++)
-		sink_printf(&s, "%s:%d:%d,", tt->fields[i].name, (int)tt->fields[i].kind,
-			    (int)tt->fields[i].sym);
-	sig = s.err ? NULL : strndup(s.buf, s.len);
-	sink_release(&s);
-	return sig;
-}
-
-/* @col is a fixed column's name or one of the first @upto of @cols. */
-static bool col_taken(int upto, const char *col, const char *const *cols)
-{
-	for (size_t i = 0; i < sizeof(fixed_names) / sizeof(fixed_names[0]); i++)
-		if (!strcmp(fixed_names[i], col))
-			return true;
-	for (int i = 0; i < upto; i++)
-		if (!strcmp(cols[i], col))
-			return true;
-	return false;
-}
-
-/* @want, or field_WANT (then field_WANT_, ...) if a fixed column or one of @cols has it. */
-static char *col_name(int upto, const char *want, char **cols)
-{
-	char *c, *more;
-
-	if (!col_taken(upto, want, (const char *const *)cols))
-		return strdup(want);
-	if (asprintf(&c, "field_%s", want) < 0)
-		return NULL;
-	while (c && col_taken(upto, c, (const char *const *)cols)) {
-		if (asprintf(&more, "%s_", c) < 0)
-			more = NULL;
-		free(c);
-		c = more;
-	}
-	return c;
-}
-
-void typed_columns_free(char **cols)
-{
-	for (int i = 0; cols && cols[i]; i++)
-		free(cols[i]);
-	free(cols);
-}
-
-/* The column names: each field's, and NAME_sym after one with a sym. */
-char **typed_columns(const struct ttype *tt)
-{
-	char **cols = calloc((size_t)(tt->nfields + tt->nsyms) + 1, sizeof(*cols)), *want;
-	int k = 0;
-
-	for (int i = 0; cols && i < tt->nfields; i++) {
-		if (!(cols[k] = col_name(k, tt->fields[i].name, cols)))
-			goto fail;
-		k++;
-		if (!tt->fields[i].sym)
-			continue;
-		if (asprintf(&want, "%s_sym", cols[k - 1]) < 0)
-			goto fail;
-		cols[k] = col_name(k, want, cols);
-		free(want);
-		if (!cols[k++])
-			goto fail;
-	}
-	return cols;
-fail:
-	typed_columns_free(cols);
-	return NULL;
-}
-
 static char *header_line(const struct ttype *tt)
 {
 	char **cols = typed_columns(tt);
@@ -297,9 +198,7 @@ static void dfile_free(struct dfile *f)
 		close(f->sink.fd);
 	sink_release(&f->sink);
 	free(f->base);
-	free(f->system);
-	free(f->name);
-	free(f->sig);
+	typed_key_free(&f->key);
 	free(f->header);
 	free(f);
 }
@@ -314,36 +213,6 @@ static bool base_taken(const void *ctx, const char *base)
 	return false;
 }
 
-/* SYSTEM.EVENT, else SYSTEM.EVENT.2, .3, ...: the first name no file has. */
-char *typed_unique_base(const struct ttype *tt, bool (*taken)(const void *ctx, const char *base),
-			const void *ctx)
-{
-	char *base = typed_file_base(tt), *b = NULL;
-
-	if (!base || !taken(ctx, base))
-		return base;
-	for (unsigned n = 2;; n++) {
-		if (asprintf(&b, "%s.%u", base, n) < 0) {
-			b = NULL;
-			break;
-		}
-		if (!taken(ctx, b))
-			break;
-		free(b);
-	}
-	free(base);
-	return b;
-}
-
-/* The type's name as files are matched on it (its id if it has no format). */
-char *typed_type_name(const struct ttype *tt)
-{
-	char *n;
-
-	if (tt->event)
-		return strdup(tt->name);
-	return asprintf(&n, "%u", tt->id) < 0 ? NULL : n;
-}
 
 /* A new file for @tt; takes @sig. */
 static struct dfile *dfile_new(struct csvdir *d, const struct ttype *tt, char *sig)
@@ -354,13 +223,13 @@ static struct dfile *dfile_new(struct csvdir *d, const struct ttype *tt, char *s
 		free(sig);
 		return NULL;
 	}
-	f->sig = sig;
+	f->key.sig = sig;
 	f->sink.fd = -1;
 	f->base = typed_unique_base(tt, base_taken, d);
-	f->system = strdup(tt->system);
-	f->name = typed_type_name(tt);
+	f->key.system = strdup(tt->system);
+	f->key.name = typed_type_name(tt);
 	f->header = header_line(tt);
-	if (!f->base || !f->system || !f->name || !f->header) {
+	if (!f->base || !f->key.system || !f->key.name || !f->header) {
 		dfile_free(f);
 		return NULL;
 	}
@@ -370,26 +239,17 @@ static struct dfile *dfile_new(struct csvdir *d, const struct ttype *tt, char *s
 /* The file of @tt: one with the same system, name and fields, else a new one. */
 static struct dfile *find_file(struct csvdir *d, const struct ttype *tt)
 {
-	char *sig = typed_signature(tt), *name = typed_type_name(tt);
-	struct dfile *f = NULL;
+	char *sig;
+	struct dfile *f = typed_find((void *const *)d->files, 0, d->nfiles, tt, &sig);
 
-	if (!sig || !name)
-		goto out;
-	for (int i = 0; i < d->nfiles; i++) {
-		f = d->files[i];
-		if (!strcmp(f->system, tt->system) && !strcmp(f->name, name) && !strcmp(f->sig, sig))
-			goto out;
+	if (f || !sig)
+		return f;
+	if (array_room((void **)&d->files, d->nfiles, &d->files_cap, sizeof(*d->files), 64)) {
+		free(sig);
+		return NULL;
 	}
-	f = NULL;
-	if (array_room((void **)&d->files, d->nfiles, &d->files_cap, sizeof(*d->files), 64))
-		goto out;
-	f = dfile_new(d, tt, sig);
-	sig = NULL;
-	if (f)
+	if ((f = dfile_new(d, tt, sig)))
 		d->files[d->nfiles++] = f;
-out:
-	free(sig);
-	free(name);
 	return f;
 }
 

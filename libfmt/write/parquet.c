@@ -48,8 +48,8 @@
 #define NFIXED 7		/* ts cpu input buffer pid comm lost */
 
 struct pfile {
+	struct typed_key key;	/* the type's (first: typed_find()); "" for events.parquet */
 	char *fname;		/* BASE.parquet */
-	char *system, *name, *sig;
 	char *esys, *ename;	/* system and name as events.parquet has them (pq_text_clean()) */
 	size_t esys_len, ename_len;
 	bool *cpumask;		/* by field: a cpumask, written as CPU numbers */
@@ -120,9 +120,7 @@ static void pfile_free(struct pfile *f)
 		return;
 	pq_table_release(&f->t);
 	free(f->fname);
-	free(f->system);
-	free(f->name);
-	free(f->sig);
+	typed_key_free(&f->key);
 	free(f->esys);
 	free(f->ename);
 	free(f->cpumask);
@@ -256,19 +254,19 @@ static struct pfile *pfile_new(struct tdat_writer *w, struct pqw *d, const struc
 
 	if (!f || !base)
 		goto fail;
-	f->sig = sig;
+	f->key.sig = sig;
 	sig = NULL;
 	if (asprintf(&f->fname, "%s.parquet", base) < 0)
 		f->fname = NULL;
-	f->system = strdup(tt->system);
-	f->name = typed_type_name(tt);
-	f->esys = f->system ? text_dup(f->system) : NULL;
-	f->ename = f->name ? text_dup(f->name) : NULL;
+	f->key.system = strdup(tt->system);
+	f->key.name = typed_type_name(tt);
+	f->esys = f->key.system ? text_dup(f->key.system) : NULL;
+	f->ename = f->key.name ? text_dup(f->key.name) : NULL;
 	f->esys_len = f->esys ? strlen(f->esys) : 0;
 	f->ename_len = f->ename ? strlen(f->ename) : 0;
 	cols = typed_columns(tt);
 	f->cpumask = calloc((size_t)tt->nfields + 1, sizeof(*f->cpumask));
-	if (!f->fname || !f->system || !f->name || !f->esys || !f->ename || !cols || !f->cpumask ||
+	if (!f->fname || !f->key.system || !f->key.name || !f->esys || !f->ename || !cols || !f->cpumask ||
 	    pq_table_init(&f->t, f->fname, NFIXED + tt->nfields + sym_cols(tt)) ||
 	    fixed_cols(&f->t) || file_kv(w, &f->t, file, tt))
 		goto fail;
@@ -291,30 +289,21 @@ out:
 	return f;
 }
 
-/* The file of @tt: one with the same system, name and fields, else a new one. */
+/* The file of @tt: one with the same system, name and fields, else a new one (0 is events.parquet). */
 static struct pfile *find_file(struct tdat_writer *w, struct pqw *d, const struct tdat_file *file,
 			       const struct ttype *tt)
 {
-	char *sig = typed_signature(tt), *name = typed_type_name(tt);
-	struct pfile *f = NULL;
+	char *sig;
+	struct pfile *f = typed_find((void *const *)d->files, 1, d->nfiles, tt, &sig);
 
-	if (!sig || !name)
-		goto out;
-	for (int i = 1; i < d->nfiles; i++) {
-		f = d->files[i];
-		if (!strcmp(f->system, tt->system) && !strcmp(f->name, name) && !strcmp(f->sig, sig))
-			goto out;
+	if (f || !sig)
+		return f;
+	if (array_room((void **)&d->files, d->nfiles, &d->files_cap, sizeof(*d->files), 64)) {
+		free(sig);
+		return NULL;
 	}
-	f = NULL;
-	if (array_room((void **)&d->files, d->nfiles, &d->files_cap, sizeof(*d->files), 64))
-		goto out;
-	f = pfile_new(w, d, file, tt, sig);
-	sig = NULL;
-	if (f)
+	if ((f = pfile_new(w, d, file, tt, sig)))
 		d->files[d->nfiles++] = f;
-out:
-	free(sig);
-	free(name);
 	return f;
 }
 
@@ -589,8 +578,8 @@ static int events_file(struct tdat_writer *w, struct pqw *d)
 		return TDAT_ENOMEM;
 	}
 	d->files[d->nfiles++] = f;
-	if (!(f->fname = strdup("events.parquet")) || !(f->system = strdup("")) ||
-	    !(f->name = strdup("")) || !(f->sig = strdup("")) ||
+	if (!(f->fname = strdup("events.parquet")) || !(f->key.system = strdup("")) ||
+	    !(f->key.name = strdup("")) || !(f->key.sig = strdup("")) ||
 	    pq_table_init(&f->t, f->fname, NFIXED + 2) || fixed_cols(&f->t) ||
 	    pq_col_str(&f->t, NFIXED, "system") || pq_col_str(&f->t, NFIXED + 1, "event"))
 		return TDAT_ENOMEM;
