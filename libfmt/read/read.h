@@ -731,6 +731,19 @@ int select_bind_filters(struct tdat_select *s, struct tdat_merge *m);
 bool select_is_stack(const struct ttype *t);
 /* A copy of @s's criteria (its window resolved), to bind to a worker's merge; NULL: no memory. */
 struct tdat_select *select_clone(const struct tdat_select *s);
+/* Whether an event glob ("SYS:EVENT", or one glob for either) fits an event. */
+bool select_glob_fits(const char *g, const char *system, const char *name);
+/* Whether -B @sel names buffer @b of @f (by its name; with several inputs INPUT or INPUT:INSTANCE). */
+bool select_buffer_named(const struct tdat_select *s, const struct tdat_file *f, int b, const char *sel);
+/*
+ * select-names.c: what @s names must be in the inputs of @m (events,
+ * buffers, CPUs), and its window must not end before it starts; else
+ * TDAT_EINVAL with the message in s->errmsg.
+ */
+int select_check_events(struct tdat_select *s, struct tdat_merge *m);
+int select_check_buffers(struct tdat_select *s, struct tdat_merge *m);
+int select_check_cpus(struct tdat_select *s, struct tdat_merge *m);
+int select_check_window(struct tdat_select *s);
 /* Whether --comm patterns select (the names they match may be learnt as the text prints). */
 bool select_comms(const struct tdat_select *s);
 /* Whether @s has filter expressions (-F, -v -F). */
