@@ -208,6 +208,11 @@ static int fill_compressed(struct cursor *c)
 		c->chunks_left--;
 		c->next_off = off + 8 + zsize;
 		c->consumed += 8 + zsize;
+		/*
+		 * the size its header gives, whether it decompresses or not: what
+		 * cursor_ubytes_before() counts, so -j N's count is -j 1's
+		 */
+		c->ubytes += usize;
 		if (zsize > c->zbuf_cap) {
 			z = realloc(c->zbuf, zsize);
 			if (!z)
@@ -229,7 +234,6 @@ static int fill_compressed(struct cursor *c)
 			continue;
 		}
 		memset(c->buf + usize, 0, SLACK);
-		c->ubytes += usize;
 		c->buf_off = off;
 		c->buf_len = usize;
 		c->page_pos = 0;
@@ -367,7 +371,9 @@ static size_t walk_events(struct cursor *c, const unsigned char *d, size_t len)
 		}
 		if (size > len - pos)
 			return pos;
-		if (type_len == 0 && size > 8)
+		if (type_len == 0 && size < 10)
+			c->nofmt += size;	/* no room for a type: file_type() calls it 0 */
+		else if (type_len == 0)
 			check_length(c, d + pos + 8, size - 8);
 		else if (type_len && type_len <= 28)
 			check_length(c, d + pos + 4, size - 4);
