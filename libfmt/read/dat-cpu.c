@@ -22,7 +22,6 @@
 
 #define WINDOW_PAGES	32
 #define SLACK		RECORD_SLACK
-#define COMMIT_MASK	((1u << 27) - 1)
 #define MISSING_EVENTS	(1ull << 31)
 #define MISSING_STORED	(1ull << 30)
 #define TSYNC_INTERPOLATE 1
@@ -423,6 +422,13 @@ static const unsigned char *cut_page(struct cursor *c, const unsigned char *page
 	return c->cut;
 }
 
+/* Whether the page loaded, @avail bytes of it, is cut short by the end of the file. */
+static bool page_cut(const struct cursor *c, size_t avail)
+{
+	return !c->b->compressed && avail < c->b->info.page_size &&
+	       c->buf_off + c->page_pos + avail >= c->f->src.size;
+}
+
 static int next_page(struct cursor *c)
 {
 	size_t ps = c->b->info.page_size, hdr = 8 + (size_t)c->f->info.long_size;
@@ -452,7 +458,8 @@ static int next_page(struct cursor *c)
 		flags = file_num(c->f, page + 8, c->f->info.long_size);
 		commit = flags & COMMIT_MASK;
 		if (commit > avail - hdr) {
-			damage(c, c->buf_off + c->page_pos, avail, "page commit size larger than the page");
+			damage(c, c->buf_off + c->page_pos, avail, page_cut(c, avail) ?
+			       "page cut by the end of the file" : "page commit size larger than the page");
 			continue;
 		}
 		if (tail_not_zero(page, hdr + commit + ((flags & MISSING_STORED) ? hdr - 8 : 0), avail)) {
