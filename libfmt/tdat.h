@@ -620,7 +620,8 @@ struct tdat_cpu_stats {
 	uint64_t lost;		/* counted lost events */
 	uint64_t lost_pages;	/* pages that lost an unknown number */
 	uint64_t first_ts, last_ts;	/* valid when events > 0 */
-	uint64_t stored, usize;	/* bytes in the file / decompressed */
+	uint64_t stored, usize;	/* bytes in the file / decompressed (a chunk that does not
+				 * decompress: the size its header gives) */
 	uint64_t damaged;	/* bytes skipped as damaged */
 };
 

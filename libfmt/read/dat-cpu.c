@@ -22,7 +22,6 @@
 
 #define WINDOW_PAGES	32
 #define SLACK		RECORD_SLACK
-#define COMMIT_MASK	((1u << 27) - 1)
 #define MISSING_EVENTS	(1ull << 31)
 #define MISSING_STORED	(1ull << 30)
 #define TSYNC_INTERPOLATE 1
@@ -208,6 +207,11 @@ static int fill_compressed(struct cursor *c)
 		c->chunks_left--;
 		c->next_off = off + 8 + zsize;
 		c->consumed += 8 + zsize;
+		/*
+		 * the size its header gives, whether it decompresses or not: what
+		 * cursor_ubytes_before() counts, so -j N's count is -j 1's
+		 */
+		c->ubytes += usize;
 		if (zsize > c->zbuf_cap) {
 			z = realloc(c->zbuf, zsize);
 			if (!z)
@@ -229,7 +233,6 @@ static int fill_compressed(struct cursor *c)
 			continue;
 		}
 		memset(c->buf + usize, 0, SLACK);
-		c->ubytes += usize;
 		c->buf_off = off;
 		c->buf_len = usize;
 		c->page_pos = 0;
@@ -367,7 +370,9 @@ static size_t walk_events(struct cursor *c, const unsigned char *d, size_t len)
 		}
 		if (size > len - pos)
 			return pos;
-		if (type_len == 0 && size > 8)
+		if (type_len == 0 && size < 10)
+			c->nofmt += size;	/* no room for a type: file_type() calls it 0 */
+		else if (type_len == 0)
 			check_length(c, d + pos + 8, size - 8);
 		else if (type_len && type_len <= 28)
 			check_length(c, d + pos + 4, size - 4);
@@ -417,6 +422,13 @@ static const unsigned char *cut_page(struct cursor *c, const unsigned char *page
 	return c->cut;
 }
 
+/* Whether the page loaded, @avail bytes of it, is cut short by the end of the file. */
+static bool page_cut(const struct cursor *c, size_t avail)
+{
+	return !c->b->compressed && avail < c->b->info.page_size &&
+	       c->buf_off + c->page_pos + avail >= c->f->src.size;
+}
+
 static int next_page(struct cursor *c)
 {
 	size_t ps = c->b->info.page_size, hdr = 8 + (size_t)c->f->info.long_size;
@@ -446,7 +458,8 @@ static int next_page(struct cursor *c)
 		flags = file_num(c->f, page + 8, c->f->info.long_size);
 		commit = flags & COMMIT_MASK;
 		if (commit > avail - hdr) {
-			damage(c, c->buf_off + c->page_pos, avail, "page commit size larger than the page");
+			damage(c, c->buf_off + c->page_pos, avail, page_cut(c, avail) ?
+			       "page cut by the end of the file" : "page commit size larger than the page");
 			continue;
 		}
 		if (tail_not_zero(page, hdr + commit + ((flags & MISSING_STORED) ? hdr - 8 : 0), avail)) {

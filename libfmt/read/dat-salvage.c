@@ -5,10 +5,12 @@
  * where each CPU's data is, so a file truncated inside the data (a full
  * disk, a copy that stopped) still holds events but not the table that
  * locates them.  They are found by reading what follows the last complete
- * options section: a flyrecord section header, then each CPU's compressed
- * chunks, page-aligned, one CPU after another, as trace-output.c lays them
- * out.  Only compressed data can be split this way (uncompressed pages do
- * not say where one CPU ends); CPU numbers are assumed to follow file order.
+ * options section: a flyrecord section header, then each CPU's data,
+ * page-aligned, one CPU after another, as trace-output.c lays them out.
+ * Compressed data says where each CPU's ends (a chunk count, then the
+ * chunks); uncompressed data is pages only, and a CPU's pages are in time
+ * order, so a page whose time goes back begins the next CPU.  CPU numbers
+ * are assumed to follow file order.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +24,7 @@ struct scan {
 	struct tdat_file *f;
 	uint64_t page;		/* the file's page size */
 	uint64_t cut_at;	/* where the data stops being whole */
+	uint64_t rest;		/* pages from here on are not read (0: all are) */
 };
 
 static uint64_t align_up(uint64_t v, uint64_t a)
@@ -80,13 +83,14 @@ static int add_cpu(struct tdat_buffer *b, uint64_t off, uint64_t end, unsigned n
 	memset(c, 0, sizeof(*c));
 	c->cpu = b->info.ncpus++;
 	c->offset = off;
-	c->size = end - off - 4;	/* as trace-cmd records it: without the count */
+	/* compressed: as trace-cmd records it, without the count */
+	c->size = end - off - (nchunks ? 4 : 0);
 	c->nchunks = nchunks;
 	return 0;
 }
 
 /* A buffer for what was found: the top one unless the file already has it. */
-static int new_buffer(struct tdat_file *f, struct tdat_buffer **out)
+static int new_buffer(struct tdat_file *f, bool compressed, struct tdat_buffer **out)
 {
 	const char *name = "";
 	int ret;
@@ -99,9 +103,75 @@ static int new_buffer(struct tdat_file *f, struct tdat_buffer **out)
 	(*out)->info.name = strdup(name);
 	(*out)->info.clock = strdup(f->clock ? f->clock : "");
 	(*out)->info.page_size = f->info.page_size;
-	(*out)->compressed = true;
+	(*out)->compressed = compressed;
 	if (!(*out)->info.name || !(*out)->info.clock)
 		return TDAT_ENOMEM;
+	return 0;
+}
+
+/* The compressed CPU data from @off on: each CPU's whole chunks. */
+static int salvage_chunks(struct scan *s, struct tdat_buffer *b, uint64_t off, int max)
+{
+	uint64_t end;
+	unsigned n;
+	int ret;
+
+	for (; b->info.ncpus < max; off = align_up(end, s->page)) {
+		if (!(n = walk_chunks(s, off, &end)))
+			break;
+		if ((ret = add_cpu(b, off, end, n)))
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * The time in the header of the page at @off, and whether it is a page:
+ * its commit size fits and it began with an event (a page of zeros did
+ * not); false if the file ends inside the header.
+ */
+static bool page_ts(struct scan *s, uint64_t off, uint64_t *ts, bool *real)
+{
+	int ls = s->f->info.long_size;
+	uint64_t commit;
+
+	if (off >= s->f->src.size || s->f->src.size - off < 8 + (uint64_t)ls ||
+	    !num_at(s, off, 8, ts) || !num_at(s, off + 8, ls, &commit))
+		return false;
+	*real = *ts && (commit & COMMIT_MASK) <= s->page - 8 - (uint64_t)ls;
+	return true;
+}
+
+/*
+ * The uncompressed CPU data from @off on: its pages, a CPU's in time order,
+ * split where a page's time goes back, into at most @max CPUs (a page that
+ * is not one, zeros say, goes with the one before it; pages whose time goes
+ * back once more are not read: s->rest).  The last CPU's data
+ * ends at the page the file ends in (its cursor reports what the cut
+ * took), so a CPU found holds at least one whole page header.
+ */
+static int salvage_pages(struct scan *s, struct tdat_buffer *b, uint64_t off, int max)
+{
+	uint64_t p, ts, last = 0, from = off;
+	bool real;
+	int ret;
+
+	for (p = off; page_ts(s, p, &ts, &real); p += s->page) {
+		if (!real)
+			continue;
+		if (ts < last) {
+			if ((ret = add_cpu(b, from, p, 0)))
+				return ret;
+			from = p;
+			if (b->info.ncpus == max) {
+				s->rest = p;	/* another buffer's, or damage */
+				return 0;
+			}
+		}
+		last = ts;
+	}
+	if (p > from && (ret = add_cpu(b, from, p, 0)))
+		return ret;
 	return 0;
 }
 
@@ -118,24 +188,24 @@ int v7_salvage(struct tdat_file *f, uint64_t from, const char *why)
 {
 	struct scan s = { .f = f, .page = f->info.page_size };
 	struct tdat_buffer *b;
-	uint64_t id, flags, off, end;
-	unsigned n;
+	uint64_t id, flags;
+	bool z;
 	int ret, max = f->info.cpus > 0 ? f->info.cpus : MAX_CPUS;
 
 	if (!num_at(&s, from, 2, &id) || !num_at(&s, from + 2, 2, &flags) || id != OPT_BUFFER ||
-	    flags != SEC_FL_COMPRESS) {
-		tdat_msg(f->errmsg, "%s; no compressed CPU data follows the last options section "
+	    (flags != SEC_FL_COMPRESS && flags != 0)) {
+		tdat_msg(f->errmsg, "%s; no CPU data follows the last options section "
 			 "(offset %llu) to recover", why, (unsigned long long)from);
 		return TDAT_EFORMAT;
 	}
-	if ((ret = new_buffer(f, &b)))
+	z = flags == SEC_FL_COMPRESS;
+	if ((ret = new_buffer(f, z, &b)))
 		return ret;
-	for (off = align_up(from + 16, s.page); b->info.ncpus < max; off = align_up(end, s.page)) {
-		if (!(n = walk_chunks(&s, off, &end)))
-			break;
-		if ((ret = add_cpu(b, off, end, n)))
-			return ret;
-	}
+	/* pages: without the file's CPU count, one CPU (times that go back may be damage) */
+	ret = z ? salvage_chunks(&s, b, align_up(from + 16, s.page), max)
+		: salvage_pages(&s, b, align_up(from + 16, s.page), f->info.cpus > 0 ? max : 1);
+	if (ret)
+		return ret;
 	if (!b->info.ncpus && s.cut_at) {
 		tdat_msg(f->errmsg, "%s; the CPU data after offset %llu ends inside its first chunk "
 			 "(offset %llu): no whole chunk to recover", why, (unsigned long long)from,
@@ -143,16 +213,22 @@ int v7_salvage(struct tdat_file *f, uint64_t from, const char *why)
 		return TDAT_EFORMAT;
 	}
 	if (!b->info.ncpus) {
-		tdat_msg(f->errmsg, "%s; the CPU data after offset %llu cannot be read",
-			 why, (unsigned long long)from);
+		tdat_msg(f->errmsg, z ? "%s; the CPU data after offset %llu cannot be read" :
+			 "%s; the file ends before the first page header of the CPU data after "
+			 "offset %llu", why, (unsigned long long)from);
 		return TDAT_EFORMAT;
 	}
 	file_warn(f, "%s; recovered by scanning from offset %llu: the data of %d CPU%s "
-		  "(numbered in file order: the table that numbers them is lost)",
-		  why, (unsigned long long)from, b->info.ncpus, b->info.ncpus == 1 ? "" : "s");
+		  "(%snumbered in file order: the table that numbers them is lost)",
+		  why, (unsigned long long)from, b->info.ncpus, b->info.ncpus == 1 ? "" : "s",
+		  z ? "" : "uncompressed pages, split where their times go back, ");
 	if (f->info.cpus > b->info.ncpus)
 		file_warn(f, "the data of %d of the file's %d CPUs is lost", f->info.cpus - b->info.ncpus,
 			  f->info.cpus);
+	if (s.rest)
+		file_warn(f, "the data from offset %llu on is not recovered: its pages' times go "
+			  "back once more than the file has CPUs (another buffer's data, or damage)",
+			  (unsigned long long)s.rest);
 	if (s.cut_at)
 		file_warn(f, "data cut at offset %llu: the last %llu bytes are a partial chunk, lost",
 			  (unsigned long long)s.cut_at, (unsigned long long)(f->src.size - s.cut_at));

@@ -301,8 +301,14 @@ static struct ttype *build(struct tep_event *e, unsigned id)
 
 const struct ttype *file_type(struct tdat_file *f, const struct tdat_event *ev)
 {
+	/*
+	 * A record too short to hold a type (a damaged length: trace-cmd
+	 * report prints it as an unknown event) is of type 0, which no
+	 * kernel gives a format (enum trace_type begins there), so every
+	 * writer has a type for every record the reader hands out.
+	 */
 	if (ev->size < 2)
-		return NULL;
+		return file_type_id(f, 0);
 	return file_type_id(f, (unsigned)file_num(f, ev->data, 2));
 }
 

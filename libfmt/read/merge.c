@@ -60,6 +60,14 @@ void damage_push(struct tdat_damage **list, int *n, const struct cursor *c, uint
 	d->reason = reason;
 }
 
+/* With counting, the per-cursor tally (made on first use); false without memory. */
+static bool tally_ready(struct tdat_merge *m)
+{
+	if (m->counting && !m->tally)
+		m->tally = calloc(m->ncursors ? (size_t)m->ncursors : 1, sizeof(*m->tally));
+	return !m->counting || m->tally;
+}
+
 static void on_damage(void *owner, const struct cursor *c, uint64_t off, uint64_t bytes,
 		      const char *reason)
 {
@@ -71,7 +79,8 @@ static void on_damage(void *owner, const struct cursor *c, uint64_t off, uint64_
 		m->hook(m->hook_arg, (int)(c - m->cursors), off, bytes, reason);
 		return;
 	}
-	if (m->tally)
+	/* a -j caller's first damage comes before its first event (merge_damage_add()) */
+	if (tally_ready(m) && m->tally)
 		m->tally[c - m->cursors].cs.damaged += bytes;
 	damage_push(&m->damage, &m->ndamage, c, off, bytes, reason);
 }
@@ -272,8 +281,7 @@ static int start(struct tdat_merge *m)
 	m->heap = malloc(sizeof(*m->heap) * (size_t)(m->ncursors ? m->ncursors : 1));
 	if (!m->heap)
 		return merge_fail(m, NULL, TDAT_ENOMEM);
-	if (m->counting && !m->tally &&
-	    !(m->tally = calloc(m->ncursors ? (size_t)m->ncursors : 1, sizeof(*m->tally))))
+	if (!tally_ready(m))
 		return merge_fail(m, NULL, TDAT_ENOMEM);
 	rank_cursors(m, m->heap);
 	if ((ret = chains_setup(m)))
@@ -704,9 +712,17 @@ int merge_resume(struct tdat_merge *m, const struct cpos *at, int last)
 	if (m->started)
 		return TDAT_EINVAL;
 	m->windowed = false;
+	/*
+	 * the units the places are in were read by the workers, whose blocks
+	 * reported their damage: going back to them reports it no more
+	 */
+	m->quiet = true;
 	for (int i = 0; i < m->ncursors; i++)
-		if ((ret = cursor_goto(&m->cursors[i], &at[i])))
+		if ((ret = cursor_goto(&m->cursors[i], &at[i]))) {
+			m->quiet = false;
 			return merge_fail(m, &m->cursors[i], ret);
+		}
+	m->quiet = false;
 	if ((ret = start(m)))
 		return ret;
 	if (last < 0)
@@ -728,8 +744,7 @@ int merge_tally(struct tdat_merge *m, int i, const struct tdat_event *ev)
 {
 	if (!m->counting)
 		return 0;
-	if (!m->tally &&
-	    !(m->tally = calloc(m->ncursors ? (size_t)m->ncursors : 1, sizeof(*m->tally))))
+	if (!tally_ready(m))
 		return merge_fail(m, NULL, TDAT_ENOMEM);
 	return tally_event(m, i, ev);
 }
@@ -761,8 +776,7 @@ int merge_windows_done(struct tdat_merge *m)
 		if (m->counting)
 			c->ubytes = cursor_ubytes_before(c, CPOS_END);
 	}
-	if (m->counting && !m->tally &&
-	    !(m->tally = calloc(m->ncursors ? (size_t)m->ncursors : 1, sizeof(*m->tally))))
+	if (!tally_ready(m))
 		return merge_fail(m, NULL, TDAT_ENOMEM);
 	return 0;
 }

@@ -526,6 +526,7 @@ static inline uint64_t field_raw(const struct tdat_file *f, const unsigned char 
 #define MAX_ORIGINS	65536	/* inputs of a merged file; more is damage */
 #define MAX_OPTION_SECTIONS 256
 #define MAX_CPUS	65536	/* more is damage, not a machine */
+#define COMMIT_MASK	((1u << 27) - 1)	/* a page's commit word: its data bytes */
 #define SEC_FL_COMPRESS	1
 
 /*
