@@ -142,13 +142,14 @@ static const struct mrow *find(const struct mrows *t, int64_t id)
 {
 	struct mrow key = { .id = id };
 
-	return bsearch(&key, t->r, t->n, sizeof(*t->r), by_id);
+	return t->n ? bsearch(&key, t->r, t->n, sizeof(*t->r), by_id) : NULL;
 }
 
 /* Sorted by id, with no id twice. */
 static void unique(struct mrows *t)
 {
-	qsort(t->r, t->n, sizeof(*t->r), by_id);
+	if (t->n)	/* qsort() of NULL is undefined, even of 0 elements */
+		qsort(t->r, t->n, sizeof(*t->r), by_id);
 	for (size_t i = 1; i < t->n; i++)
 		CHECK(t->r[i - 1].id != t->r[i].id);
 }
@@ -156,7 +157,8 @@ static void unique(struct mrows *t)
 /* The rows of each owner, in time order, do not overlap. */
 static void no_overlap(struct mrows *t)
 {
-	qsort(t->r, t->n, sizeof(*t->r), by_owner_ts);
+	if (t->n)
+		qsort(t->r, t->n, sizeof(*t->r), by_owner_ts);
 	for (size_t i = 1; i < t->n; i++) {
 		const struct mrow *p = &t->r[i - 1];
 
@@ -198,14 +200,15 @@ static int by_owner_at(const void *a, const void *b)
 static void check_running(const struct mcheck *m)
 {
 	for (size_t i = 0; i < m->state.n; i++) {
-		const struct mrow *r = &m->state.r[i], *s, *end = m->sched.r + m->sched.n;
+		const struct mrow *r = &m->state.r[i], *s, *end;
 		struct mrow key = { .owner = r->parent, .ts = r->ts };
 
 		CHECK(r->owner >= 0 && r->owner < m->nthreads);
 		if (r->parent < 0)
 			continue;
-		s = bsearch(&key, m->sched.r, m->sched.n, sizeof(*s), by_owner_at);
+		s = m->sched.n ? bsearch(&key, m->sched.r, m->sched.n, sizeof(*s), by_owner_at) : NULL;
 		CHECK(s != NULL);
+		end = m->sched.r + m->sched.n;
 		while (s > m->sched.r && !by_owner_at(s - 1, &key))
 			s--;
 		while (s < end && !by_owner_at(s, &key) && s->parent != r->owner)
