@@ -70,6 +70,8 @@ struct derive {
 	int npc;
 	char **names;			/* the CPU slice tracks' names */
 	int nnames;
+	uint64_t now;			/* the latest time of an event taken */
+	int64_t nleft_out;		/* events the model did not take */
 };
 
 static const struct {
@@ -333,9 +335,25 @@ static int on_role(struct derive *d, struct dinput *in, const struct dtype *ty,
 
 /* ---- the interface ---- */
 
+/*
+ * The merge hands out events by time, so one earlier than an event already
+ * taken comes from a CPU whose clock went back: a damaged page (a time
+ * delta or an absolute time overwritten) put its events, or the ones after
+ * them, out of place.  The model takes no such event: its state machines
+ * would make rows that end before they begin, overlap, or (a slice ended
+ * before it began counts as open) are reported twice.  It is left out as a
+ * lost event would be; its row stays in the event tables.  So is one
+ * whose time does not fit the int64 of every format's ts and dur (2^63 ns
+ * and more: no clock of a real trace, a damaged time).
+ */
+static bool left_out(const struct derive *d, const struct tdat_event *ev)
+{
+	return ev->ts < d->now || ev->ts > (uint64_t)INT64_MAX;
+}
+
 int derive_thread(struct derive *d, const struct tdat_event *ev, const struct ttype *tt)
 {
-	if (pm_feed(d->pm, ev, tt) < 0)
+	if (!left_out(d, ev) && pm_feed(d->pm, ev, tt) < 0)
 		return TDAT_ENOMEM;
 	return pm_utid(d->pm, ev->input, num(ev, &tt->pid));
 }
@@ -343,11 +361,17 @@ int derive_thread(struct derive *d, const struct tdat_event *ev, const struct tt
 int derive_put(struct derive *d, const struct tdat_event *ev, const struct ttype *tt, int utid)
 {
 	struct dinput *in = &d->in[ev->input];
-	void **slot = idtab_slot(&in->types, tt->id);
 	const struct sl_type *st;
 	struct dtype *ty;
+	void **slot;
 	int ret;
 
+	if (left_out(d, ev)) {
+		d->nleft_out++;
+		return 0;
+	}
+	d->now = ev->ts;
+	slot = idtab_slot(&in->types, tt->id);
 	if (!slot || (!(ty = *slot) && !(ty = *slot = map_type(in, tt))))
 		return TDAT_ENOMEM;
 	if (ty->role && (ret = on_role(d, in, ty, ev, utid)))
@@ -358,6 +382,11 @@ int derive_put(struct derive *d, const struct tdat_event *ev, const struct ttype
 	    (utid = pm_utid(d->pm, ev->input, (int64_t)num(ev, st->key))) < 0)
 		return TDAT_ENOMEM;
 	return slices_put(d->sl, st, ev, utid);
+}
+
+int64_t derive_left_out(const struct derive *d)
+{
+	return d->nleft_out;
 }
 
 int derive_cpus(const struct derive *d, int input, int *ucpu_base)

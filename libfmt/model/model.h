@@ -361,9 +361,14 @@ void derive_free(struct derive *d);
  * Each event in timeline order, with its type from file_type(): first to
  * derive_thread(), which returns its utid (<0: out of memory), then with
  * that to derive_put(), which makes the rows it brings (0 or an error).
+ * An event earlier than one taken before (a damaged input: a CPU's clock
+ * went back), or at 2^63 ns or later, gets its utid but makes no row and
+ * changes no state.
  */
 int derive_thread(struct derive *d, const struct tdat_event *ev, const struct ttype *tt);
 int derive_put(struct derive *d, const struct tdat_event *ev, const struct ttype *tt, int utid);
+/* How many events derive_put() left out (earlier than one taken, or past 2^63 ns). */
+int64_t derive_left_out(const struct derive *d);
 /* The CPU numbers of input @input: their count, and the ucpu of its CPU 0 in *@ucpu_base. */
 int derive_cpus(const struct derive *d, int input, int *ucpu_base);
 /* After the last event: the rows still open (dur -1), then thread and process. */

@@ -375,7 +375,10 @@ bool select_lane(const struct tdat_select *s, const struct tdat_file *f, int b, 
  */
 bool select_window_get(const struct tdat_select *s, int which, int64_t *ns);
 
-/* The type of @ev (built on first use, owned by the file); NULL without memory. */
+/*
+ * The type of @ev (built on first use, owned by the file; a record shorter
+ * than a type id: type 0, of no format); NULL without memory.
+ */
 const struct ttype *file_type(struct tdat_file *f, const struct tdat_event *ev);
 /* The type of event type id @id of @f (as file_type()); NULL without memory. */
 const struct ttype *file_type_id(struct tdat_file *f, unsigned id);

@@ -6,8 +6,9 @@
  * statistics of tdat-info; the rest is a trace.dat, opened
  * from memory, merged and written to /dev/null (sqlite: a temporary file;
  * csv split by event: a temporary directory; both removed).  json with the
- * high bit: written at -j 1 and -j 3 into memory, and compared.
- * What a tool does with a damaged file, without the tool.
+ * high bit: written at -j 1 and -j 3 into memory, and compared.  sqlite:
+ * then the analysis model's rows are checked against its invariants
+ * (model-check.c).  What a tool does with a damaged file, without the tool.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -211,5 +212,7 @@ FUZZ_TARGET(fuzz_writers)
 		tdat_merge_free(m);
 	}
 	tdat_file_free(f);
+	if (sel == 3)
+		fuzz_model_check(mem.path, &oo);	/* the rows sqlite stored keep the model's rules */
 	return 0;
 }

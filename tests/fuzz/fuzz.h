@@ -25,6 +25,10 @@ int fuzz_pages(const uint8_t *data, size_t size);
 int fuzz_writers(const uint8_t *data, size_t size);
 int fuzz_filter(const uint8_t *data, size_t size);
 
+struct tdat_open_opts;
+/* model-check.c: the model's rows of the file at @path, checked; aborts on a broken invariant. */
+void fuzz_model_check(const char *path, const struct tdat_open_opts *oo);
+
 /* Writers of fuzz_writers, chosen by the input's first byte (replay runs each). */
 #define FUZZ_NWRITERS 7
 
