@@ -47,7 +47,7 @@ struct tdat_merge {
 	int ndamage;
 	struct prefetch *pf;	/* tdat_merge_set_jobs(): chunks read ahead */
 	char errmsg[TDAT_MSG_LEN];
-	/* time windows (window.c, par.c) */
+	/* time windows (window.c, run/par.c) */
 	bool bounded;		/* a window's events end before hi */
 	uint64_t hi;
 	bool quiet;		/* damage found while seeking a window: another's to report */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * window.c - the timeline cut into time windows, for -j workers that each
- * decode one (write/par.c), and a cursor's places in its stream.
+ * decode one (run/par.c), and a cursor's places in its stream.
  *
  * The plan: every CPU's stream is sampled every few units (pages of plain
  * data, chunks of compressed data: a sample is the unit's first timestamp,
@@ -15,7 +15,7 @@
  *
  * A place (struct cpos) is the unit an event is in and its offset there:
  * the same however the cursor got to it, so a window's first places can be
- * compared with where the window before it stopped (par.c does: only when
+ * compared with where the window before it stopped (run/par.c does: only when
  * they are the same is the window's output that of one thread).
  */
 #include <stdlib.h>

@@ -23,7 +23,7 @@
  * unknown.ID.csv.
  *
  * With -j, workers print batches of rows into memory (a writer opened with
- * no path: each row after the one before, cut by type, par.c's segments),
+ * no path: each row after the one before, cut by type, run/par.c's segments),
  * and csvdir_put_segs() appends each piece to its type's file, in order:
  * the same files, the same names (given in the order types first appear).
  *
@@ -479,7 +479,7 @@ int csvdir_open(struct tdat_writer *w)
 		tdat_msg(w->errmsg, "gzip is not supported with one file per event type");
 		return TDAT_EUNSUPP;
 	}
-	d->mem = !w->path;	/* a -j worker's (par.c) */
+	d->mem = !w->path;	/* a -j worker's (run/par.c) */
 	d->dirfd = d->mem ? -1 : open(w->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (d->dirfd < 0 && !d->mem) {
 		w->sink.err = errno;

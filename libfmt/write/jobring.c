@@ -2,7 +2,7 @@
 /*
  * jobring.c - jobs done on worker threads and taken back in the order
  * they were given: the ring under the -j gzip (gzip.c) and the -j text and
- * csv printing (par.c).
+ * csv printing (run/par.c).
  *
  * The caller fills the slot at head and submits it; workers take the
  * oldest submitted slot, do it and mark it done; the caller waits for the

@@ -271,8 +271,8 @@ static int sl_bottom(void *ctx, const struct sl_track *t, const struct tdat_even
 }
 
 /*
- * On a -j worker (par.c): the ops of @ev, after what it hands over.  An
- * undecided stack trace (par-work.c) is never a slice or a type that
+ * On a -j worker (run/par.c): the ops of @ev, after what it hands over.  An
+ * undecided stack trace (run/par-work.c) is never a slice or a type that
  * remaps, so it hands nothing over and is dropped whole if it must be.
  */
 int json_prepare(struct tdat_writer *w, const struct tdat_event *ev)

@@ -221,7 +221,7 @@ static void print_head(struct tdat_writer *w, const struct tdat_event *ev, int p
 
 	if (!d)
 		return;
-	if (comm && n < 16) {	/* NULL: left out, for the caller to put in (par-names.c) */
+	if (comm && n < 16) {	/* NULL: left out, for the caller to put in (run/par-names.c) */
 		memset(p, ' ', 16 - n);
 		p += 16 - n;
 	}
@@ -302,7 +302,7 @@ static void unsafe_record(struct tdat_writer *w, struct text *t, const struct td
  * The name a line's head gives @pid.  A -j worker has not printed what came
  * before its window, so where the name is not one of the file's saved
  * cmdlines (one libtraceevent learnt from an earlier event, or none), it
- * leaves it out and notes the place: the caller puts it in (par-names.c).
+ * leaves it out and notes the place: the caller puts it in (run/par-names.c).
  */
 static const char *head_comm(struct tdat_writer *w, struct text *t, const struct tdat_event *ev,
 			     int pid)
@@ -339,7 +339,7 @@ static bool learn_one(struct tdat_writer *w, const struct tdat_event *ev, struct
 /*
  * A -j worker: the names printing @event through plugin_sched_switch's
  * handler (or 3.4's sched_switch, which does as it does) registered, in
- * their order, for the caller to learn (par-names.c).
+ * their order, for the caller to learn (run/par-names.c).
  */
 static void learn_names(struct tdat_writer *w, struct text *t, const struct tdat_event *ev,
 			struct tep_event *event, size_t at)

@@ -394,7 +394,7 @@ struct tdat_sink;
 
 /*
  * A worker's batch text for several destinations (typed csv's files), in
- * order: @len bytes for event type @id of input @input each (par.c).
+ * order: @len bytes for event type @id of input @input each (run/par.c).
  */
 struct par_seg {
 	int input;
@@ -409,7 +409,7 @@ struct par_segs {
 int par_seg_add(struct par_segs *s, int input, unsigned id, size_t len);
 
 /*
- * par-names.c: a -j worker's text leaves out the names of tasks it cannot
+ * run/par-names.c: a -j worker's text leaves out the names of tasks it cannot
  * know (learnt from events before its window) and notes what it learnt.
  */
 #define NAME_MAX_COMM	24	/* a comm field is 16 bytes: more is cut */
@@ -447,11 +447,11 @@ struct tdat_writer_ops {
 	bool fields;		/* writes every field: an event with fields outside
 				 * its record is counted (writer_damaged()) */
 	int threads;		/* threads the format keeps busy besides the caller's (sqlite's
-				 * inserts): -j workers fewer by as many (par.c) */
+				 * inserts): -j workers fewer by as many (run/par.c) */
 	bool parallel;		/* an event's text depends on it and its file only:
-				 * workers may print batches of events (par.c) */
+				 * workers may print batches of events (run/par.c) */
 	bool names;		/* but for the names of tasks libtraceevent learns from
-				 * earlier events (par-names.c): --comm stays serial */
+				 * earlier events (run/par-names.c): --comm stays serial */
 	int (*open)(struct tdat_writer *w);
 	int (*put)(struct tdat_writer *w, const struct tdat_event *ev);
 	int (*close)(struct tdat_writer *w);
@@ -469,12 +469,12 @@ struct tdat_writer_ops {
 	 * before it: on a -j worker's writer, what of @ev depends on it and its
 	 * file only (its fields, formatted) into w->sink; 0, or 1 if nothing is
 	 * prepared for @ev, or a negative error.  The caller's writer then puts
-	 * the events in order, each with its prepared bytes in w->pre (par.c).
+	 * the events in order, each with its prepared bytes in w->pre (run/par.c).
 	 */
 	int (*prepare)(struct tdat_writer *w, const struct tdat_event *ev);
 #define PREPARE_MORE_JOBS 3	/* from this many jobs, prepare may do more of the work
 				   (json: pair slices, json-slices.c), and its blocks
-				   run ahead as far as printed text (par-work.c) */
+				   run ahead as far as printed text (run/par-work.c) */
 	/*
 	 * Optional, with prepare: a worker's block of events ends; what the
 	 * caller must know after its last event into w->sink.  The caller's
@@ -499,11 +499,11 @@ struct tdat_writer {
 		char first[TDAT_MSG_LEN];	/* the first one: sys:name at time: why */
 		const char *one, *many;		/* what the last one was, in the warning */
 	} damage;
-	uint64_t window;		/* -j: bytes a time window holds, 0: par.c's default */
+	uint64_t window;		/* -j: bytes a time window holds, 0: run/par.c's default */
 	struct par_segs segs;		/* a worker's text by destination (ops->put_segs) */
 	struct par_names names;		/* a worker's text: names left out and learnt (text.c) */
 	const char *pre;		/* put(): what a worker's ops->prepare made of the event, */
-	size_t pre_len;			/* NULL: nothing (par.c) */
+	size_t pre_len;			/* NULL: nothing (run/par.c) */
 	bool worker;			/* a -j worker's writer (writer_open_worker()) */
 	int workers;			/* a worker's: how many share the run */
 	char *piece;			/* dat: the piece mark to write, NULL: none */
@@ -524,16 +524,16 @@ struct tdat_writer {
  */
 void writer_damaged(struct tdat_writer *w, const struct tdat_event *ev, const char *system,
 		    const char *name, const char *why, const char *one, const char *many);
-/* @n more damaged events, the first of them @d (a worker's, par.c), after those counted. */
+/* @n more damaged events, the first of them @d (a worker's, run/par.c), after those counted. */
 void writer_damage_add(struct tdat_writer *w, const struct writer_damage *d, uint64_t n);
 
 /*
- * A -j worker's writer (par.c): no output, its text into w->sink (and, for a
+ * A -j worker's writer (run/par.c): no output, its text into w->sink (and, for a
  * format with ops->put_segs, cut into w->segs); no workers of its own.
  */
 int writer_open_worker(struct tdat_writer *w, struct tdat_merge *m, unsigned flags);
 
-/* tdat_writer_put() on this thread (what par.c's workers and caller call). */
+/* tdat_writer_put() on this thread (what run/par.c's workers and caller call). */
 int writer_put_now(struct tdat_writer *w, const struct tdat_event *ev);
 
 /* An event of a type whose print format is not supported, printed with its fields only (notices.c). */

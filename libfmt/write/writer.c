@@ -319,7 +319,7 @@ const char *tdat_format_from_path(const char *path)
 	return NULL;
 }
 
-/* Open @w on @fd or @path; @worker: a -j worker's, into memory (par.c). */
+/* Open @w on @fd or @path; @worker: a -j worker's, into memory (run/par.c). */
 static int writer_open(struct tdat_writer *w, int fd, const char *path, struct tdat_merge *m,
 		       unsigned flags, bool worker)
 {

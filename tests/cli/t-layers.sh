@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # t-layers.sh: the library's folders are layers, each using only those under
 # it: guard/ (what libtraceevent must not be handed) < read/ < model/ <
-# write/ < capture/.  Checked twice: every #include "LAYER/..." of a source
-# or header, and every symbol an object uses (nm) against the layer whose
-# objects define it, so an upward call through a prototype copied by hand is
-# caught too.  Fails naming each upward edge.
+# write/ < run/ (the -j driver) < capture/.  Checked twice: every #include
+# "LAYER/..." of a source or header, and every symbol an object uses (nm)
+# against the layer whose objects define it, so an upward call through a
+# prototype copied by hand is caught too.  Fails naming each upward edge.
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
 export LC_ALL=C
 
-LAYERS=(guard read model write capture)
+LAYERS=(guard read model write run capture)
 OBJ=${BUILDDIR:-$TOP_SRCDIR}/libfmt
 
 # rank LAYER: its place from the bottom (none: not a layer)

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "write/par.h"
+#include "run/par.h"
 
 #define WINDOW_BYTES (2u << 20)	/* decompressed trace bytes a window holds, about, */
 #define CPU_BYTES (128u << 10)	/* and at least this much a CPU (each one is seeked to it) */
@@ -410,24 +410,4 @@ int tdat_writer_run(struct tdat_writer *w, struct tdat_select *sel, struct tdat_
 void tdat_writer_set_window(struct tdat_writer *w, uint64_t bytes)
 {
 	w->window = bytes;
-}
-
-int par_seg_add(struct par_segs *s, int input, unsigned id, size_t len)
-{
-	struct par_seg *g = s->n ? &s->v[s->n - 1] : NULL;
-
-	if (g && g->input == input && g->id == id) {
-		g->len += len;
-		return 0;
-	}
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 256;
-
-		if (!(g = realloc(s->v, cap * sizeof(*g))))
-			return TDAT_ENOMEM;
-		s->v = g;
-		s->cap = cap;
-	}
-	s->v[s->n++] = (struct par_seg){ .input = input, .id = id, .len = len };
-	return 0;
 }

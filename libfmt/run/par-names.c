@@ -21,7 +21,7 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
-#include "write/par.h"
+#include "run/par.h"
 
 /* One learnt name; the table is by (input, pid), the list in learning order. */
 struct learnt {
@@ -197,23 +197,3 @@ void names_seed(const struct par_learnt *l, struct tdat_merge *m)
 	}
 }
 
-int names_add(struct par_names *n, int kind, int input, int pid, size_t at, const char *comm,
-	      size_t len)
-{
-	struct par_name *o;
-
-	if (n->n == n->cap) {
-		size_t cap = n->cap ? 2 * n->cap : 64;
-
-		if (!(o = realloc(n->v, sizeof(*o) * cap)))
-			return TDAT_ENOMEM;
-		n->v = o;
-		n->cap = cap;
-	}
-	o = &n->v[n->n++];
-	*o = (struct par_name){ .kind = (unsigned char)kind, .input = input, .pid = pid, .at = at };
-	if (len >= sizeof(o->comm))
-		len = sizeof(o->comm) - 1;
-	memcpy(o->comm, comm, len);
-	return 0;
-}

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "guard/guard.h"
-#include "write/par.h"
+#include "run/par.h"
 
 struct worker {
 	struct par *p;
