@@ -20,8 +20,9 @@
  * 0, then those of input 1, ...; tracks numbered from 0 as they are first
  * used, counters from 0 in event order.  Each input takes a role (the
  * scheduling events, cpu_frequency, cpu_idle) from the first buffer that
- * had it.  The rows go to the writer through struct derive_ops; the
- * writer only stores them.
+ * had it.  The rows go to the writer through struct derive_ops, one
+ * callback for every table (described in tables.c); the writer only
+ * stores them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,10 +138,18 @@ static struct dtype *map_type(struct dinput *in, const struct ttype *tt)
 
 /* ---- tracks, counters ---- */
 
+/* A row of track, then one of the table of its kind. */
 static int64_t new_track(struct derive *d, struct dv_track *t)
 {
+	static const int sub[] = {
+		[DVT_CPU_COUNTER] = MT_CPU_COUNTER_TRACK, [DVT_PROCESS_COUNTER] = MT_PROCESS_COUNTER_TRACK,
+		[DVT_THREAD] = MT_THREAD_TRACK, [DVT_CPU] = MT_CPU_TRACK,
+	};
+
 	t->id = d->next_track++;
-	return d->ops.track(d->ops.ctx, t) ? -1 : t->id;
+	if (d->ops.row(d->ops.ctx, MT_TRACK, t) || d->ops.row(d->ops.ctx, sub[t->kind], t))
+		return -1;
+	return t->id;
 }
 
 static int counter(struct derive *d, uint64_t ts, int64_t track, double value)
@@ -148,7 +157,7 @@ static int counter(struct derive *d, uint64_t ts, int64_t track, double value)
 	struct dv_counter c = { .id = d->next_counter++, .ts = ts, .track_id = track,
 				.value = value };
 
-	return d->ops.counter(d->ops.ctx, &c);
+	return d->ops.row(d->ops.ctx, MT_COUNTER, &c);
 }
 
 /* cpu_frequency, cpu_idle: a counter of the CPU the event names, its track made first. */
@@ -261,7 +270,7 @@ static int on_slice(void *ctx, const struct sl_slice *sl)
 
 	if ((s.track_id = slice_track(d, sl->track)) < 0)
 		return TDAT_EIO;
-	return d->ops.slice(d->ops.ctx, &s);
+	return d->ops.row(d->ops.ctx, MT_SLICE, &s);
 }
 
 /* ---- the scheduling state machine ---- */
@@ -376,7 +385,7 @@ int derive_finish(struct derive *d)
 		return ret;
 	pm_finish(d->pm, d->merge);
 	for (int i = 0; (t = pm_thread(d->pm, i)); i++)
-		if ((ret = d->ops.thread(d->ops.ctx, t)))
+		if ((ret = d->ops.row(d->ops.ctx, MT_THREAD, t)))
 			return ret;
 	for (int i = 0; (p = pm_process(d->pm, i)); i++) {
 		struct pm_process row = *p;
@@ -384,16 +393,29 @@ int derive_finish(struct derive *d)
 		/* the idle process has no name in trace processor (its thread is swapper) */
 		if (!row.upid)
 			row.name = NULL;
-		if ((ret = d->ops.process(d->ops.ctx, &row)))
+		if ((ret = d->ops.row(d->ops.ctx, MT_PROCESS, &row)))
 			return ret;
 	}
 	return 0;
 }
 
+static int on_sched_slice(void *ctx, const struct sched_slice_row *r)
+{
+	struct derive *d = ctx;
+
+	return d->ops.row(d->ops.ctx, MT_SCHED_SLICE, r);
+}
+
+static int on_thread_state(void *ctx, const struct sched_state_row *r)
+{
+	struct derive *d = ctx;
+
+	return d->ops.row(d->ops.ctx, MT_THREAD_STATE, r);
+}
+
 static int derive_open(struct derive *d)
 {
-	struct sched_ops sops = { .ctx = d->ops.ctx, .slice = d->ops.sched_slice,
-				  .state = d->ops.thread_state };
+	struct sched_ops sops = { .ctx = d, .slice = on_sched_slice, .state = on_thread_state };
 	struct sl_ops lops = { .ctx = d, .slice = on_slice };
 	int base = 0;
 
