@@ -5,10 +5,10 @@
  * writer that stores them (the sqlite and parquet writers, doc/tdat-sqlite.7):
  *
  *   thread, process       the process model (procs.c), at the end;
- *   sched_slice, thread_state  the scheduling state machine (sched.c), fed
- *       sched_switch, sched_waking (sched_wakeup and sched_wakeup_new stand
- *       in for it in an input that did not record it), task_newtask and
- *       sched_blocked_reason;
+ *   sched_slice, thread_state, wakeup_latency  the scheduling state
+ *       machine (sched.c), fed sched_switch, sched_waking (sched_wakeup and
+ *       sched_wakeup_new stand in for it in an input that did not record
+ *       it), task_newtask and sched_blocked_reason;
  *   slice                 the slice model (slices.c) in SL_PERFETTO mode;
  *   counter               cpu_frequency and cpu_idle per CPU, atrace
  *       counters ("C|pid|name|value" in ftrace print) per process;
@@ -129,6 +129,9 @@ static struct dtype *map_type(struct dinput *in, const struct ttype *tt)
 			if (!(ty->f[k] = ttype_field(tt, roles[i].fields[k])))
 				return ty;		/* a format we do not know: no role */
 		ty->role = roles[i].role;
+		/* the CPU it is woken to: wakeup_latency's target_cpu, when the format has it */
+		if (ty->role == D_WAKE || ty->role == D_WAKEUP)
+			ty->f[1] = ttype_field(tt, "target_cpu");
 		if (ty->role == D_SWITCH)
 			sched_states_init(&in->states, tt->event);
 		break;
@@ -311,7 +314,7 @@ static int on_sched(struct derive *d, struct dinput *in, const struct dtype *ty,
 	 * record it, so that a capture of sched_wakeup alone still has R.
 	 */
 	if (ty->role == D_WAKE || (ty->role == D_WAKEUP && !in->waking))
-		return sched_wake(d->sm, ev->ts, who, utid);
+		return sched_wake(d->sm, ev->ts, who, utid, ty->f[1] ? (int)num(ev, ty->f[1]) : -1);
 	if (ty->role == D_NEWTASK)
 		return sched_new_task(d->sm, ev->ts, who, utid);
 	if (ty->role == D_WAKEUP)
@@ -413,9 +416,17 @@ static int on_thread_state(void *ctx, const struct sched_state_row *r)
 	return d->ops.row(d->ops.ctx, MT_THREAD_STATE, r);
 }
 
+static int on_wakeup(void *ctx, const struct sched_wakeup_row *r)
+{
+	struct derive *d = ctx;
+
+	return d->ops.row(d->ops.ctx, MT_WAKEUP_LATENCY, r);
+}
+
 static int derive_open(struct derive *d)
 {
-	struct sched_ops sops = { .ctx = d, .slice = on_sched_slice, .state = on_thread_state };
+	struct sched_ops sops = { .ctx = d, .slice = on_sched_slice, .state = on_thread_state,
+				  .wakeup = on_wakeup };
 	struct sl_ops lops = { .ctx = d, .slice = on_slice };
 	int base = 0;
 

@@ -80,11 +80,25 @@ struct sched_state_row {
 	int waker_utid;		/* -1 unknown */
 };
 
+/*
+ * A wake-up that made a thread runnable, and the switch that ran it: its
+ * latency.  A wake-up of a task already runnable or running has none.
+ */
+struct sched_wakeup_row {
+	int64_t id;		/* in wake-up order from 0 */
+	uint64_t ts;		/* the wake-up */
+	int64_t dur;		/* to the switch-in; -1: it never ran, or that switch was lost */
+	int utid, waker_utid;	/* waker -1: unknown */
+	int target_cpu;		/* the wake-up's, -1 unknown */
+	int cpu, ucpu;		/* where it ran, -1 if dur is */
+};
+
 struct sched_ops {
 	void *ctx;
 	/* Called as rows close, in no particular id order; non-zero stops. */
 	int (*slice)(void *ctx, const struct sched_slice_row *r);
 	int (*state)(void *ctx, const struct sched_state_row *r);
+	int (*wakeup)(void *ctx, const struct sched_wakeup_row *r);	/* NULL: not wanted */
 };
 
 struct sched_switch_in {
@@ -101,8 +115,8 @@ void sched_free(struct sched_sm *s);
 /* A string kept as long as @s (for prev_state and blocked functions). */
 const char *sched_intern(struct sched_sm *s, const char *str);
 int sched_switch(struct sched_sm *s, const struct sched_switch_in *in);
-/* sched_waking (or a stand-in, see derive.c) of @utid by @waker_utid. */
-int sched_wake(struct sched_sm *s, uint64_t ts, int utid, int waker_utid);
+/* sched_waking (or a stand-in, see derive.c) of @utid by @waker_utid, to @target_cpu (-1 unknown). */
+int sched_wake(struct sched_sm *s, uint64_t ts, int utid, int waker_utid, int target_cpu);
 /* task_newtask: the new task @utid is runnable, made by @creator_utid. */
 int sched_new_task(struct sched_sm *s, uint64_t ts, int utid, int creator_utid);
 /* sched_blocked_reason: marks the thread's blocked state (its last one if it is R since). */
@@ -338,8 +352,8 @@ struct dv_slice {
  * Where the rows go: one callback, given the table (enum mt_table) and a
  * row of that table's struct (mt_tables[table].cols say how to read it),
  * stores it and returns 0, or non-zero to stop.  Strings live until
- * derive_free() unless said otherwise.  sched_slice, thread_state, slice:
- * as rows close, in no id order; a track's row (in track, then in the
+ * derive_free() unless said otherwise.  sched_slice, thread_state, slice,
+ * wakeup_latency: as rows close, in no id order; a track's row (in track, then in the
  * table of its kind) before the first row on it; thread, process: in id
  * order at the end (a process's name is NULL for the idle process, as
  * trace processor has it).
@@ -359,7 +373,7 @@ struct derive_ops {
 enum mt_table {
 	MT_THREAD, MT_PROCESS, MT_SCHED_SLICE, MT_THREAD_STATE, MT_TRACK, MT_CPU_COUNTER_TRACK,
 	MT_PROCESS_COUNTER_TRACK, MT_THREAD_TRACK, MT_COUNTER, MT_SLICE, MT_CPU_TRACK,
-	MT_NTABLES
+	MT_WAKEUP_LATENCY, MT_NTABLES
 };
 
 /* A column's type in the files: SQLite's INTEGER (both widths), REAL, TEXT. */

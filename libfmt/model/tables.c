@@ -120,6 +120,18 @@ static const struct mt_col slice[] = {
 	COL_NULL("arg_set_id", MT_I64),
 };
 
+typedef struct sched_wakeup_row WK;
+static const struct mt_col wakeup_latency[] = {
+	COL(WK, "id", MT_I64, id, MN_NEVER),
+	COL(WK, "ts", MT_I64, ts, MN_NEVER),
+	COL(WK, "dur", MT_I64, dur, MN_NEVER),
+	COL(WK, "utid", MT_I32, utid, MN_NEVER),
+	COL(WK, "waker_utid", MT_I32, waker_utid, MN_NEG),
+	COL(WK, "target_cpu", MT_I32, target_cpu, MN_NEG),
+	COL(WK, "cpu", MT_I32, cpu, MN_NEG),
+	COL(WK, "ucpu", MT_I32, ucpu, MN_NEG),
+};
+
 const struct mt_desc mt_tables[MT_NTABLES] = {
 	[MT_THREAD] = TABLE("thread", thread),
 	[MT_PROCESS] = TABLE("process", process),
@@ -132,6 +144,7 @@ const struct mt_desc mt_tables[MT_NTABLES] = {
 	[MT_COUNTER] = TABLE("counter", counter),
 	[MT_SLICE] = TABLE("slice", slice),
 	[MT_CPU_TRACK] = TABLE("cpu_track", cpu_track),
+	[MT_WAKEUP_LATENCY] = TABLE("wakeup_latency", wakeup_latency),
 };
 
 /* ---- reading a value ---- */
