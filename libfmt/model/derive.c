@@ -5,10 +5,10 @@
  * writer that stores them (the sqlite and parquet writers, doc/tdat-sqlite.7):
  *
  *   thread, process       the process model (procs.c), at the end;
- *   sched_slice, thread_state  the scheduling state machine (sched.c), fed
- *       sched_switch, sched_waking (sched_wakeup and sched_wakeup_new stand
- *       in for it in an input that did not record it), task_newtask and
- *       sched_blocked_reason;
+ *   sched_slice, thread_state, wakeup_latency  the scheduling state
+ *       machine (sched.c), fed sched_switch, sched_waking (sched_wakeup and
+ *       sched_wakeup_new stand in for it in an input that did not record
+ *       it), task_newtask and sched_blocked_reason;
  *   slice                 the slice model (slices.c) in SL_PERFETTO mode;
  *   counter               cpu_frequency and cpu_idle per CPU, atrace
  *       counters ("C|pid|name|value" in ftrace print) per process;
@@ -20,8 +20,9 @@
  * 0, then those of input 1, ...; tracks numbered from 0 as they are first
  * used, counters from 0 in event order.  Each input takes a role (the
  * scheduling events, cpu_frequency, cpu_idle) from the first buffer that
- * had it.  The rows go to the writer through struct derive_ops; the
- * writer only stores them.
+ * had it.  The rows go to the writer through struct derive_ops, one
+ * callback for every table (described in tables.c); the writer only
+ * stores them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,6 +131,9 @@ static struct dtype *map_type(struct dinput *in, const struct ttype *tt)
 			if (!(ty->f[k] = ttype_field(tt, roles[i].fields[k])))
 				return ty;		/* a format we do not know: no role */
 		ty->role = roles[i].role;
+		/* the CPU it is woken to: wakeup_latency's target_cpu, when the format has it */
+		if (ty->role == D_WAKE || ty->role == D_WAKEUP)
+			ty->f[1] = ttype_field(tt, "target_cpu");
 		if (ty->role == D_SWITCH)
 			sched_states_init(&in->states, tt->event);
 		break;
@@ -139,10 +143,18 @@ static struct dtype *map_type(struct dinput *in, const struct ttype *tt)
 
 /* ---- tracks, counters ---- */
 
+/* A row of track, then one of the table of its kind. */
 static int64_t new_track(struct derive *d, struct dv_track *t)
 {
+	static const int sub[] = {
+		[DVT_CPU_COUNTER] = MT_CPU_COUNTER_TRACK, [DVT_PROCESS_COUNTER] = MT_PROCESS_COUNTER_TRACK,
+		[DVT_THREAD] = MT_THREAD_TRACK, [DVT_CPU] = MT_CPU_TRACK,
+	};
+
 	t->id = d->next_track++;
-	return d->ops.track(d->ops.ctx, t) ? -1 : t->id;
+	if (d->ops.row(d->ops.ctx, MT_TRACK, t) || d->ops.row(d->ops.ctx, sub[t->kind], t))
+		return -1;
+	return t->id;
 }
 
 static int counter(struct derive *d, uint64_t ts, int64_t track, double value)
@@ -150,7 +162,7 @@ static int counter(struct derive *d, uint64_t ts, int64_t track, double value)
 	struct dv_counter c = { .id = d->next_counter++, .ts = ts, .track_id = track,
 				.value = value };
 
-	return d->ops.counter(d->ops.ctx, &c);
+	return d->ops.row(d->ops.ctx, MT_COUNTER, &c);
 }
 
 /* cpu_frequency, cpu_idle: a counter of the CPU the event names, its track made first. */
@@ -263,7 +275,7 @@ static int on_slice(void *ctx, const struct sl_slice *sl)
 
 	if ((s.track_id = slice_track(d, sl->track)) < 0)
 		return TDAT_EIO;
-	return d->ops.slice(d->ops.ctx, &s);
+	return d->ops.row(d->ops.ctx, MT_SLICE, &s);
 }
 
 /* ---- the scheduling state machine ---- */
@@ -304,7 +316,7 @@ static int on_sched(struct derive *d, struct dinput *in, const struct dtype *ty,
 	 * record it, so that a capture of sched_wakeup alone still has R.
 	 */
 	if (ty->role == D_WAKE || (ty->role == D_WAKEUP && !in->waking))
-		return sched_wake(d->sm, ev->ts, who, utid);
+		return sched_wake(d->sm, ev->ts, who, utid, ty->f[1] ? (int)num(ev, ty->f[1]) : -1);
 	if (ty->role == D_NEWTASK)
 		return sched_new_task(d->sm, ev->ts, who, utid);
 	if (ty->role == D_WAKEUP)
@@ -405,7 +417,7 @@ int derive_finish(struct derive *d)
 		return ret;
 	pm_finish(d->pm, d->merge);
 	for (int i = 0; (t = pm_thread(d->pm, i)); i++)
-		if ((ret = d->ops.thread(d->ops.ctx, t)))
+		if ((ret = d->ops.row(d->ops.ctx, MT_THREAD, t)))
 			return ret;
 	for (int i = 0; (p = pm_process(d->pm, i)); i++) {
 		struct pm_process row = *p;
@@ -413,16 +425,37 @@ int derive_finish(struct derive *d)
 		/* the idle process has no name in trace processor (its thread is swapper) */
 		if (!row.upid)
 			row.name = NULL;
-		if ((ret = d->ops.process(d->ops.ctx, &row)))
+		if ((ret = d->ops.row(d->ops.ctx, MT_PROCESS, &row)))
 			return ret;
 	}
 	return 0;
 }
 
+static int on_sched_slice(void *ctx, const struct sched_slice_row *r)
+{
+	struct derive *d = ctx;
+
+	return d->ops.row(d->ops.ctx, MT_SCHED_SLICE, r);
+}
+
+static int on_thread_state(void *ctx, const struct sched_state_row *r)
+{
+	struct derive *d = ctx;
+
+	return d->ops.row(d->ops.ctx, MT_THREAD_STATE, r);
+}
+
+static int on_wakeup(void *ctx, const struct sched_wakeup_row *r)
+{
+	struct derive *d = ctx;
+
+	return d->ops.row(d->ops.ctx, MT_WAKEUP_LATENCY, r);
+}
+
 static int derive_open(struct derive *d)
 {
-	struct sched_ops sops = { .ctx = d->ops.ctx, .slice = d->ops.sched_slice,
-				  .state = d->ops.thread_state };
+	struct sched_ops sops = { .ctx = d, .slice = on_sched_slice, .state = on_thread_state,
+				  .wakeup = on_wakeup };
 	struct sl_ops lops = { .ctx = d, .slice = on_slice };
 	int base = 0;
 

@@ -80,11 +80,25 @@ struct sched_state_row {
 	int waker_utid;		/* -1 unknown */
 };
 
+/*
+ * A wake-up that made a thread runnable, and the switch that ran it: its
+ * latency.  A wake-up of a task already runnable or running has none.
+ */
+struct sched_wakeup_row {
+	int64_t id;		/* in wake-up order from 0 */
+	uint64_t ts;		/* the wake-up */
+	int64_t dur;		/* to the switch-in; -1: it never ran, or that switch was lost */
+	int utid, waker_utid;	/* waker -1: unknown */
+	int target_cpu;		/* the wake-up's, -1 unknown */
+	int cpu, ucpu;		/* where it ran, -1 if dur is */
+};
+
 struct sched_ops {
 	void *ctx;
 	/* Called as rows close, in no particular id order; non-zero stops. */
 	int (*slice)(void *ctx, const struct sched_slice_row *r);
 	int (*state)(void *ctx, const struct sched_state_row *r);
+	int (*wakeup)(void *ctx, const struct sched_wakeup_row *r);	/* NULL: not wanted */
 };
 
 struct sched_switch_in {
@@ -101,8 +115,8 @@ void sched_free(struct sched_sm *s);
 /* A string kept as long as @s (for prev_state and blocked functions). */
 const char *sched_intern(struct sched_sm *s, const char *str);
 int sched_switch(struct sched_sm *s, const struct sched_switch_in *in);
-/* sched_waking (or a stand-in, see derive.c) of @utid by @waker_utid. */
-int sched_wake(struct sched_sm *s, uint64_t ts, int utid, int waker_utid);
+/* sched_waking (or a stand-in, see derive.c) of @utid by @waker_utid, to @target_cpu (-1 unknown). */
+int sched_wake(struct sched_sm *s, uint64_t ts, int utid, int waker_utid, int target_cpu);
 /* task_newtask: the new task @utid is runnable, made by @creator_utid. */
 int sched_new_task(struct sched_sm *s, uint64_t ts, int utid, int creator_utid);
 /* sched_blocked_reason: marks the thread's blocked state (its last one if it is R since). */
@@ -335,22 +349,73 @@ struct dv_slice {
 };
 
 /*
- * Where the rows go: each callback stores one row and returns 0, or
- * non-zero to stop.  Strings live until derive_free() unless said otherwise.
- * sched_slice, thread_state, slice: as rows close, in no id order; track
- * before the first row on it; thread, process: in id order at the end
- * (a process's name is NULL for the idle process, as trace processor has it).
+ * Where the rows go: one callback, given the table (enum mt_table) and a
+ * row of that table's struct (mt_tables[table].cols say how to read it),
+ * stores it and returns 0, or non-zero to stop.  Strings live until
+ * derive_free() unless said otherwise.  sched_slice, thread_state, slice,
+ * wakeup_latency: as rows close, in no id order; a track's row (in track, then in the
+ * table of its kind) before the first row on it; thread, process: in id
+ * order at the end (a process's name is NULL for the idle process, as
+ * trace processor has it).
  */
 struct derive_ops {
 	void *ctx;
-	int (*sched_slice)(void *ctx, const struct sched_slice_row *r);
-	int (*thread_state)(void *ctx, const struct sched_state_row *r);
-	int (*slice)(void *ctx, const struct dv_slice *s);
-	int (*track)(void *ctx, const struct dv_track *t);
-	int (*counter)(void *ctx, const struct dv_counter *c);
-	int (*thread)(void *ctx, const struct pm_thread *t);
-	int (*process)(void *ctx, const struct pm_process *p);
+	int (*row)(void *ctx, int table, const void *row);
 };
+
+/* ---- tables.c: the one description of the tables above, for every writer ---- */
+
+/*
+ * The model's tables, in the order a writer creates them.  Adding one:
+ * its row struct and derivation (derive.c, sched.c, ...), its entry in
+ * tables.c, and its page in doc/tdat-sqlite.7 and doc/tdat-parquet.7.
+ */
+enum mt_table {
+	MT_THREAD, MT_PROCESS, MT_SCHED_SLICE, MT_THREAD_STATE, MT_TRACK, MT_CPU_COUNTER_TRACK,
+	MT_PROCESS_COUNTER_TRACK, MT_THREAD_TRACK, MT_COUNTER, MT_SLICE, MT_CPU_TRACK,
+	MT_WAKEUP_LATENCY, MT_NTABLES
+};
+
+/* A column's type in the files: SQLite's INTEGER (both widths), REAL, TEXT. */
+enum mt_type { MT_I32, MT_I64, MT_REAL, MT_TEXT };
+
+/* The C type of the row's member a value is read from (mt_src() picks it). */
+enum mt_src { MS_NONE, MS_INT, MS_I64, MS_U64, MS_BOOL, MS_DOUBLE, MS_STR, MS_STRN };
+
+/*
+ * When a value is NULL: never; when negative (an unknown id, -1); unless
+ * the bool at @aux is true; unless the int at @aux is not negative; always.
+ * A string (MS_STR, MS_STRN) is also NULL when its pointer is.
+ */
+enum mt_null { MN_NEVER, MN_NEG, MN_UNLESS, MN_UNLESS_ID, MN_ALWAYS };
+
+/*
+ * One column: its name, type, NULL rule, and where in the row struct its
+ * value is (@off; @aux: MS_STRN's size_t length, or the member
+ * MN_UNLESS/MN_UNLESS_ID look at).  MS_STRN text lives only during the
+ * call (a writer copies it); MS_STR text until derive_free().
+ */
+struct mt_col {
+	const char *name;
+	unsigned char type, src, null;
+	size_t off, aux;
+};
+
+/* A table: its name and columns; the first column is its key (its id). */
+struct mt_desc {
+	const char *name;
+	int ncols;
+	const struct mt_col *cols;
+};
+
+extern const struct mt_desc mt_tables[MT_NTABLES];
+
+/* Column @c of @row as an integer: false if NULL. */
+bool mt_int(const struct mt_col *c, const void *row, int64_t *v);
+/* ... as a double: false if NULL. */
+bool mt_real(const struct mt_col *c, const void *row, double *v);
+/* ... as text, @*n bytes at @*p (not always NUL-terminated): false if NULL. */
+bool mt_text(const struct mt_col *c, const void *row, const char **p, size_t *n);
 
 struct derive;
 

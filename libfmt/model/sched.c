@@ -36,6 +36,9 @@ struct sm_thread {
 	/* its last blocked state, ended, kept until it runs for sched_blocked_reason */
 	struct sched_state_row held;
 	bool has_held;
+	bool woken;		/* its open state is the R of a wake-up (wake_id, target_cpu) */
+	int64_t wake_id;
+	int target_cpu;
 };
 
 struct sm_cpu {
@@ -50,7 +53,7 @@ struct sched_sm {
 	int nth;
 	struct sm_cpu *cpus;
 	int ncpus;
-	int64_t next_slice, next_state;
+	int64_t next_slice, next_state, next_wakeup;
 	char **strs;		/* interned strings */
 	int nstrs, scap;
 };
@@ -135,6 +138,24 @@ static int flush_held(struct sched_sm *s, struct sm_thread *t)
 }
 
 /*
+ * The wake-up that made @utid runnable ends: it ran on @cpu after @dur, or
+ * (dur -1) it never did, or the switch that ran it was lost.
+ */
+static int end_wakeup(struct sched_sm *s, int utid, struct sm_thread *t, int64_t dur,
+		      int cpu, int ucpu)
+{
+	struct sched_wakeup_row r = {
+		.id = t->wake_id, .ts = t->ts, .dur = dur, .utid = utid, .waker_utid = t->waker,
+		.target_cpu = t->target_cpu, .cpu = cpu, .ucpu = ucpu,
+	};
+
+	if (!t->woken)
+		return 0;
+	t->woken = false;
+	return s->ops.wakeup ? s->ops.wakeup(s->ops.ctx, &r) : 0;
+}
+
+/*
  * Report @utid's open state as ending at @ts (@open: at an unknown time).
  * A blocked state is held back until the thread runs again, as a
  * sched_blocked_reason may still come for it (trace processor's
@@ -152,6 +173,8 @@ static int close_state(struct sched_sm *s, int utid, struct sm_thread *t, uint64
 	if (t->id < 0)
 		return 0;
 	t->id = -1;
+	if ((ret = end_wakeup(s, utid, t, -1, -1, -1)))
+		return ret;
 	if (t->state == RUNNING) {
 		r.cpu = t->cpu;
 		r.ucpu = t->ucpu;
@@ -196,6 +219,9 @@ static int switch_threads(struct sched_sm *s, const struct sched_switch_in *in)
 	if (in->next_utid > 0) {
 		if (!(t = thread(s, in->next_utid)))
 			return TDAT_ENOMEM;
+		if (t->id >= 0 && (ret = end_wakeup(s, in->next_utid, t, (int64_t)(in->ts - t->ts),
+						    in->cpu, in->ucpu)))
+			return ret;
 		if ((ret = close_state(s, in->next_utid, t, in->ts, false)) ||
 		    (ret = flush_held(s, t)))
 			return ret;
@@ -246,7 +272,8 @@ int sched_switch(struct sched_sm *s, const struct sched_switch_in *in)
  * becomes runnable.  A new task is runnable whatever came before: a state
  * still open then belongs to a task gone unseen, its end unknown.
  */
-static int runnable(struct sched_sm *s, uint64_t ts, int utid, int waker_utid, bool new_task)
+static int runnable(struct sched_sm *s, uint64_t ts, int utid, int waker_utid, bool new_task,
+		    int target_cpu)
 {
 	struct sm_thread *t;
 	int ret;
@@ -261,17 +288,22 @@ static int runnable(struct sched_sm *s, uint64_t ts, int utid, int waker_utid, b
 		return ret;
 	open_state(s, t, ts, "R");
 	t->waker = waker_utid;
+	if (!new_task) {
+		t->woken = true;
+		t->wake_id = s->next_wakeup++;
+		t->target_cpu = target_cpu;
+	}
 	return 0;
 }
 
-int sched_wake(struct sched_sm *s, uint64_t ts, int utid, int waker_utid)
+int sched_wake(struct sched_sm *s, uint64_t ts, int utid, int waker_utid, int target_cpu)
 {
-	return runnable(s, ts, utid, waker_utid, false);
+	return runnable(s, ts, utid, waker_utid, false, target_cpu);
 }
 
 int sched_new_task(struct sched_sm *s, uint64_t ts, int utid, int creator_utid)
 {
-	return runnable(s, ts, utid, creator_utid, true);
+	return runnable(s, ts, utid, creator_utid, true, -1);
 }
 
 /*

@@ -27,16 +27,18 @@ static const char *const fixed_cols[] = { "id", "ts", "cpu", "utid", "common_fla
 
 /* Names the fixed tables and views own; an event of that name is system_event. */
 static const char *const reserved[] = {
-	"metadata", "cpu", "thread", "process", "sched", "sched_slice", "thread_state",
-	"track", "cpu_counter_track", "thread_track", "process_counter_track", "counter_track",
-	"counter", "slice", "stats", "trace_bounds", "ftrace_event", "raw", "args",
-	"sched_with_thread_process", "unknown_event", "cpu_track",
+	"metadata", "cpu", "sched", "counter_track", "stats", "trace_bounds", "ftrace_event",
+	"raw", "args", "sched_with_thread_process", "unknown_event",
 };
 
+/* A name of sqlite.c's (reserved[]), of the model's tables, an event table's, SQLite's. */
 static bool name_taken(const struct sq *q, const char *name)
 {
 	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
 		if (!strcasecmp(reserved[i], name))
+			return true;
+	for (int k = 0; k < MT_NTABLES; k++)
+		if (!strcasecmp(mt_tables[k].name, name))
 			return true;
 	if (!strncasecmp(name, "sqlite_", 7))
 		return true;

@@ -168,40 +168,20 @@ static int sqlite_put(struct tdat_writer *w, const struct tdat_event *ev)
 
 /* ---- the fixed tables ---- */
 
+/* The tables that are not the model's: these, then the model's, then those of schema_end. */
 static const struct {
 	const char *name;
 	int ncols;
 } fixed[NFX] = {
-	{ "metadata", 5 }, { "cpu", 4 }, { "thread", 9 }, { "process", 8 }, { "sched_slice", 8 },
-	{ "thread_state", 10 }, { "track", 3 }, { "cpu_counter_track", 5 },
-	{ "process_counter_track", 4 }, { "thread_track", 4 }, { "counter", 4 }, { "slice", 9 },
-	{ "stats", 7 }, { "trace_bounds", 2 }, { "cpu_track", 5 },
+	{ "metadata", 5 }, { "cpu", 4 }, { "stats", 7 }, { "trace_bounds", 2 },
 };
 
 static const char schema[] =
 	"CREATE TABLE metadata(name TEXT NOT NULL, key_type TEXT NOT NULL, int_value INTEGER,"
 	" str_value TEXT, input INTEGER);\n"
-	"CREATE TABLE cpu(id INTEGER PRIMARY KEY, ucpu INTEGER, cpu INTEGER, input INTEGER);\n"
-	"CREATE TABLE thread(utid INTEGER PRIMARY KEY, tid INTEGER, name TEXT, start_ts INTEGER,"
-	" end_ts INTEGER, upid INTEGER, is_main_thread INTEGER, is_idle INTEGER, input INTEGER);\n"
-	"CREATE TABLE process(upid INTEGER PRIMARY KEY, pid INTEGER, name TEXT, start_ts INTEGER,"
-	" end_ts INTEGER, parent_upid INTEGER, cmdline TEXT, input INTEGER);\n"
-	"CREATE TABLE sched_slice(id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER, cpu INTEGER,"
-	" utid INTEGER, end_state TEXT, priority INTEGER, ucpu INTEGER);\n"
-	"CREATE TABLE thread_state(id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER, cpu INTEGER,"
-	" utid INTEGER, state TEXT, io_wait INTEGER, blocked_function TEXT, waker_utid INTEGER,"
-	" ucpu INTEGER);\n"
-	"CREATE TABLE track(id INTEGER PRIMARY KEY, name TEXT, type TEXT);\n"
-	"CREATE TABLE cpu_counter_track(id INTEGER PRIMARY KEY, name TEXT, type TEXT, cpu INTEGER,"
-	" ucpu INTEGER);\n"
-	"CREATE TABLE process_counter_track(id INTEGER PRIMARY KEY, name TEXT, type TEXT,"
-	" upid INTEGER);\n"
-	"CREATE TABLE thread_track(id INTEGER PRIMARY KEY, name TEXT, type TEXT, utid INTEGER);\n"
-	"CREATE TABLE counter(id INTEGER PRIMARY KEY, ts INTEGER, track_id INTEGER, value REAL);\n"
-	"CREATE TABLE slice(id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER, track_id INTEGER,"
-	" category TEXT, name TEXT, depth INTEGER, parent_id INTEGER, arg_set_id INTEGER);\n"
-	"CREATE TABLE cpu_track(id INTEGER PRIMARY KEY, name TEXT, type TEXT, cpu INTEGER,"
-	" ucpu INTEGER);\n"
+	"CREATE TABLE cpu(id INTEGER PRIMARY KEY, ucpu INTEGER, cpu INTEGER, input INTEGER);\n";
+
+static const char schema_end[] =
 	"CREATE TABLE stats(id INTEGER PRIMARY KEY, name TEXT, idx INTEGER, severity TEXT,"
 	" source TEXT, value INTEGER, description TEXT);\n"
 	"CREATE TABLE trace_bounds(start_ts INTEGER, end_ts INTEGER);\n";
@@ -355,7 +335,8 @@ static int open_db(struct sq *q, struct tdat_writer *w)
 	/* big pages: a quarter of the writes of the default 4 KiB */
 	if ((ret = sqdb_exec(&q->d, "PRAGMA page_size=32768; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
 			" PRAGMA locking_mode=EXCLUSIVE; BEGIN;")) ||
-	    (ret = sqdb_exec(&q->d, schema)))
+	    (ret = sqdb_exec(&q->d, schema)) || (ret = sq_model_create(q)) ||
+	    (ret = sqdb_exec(&q->d, schema_end)))
 		return ret;
 	for (int i = 0; i < NFX; i++)
 		if (!(q->fx[i] = sqdb_fixed_table(&q->d, fixed[i].name, fixed[i].ncols)))
@@ -457,6 +438,8 @@ static int flush_all(struct sq *q)
 		ret = sqdb_submit(&q->d, t);
 	for (int i = 0; i < NFX && !ret; i++)
 		ret = sqdb_submit(&q->d, q->fx[i]);
+	for (int i = 0; i < MT_NTABLES && !ret; i++)
+		ret = sqdb_submit(&q->d, q->mt[i]);
 	return ret ? ret : sqdb_drain(&q->d);
 }
 
@@ -484,6 +467,8 @@ static int sqlite_close(struct tdat_writer *w)
 		table_finalize(t);
 	for (int i = 0; i < NFX; i++)
 		table_finalize(q->fx[i]);
+	for (int i = 0; i < MT_NTABLES; i++)
+		table_finalize(q->mt[i]);
 	return sqlite3_close(q->d.db) == SQLITE_OK ? (q->d.db = NULL, 0) : sqdb_fail(&q->d, "close");
 }
 
@@ -506,6 +491,8 @@ static void sqlite_free(struct tdat_writer *w)
 	}
 	for (int i = 0; i < NFX; i++)
 		table_free(q->fx[i]);
+	for (int i = 0; i < MT_NTABLES; i++)
+		table_free(q->mt[i]);
 	sqlite3_close(q->d.db);	/* after the statements; rolls back if not committed */
 	derive_free(q->dv);	/* after the rows: they point to its strings */
 	free(q->cpus);

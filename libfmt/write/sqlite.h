@@ -3,9 +3,9 @@
  * sqlite.h - what the files of the sqlite writer share: the writer's state
  * (struct sq), its inputs and event types.  sqlite.c streams events and
  * opens and closes the database, sqlite-tables.c makes the event tables
- * and the views over them, sqlite-model.c stores the rows of the model
- * (model/derive.c: sched_slice, thread_state, slice, counter, the tracks,
- * thread, process), sqlite-rows.c batches rows.  Private to the write layer.
+ * and the views over them, sqlite-model.c makes the model's tables from
+ * their description (model/tables.c) and stores the rows model/derive.c
+ * hands it, sqlite-rows.c batches rows.  Private to the write layer.
  */
 #ifndef TDAT_SQLITE_H
 #define TDAT_SQLITE_H
@@ -25,9 +25,8 @@ struct sq_input {
 	struct kseen seen;		/* buffers written: the kernel's figures of those */
 };
 
-/* The fixed tables (schema[] below) and their column counts. */
-enum { FX_META, FX_CPU, FX_THREAD, FX_PROCESS, FX_SCHED, FX_STATE, FX_TRACK, FX_CPUTRACK,
-       FX_PCTRACK, FX_THTRACK, FX_COUNTER, FX_SLICE, FX_STATS, FX_BOUNDS, FX_CPUSLTRACK, NFX };
+/* The fixed tables that are not the model's (sqlite.c's schema). */
+enum { FX_META, FX_CPU, FX_STATS, FX_BOUNDS, NFX };
 
 struct sq_cpu {
 	int64_t events, lost, lost_unknown;
@@ -43,6 +42,7 @@ struct sq {
 	struct sq_table *tables;	/* event tables, newest first */
 	int ntables;
 	struct sq_table *fx[NFX];	/* the fixed tables */
+	struct sq_table *mt[MT_NTABLES];	/* the model's (sqlite-model.c) */
 	struct sq_cpu *cpus;
 	int ncpus;
 	int64_t next_id, next_stat;
@@ -57,7 +57,9 @@ void sq_free_type(void *type);
 /* ftrace_event, raw and args: views over every event table. */
 int sq_event_views(struct sq *q);
 
-/* sqlite-model.c: the model's rows to their tables (@ctx the struct sq). */
+/* sqlite-model.c: the model's tables, from their description (model/tables.c) */
+int sq_model_create(struct sq *q);
+/* ... and its rows to them (@ctx the struct sq). */
 extern const struct derive_ops sq_model_ops;
 
 #endif /* TDAT_SQLITE_H */

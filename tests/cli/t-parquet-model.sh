@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # t-parquet-model.sh: the analysis tables of -f parquet (thread, process,
-# sched_slice, thread_state, slice, counter and the tracks) equal the tables
+# sched_slice, thread_state, slice, counter, the tracks and wakeup_latency) equal the tables
 # of the same names that -f sqlite writes, for every capture in testdata/:
 # the same column names in the same order, and the same rows (EXCEPT ALL
 # both ways through DuckDB, the sqlite3 export read as text and cast to the
@@ -10,7 +10,7 @@
 # fills; python3's sqlite3 module reads the sqlite tables.
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
 TD=testdata
-TABLES=(thread process sched_slice thread_state slice track counter cpu_counter_track
+TABLES=(thread process sched_slice thread_state slice track counter cpu_counter_track wakeup_latency
 	process_counter_track thread_track cpu_track)
 
 command -v node >/dev/null || skip_all "node is not installed (apt-get install nodejs npm)"

@@ -2,7 +2,8 @@
  * t-sched.c - unit tests of the scheduling state machine (libfmt/model/sched.c):
  * a short made-up timeline of switches and wake-ups gives the expected
  * sched slices and thread states, lost switches end what they hide with
- * dur -1 as trace processor does; prev_state letters as each kernel's
+ * dur -1 as trace processor does; the wake-ups' latencies (wakeup_latency);
+ * prev_state letters as each kernel's
  * sched_switch format prints them (6.x, 4.9, 4.4: the letters, the mask,
  * the "+" bit, bits no letter names); the atrace grammar of trace_marker text.
  */
@@ -44,6 +45,25 @@ static const struct sched_state_row *state_by_id(int64_t id)
 	return NULL;
 }
 
+static struct sched_wakeup_row wakeups[MAXROWS];
+static int nwakeups;
+
+static int on_wakeup(void *ctx, const struct sched_wakeup_row *r)
+{
+	(void)ctx;
+	if (nwakeups < MAXROWS)
+		wakeups[nwakeups++] = *r;
+	return 0;
+}
+
+static const struct sched_wakeup_row *wakeup_by_id(int64_t id)
+{
+	for (int i = 0; i < nwakeups; i++)
+		if (wakeups[i].id == id)
+			return &wakeups[i];
+	return NULL;
+}
+
 static void sw(struct sched_sm *s, uint64_t ts, int cpu, int prev, const char *st, int next)
 {
 	struct sched_switch_in in = {
@@ -63,8 +83,8 @@ static void timeline(void)
 	/* cpu 0: idle -> 5 (100) -> idle (200, 5 sleeps); 5 woken by 7 at 250; runs at 300 */
 	sw(s, 100, 0, 0, "R", 5);
 	sw(s, 200, 0, 5, "S", 0);
-	is_int(sched_wake(s, 250, 5, 7), 0, "wake");
-	is_int(sched_wake(s, 260, 5, 8), 0, "a second wake-up of a runnable task");
+	is_int(sched_wake(s, 250, 5, 7, -1), 0, "wake");
+	is_int(sched_wake(s, 260, 5, 8, -1), 0, "a second wake-up of a runnable task");
 	sw(s, 300, 0, 0, "R", 5);
 	sw(s, 400, 0, 5, "R+", 6);	/* preempted */
 	is_int(sched_finish(s), 0, "finish");
@@ -116,9 +136,9 @@ static void lost_switches(void)
 	sw(s, 100, 1, 0, "R", 9);		/* slice 0, state 0: 9 Running */
 	sw(s, 200, 1, 0, "R", 4);		/* 9's switch-out was lost; slice 1, state 1 */
 	sw(s, 300, 0, 0, "R", 9);		/* slice 2, state 2: 9 seen again on cpu 0 */
-	is_int(sched_wake(s, 350, 4, 9), 0, "wake of a running task");
+	is_int(sched_wake(s, 350, 4, 9, -1), 0, "wake of a running task");
 	sw(s, 400, 1, 4, "S", 0);		/* slice 3, state 3: S */
-	is_int(sched_wake(s, 450, 4, 9), 0, "wake");	/* state 4: R */
+	is_int(sched_wake(s, 450, 4, 9, -1), 0, "wake");	/* state 4: R */
 	sw(s, 500, 0, 4, "D", 0);		/* 9 -> 4 on cpu 0 lost; slice 4, state 5: D */
 	is_int(sched_finish(s), 0, "finish");
 
@@ -156,10 +176,10 @@ static void wake_rules(void)
 	nslices = nstates = 0;
 	sw(s, 100, 0, 0, "R", 5);		/* state 0 */
 	sw(s, 200, 0, 5, "R+", 0);		/* state 1: R+ */
-	is_int(sched_wake(s, 250, 5, 7), 0, "wake of a preempted task");
-	is_int(sched_wake(s, 260, 5, 8), 0, "wake of a woken task");
+	is_int(sched_wake(s, 250, 5, 7, -1), 0, "wake of a preempted task");
+	is_int(sched_wake(s, 260, 5, 8, -1), 0, "wake of a woken task");
 	is_int(sched_new_task(s, 270, 11, 5), 0, "task_newtask");
-	is_int(sched_wake(s, 280, 12, 5), 0, "wake of a task not seen before");
+	is_int(sched_wake(s, 280, 12, 5, -1), 0, "wake of a task not seen before");
 	is_int(sched_finish(s), 0, "finish");
 	r = state_by_id(1);
 	ok(r && !strcmp(r->state, "R+") && r->dur == 50, "R+ ends at the wake-up");
@@ -186,7 +206,7 @@ static void blocked_reason(void)
 	nslices = nstates = 0;
 	sw(s, 100, 0, 0, "R", 5);		/* state 0: Running */
 	sw(s, 200, 0, 5, "D", 0);		/* state 1: D */
-	is_int(sched_wake(s, 250, 5, 7), 0, "wake");	/* state 2: R */
+	is_int(sched_wake(s, 250, 5, 7, -1), 0, "wake");	/* state 2: R */
 	sched_blocked(s, 5, 1, "folio_wait_bit");
 	sw(s, 300, 0, 0, "R", 5);		/* state 3: Running */
 	sched_blocked(s, 5, 0, "too_late");
@@ -323,9 +343,50 @@ static void atrace(void)
 	ok(!atrace_parse("", 0, &a), "empty");
 }
 
+/*
+ * A row per wake-up that made a task runnable: the latency to the switch
+ * that ran it and where; -1 (and no CPU) if it never ran or that switch
+ * was lost; none for a wake-up of a running or runnable task, or a new task.
+ */
+static void wakeup_latency(void)
+{
+	struct sched_ops ops = { .slice = on_slice, .state = on_state, .wakeup = on_wakeup };
+	struct sched_sm *s = sched_new(&ops);
+	const struct sched_wakeup_row *w;
+
+	nwakeups = 0;
+	sw(s, 100, 0, 0, "R", 5);
+	sw(s, 200, 0, 5, "S", 0);
+	is_int(sched_wake(s, 210, 5, 0, -1), 0, "wake 5 (to an unknown CPU)");
+	is_int(sched_wake(s, 220, 5, 8, 1), 0, "wake 5 again: no row");
+	sw(s, 300, 1, 0, "R", 5);	/* runs on cpu 1 after 90 */
+	is_int(sched_wake(s, 310, 5, 9, 1), 0, "wake of a running task: no row");
+	is_int(sched_wake(s, 320, 6, 5, 0), 0, "wake 6, never seen");
+	sw(s, 330, 0, 6, "S", 0);	/* 6 leaves cpu 0: its switch-in was lost */
+	is_int(sched_wake(s, 340, 6, 5, 1), 0, "wake 6 again");
+	is_int(sched_new_task(s, 350, 7, 5), 0, "new task 7: no row");
+	is_int(sched_wake(s, 360, 8, 5, 0), 0, "wake 8, which never runs");
+	is_int(sched_finish(s), 0, "finish");
+
+	is_int(nwakeups, 4, "four wake-ups made a task runnable");
+	w = wakeup_by_id(0);
+	ok(w && w->ts == 210 && w->dur == 90 && w->utid == 5 && w->waker_utid == 0 &&
+	   w->target_cpu == -1 && w->cpu == 1 && w->ucpu == 1, "5: woken at 210, ran on cpu 1 at 300");
+	w = wakeup_by_id(1);
+	ok(w && w->ts == 320 && w->utid == 6 && w->waker_utid == 5 && w->target_cpu == 0 &&
+	   w->dur == -1 && w->cpu == -1, "6: the switch that ran it was lost: dur -1");
+	w = wakeup_by_id(2);
+	ok(w && w->ts == 340 && w->utid == 6 && w->target_cpu == 1 && w->dur == -1,
+	   "6 woken again, never ran");
+	w = wakeup_by_id(3);
+	ok(w && w->ts == 360 && w->utid == 8 && w->dur == -1 && w->cpu == -1, "8 never ran");
+	sched_free(s);
+}
+
 int main(void)
 {
 	timeline();
+	wakeup_latency();
 	lost_switches();
 	wake_rules();
 	blocked_reason();
