@@ -238,6 +238,29 @@ static void check_all(struct mcheck *m)
 		CHECK(m->proc_parent.r[i].owner >= -1 && m->proc_parent.r[i].owner < m->nprocs);
 }
 
+/* A row of the model's table @table (enum mt_table) to the check of its kind; the rest unchecked. */
+static int on_row(void *ctx, int table, const void *row)
+{
+	switch (table) {
+	case MT_SCHED_SLICE:
+		return on_sched(ctx, row);
+	case MT_THREAD_STATE:
+		return on_state(ctx, row);
+	case MT_SLICE:
+		return on_slice(ctx, row);
+	case MT_TRACK:
+		return on_track(ctx, row);
+	case MT_COUNTER:
+		return on_counter(ctx, row);
+	case MT_THREAD:
+		return on_thread(ctx, row);
+	case MT_PROCESS:
+		return on_process(ctx, row);
+	default:
+		return 0;
+	}
+}
+
 /* Every event of @m to the model, as the writers feed it; false if it failed (no memory). */
 static bool feed(struct derive *d, struct tdat_merge *m)
 {
@@ -257,10 +280,7 @@ static bool feed(struct derive *d, struct tdat_merge *m)
 void fuzz_model_check(const char *path, const struct tdat_open_opts *oo)
 {
 	struct mcheck c = { 0 };
-	struct derive_ops ops = {
-		.ctx = &c, .sched_slice = on_sched, .thread_state = on_state, .slice = on_slice,
-		.track = on_track, .counter = on_counter, .thread = on_thread, .process = on_process,
-	};
+	struct derive_ops ops = { .ctx = &c, .row = on_row };
 	struct tdat_file *f = tdat_file_new();
 	struct tdat_merge *m = tdat_merge_new();
 	struct derive *d = NULL;
