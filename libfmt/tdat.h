@@ -673,6 +673,23 @@ int tdat_merge_count(struct tdat_merge *m);
  */
 int tdat_merge_stats(struct tdat_merge *m, struct tdat_file *f, struct tdat_stats **out);
 
+/**
+ * tdat_file_info_json - the facts of a file as one JSON object
+ * @f: an open file
+ * @s: its statistics (tdat_stats_collect() or tdat_merge_stats())
+ *
+ * What tdat-info --json prints, and the parquet format writes into a
+ * dataset's _tdat/trace.json for each input: the header, the buffers and
+ * their per-CPU counts, lost events, the kernel's figures, the time span,
+ * the counts per event type, the piece mark, a merged file's inputs and
+ * every section and option.  Integers above 2^53, which a double does not
+ * hold, are strings of their decimal digits.
+ *
+ * Return: the object on one line ending in a newline (free() it), or NULL
+ * when memory ran out.
+ */
+char *tdat_file_info_json(struct tdat_file *f, const struct tdat_stats *s);
+
 /** tdat_stats_free - free @s; NULL is fine. */
 void tdat_stats_free(struct tdat_stats *s);
 

@@ -232,7 +232,4 @@ void progress_start(int mode);
 void progress_tick(struct tdat_merge *m, uint64_t events);
 void progress_end(void);
 
-/* info-json.c: tdat-info --json's object for @f with its statistics @s, one line on @fp. */
-void info_json_print(struct tdat_file *f, const struct tdat_stats *s, FILE *fp);
-
 #endif

@@ -418,45 +418,6 @@ static void warn_latency(const struct opts *o, struct tdat_file **in, int n)
 	}
 }
 
-/*
- * parquet: DIR/_tdat/trace.json (beside the mark out_mark() made), tdat-info
- * --json of each input (one object a line), from what the merge counted
- * while the events were written, or (a selection: the merge did not see
- * them all) read again.
- */
-static int write_trace_json(const char *dir, struct tdat_merge *m, struct tdat_file **in, int n)
-{
-	char path[4096];
-	FILE *fp;
-	int ret = 0;
-
-	snprintf(path, sizeof(path), "%s/" OUT_MARK_DIR "/trace.json", dir);
-	if (!(fp = fopen(path, "we"))) {
-		warn_("%s", path);
-		return -1;
-	}
-	for (int i = 0; i < n && !ret; i++) {
-		struct tdat_stats *s = NULL;
-
-		ret = tdat_merge_stats(m, in[i], &s);
-		if (ret == TDAT_EINVAL)
-			ret = tdat_stats_collect(in[i], &s);
-		input_warnings(in[i]);
-		if (ret) {
-			warnx_("%s: %s", tdat_file_info(in[i])->path, *tdat_file_errmsg(in[i]) ?
-			       tdat_file_errmsg(in[i]) : tdat_strerror(ret));
-			break;
-		}
-		info_json_print(in[i], s, fp);
-		tdat_stats_free(s);
-	}
-	if ((ferror(fp) | fclose(fp)) && !ret) {
-		warn_("%s", path);
-		ret = -1;
-	}
-	return ret ? -1 : 0;
-}
-
 /* CPU time of this thread (@thread) or of the whole process, in seconds. */
 static double cpu_s(bool thread)
 {
@@ -537,8 +498,6 @@ static int run(struct opts *o, int n, struct tdat_merge *m, struct tdat_file **i
 		out_abort(&out);
 		return bound == TDAT_EINVAL ? EXIT_USAGE : EXIT_FAIL;
 	}
-	if (!ret && !o->sel && !strcmp(o->format, "parquet"))
-		ret = tdat_merge_count(m);	/* trace.json without a second pass */
 	progress_start(o->progress);
 	if (!ret && !o->sel) {	/* whole pages where the format can: then done */
 		ret = tdat_writer_copy(w);
@@ -566,11 +525,11 @@ static int run(struct opts *o, int n, struct tdat_merge *m, struct tdat_file **i
 	for (int i = 0; i < tdat_writer_nnotices(w); i++)
 		warnx_("%s", tdat_writer_notice(w, i));	/* not damage: the exit status stays */
 	tdat_writer_free(w);
+	for (int i = 0; i < n; i++)	/* met while read again (a dataset's statistics) */
+		input_warnings(in[i]);
 	if (verbose)
 		note_cpu(o, &r, cpu);
 	if (ret >= 0 && kind == TDAT_OUT_DIR && out_mark(out.tmp, o->format))
-		ret = TDAT_EIO;
-	if (ret >= 0 && !strcmp(o->format, "parquet") && write_trace_json(out.tmp, m, in, n))
 		ret = TDAT_EIO;
 	if (ret < 0) {
 		out_abort(&out);

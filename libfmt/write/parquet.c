@@ -13,6 +13,7 @@
  *                         field the format prints as a kernel symbol
  *                         followed by FIELD_sym (a stack's not yet);
  *   analysis/TABLE.parquet  the model's tables (parquet-model.c).
+ *   _tdat/trace.json      tdat_file_info_json() of each input (info-json.c).
  *
  * Types: ts and lost INT64 (signed), cpu, input and pid INT32, buffer and
  * comm STRING; a number field an INTEGER of its width and signedness (a
@@ -545,7 +546,7 @@ static int parquet_close(struct tdat_writer *w)
 		ret = pfile_flush(w, d, d->files[i], true);
 	if (!ret && (ret = pqm_close(d->model)) && !*w->errmsg)
 		tdat_msg(w->errmsg, "%s", tdat_strerror(ret));
-	return ret;
+	return ret ? ret : dataset_info_write(w, d->dirfd);	/* _tdat/trace.json */
 }
 
 static void parquet_free(struct tdat_writer *w)
@@ -635,6 +636,7 @@ static int parquet_open(struct tdat_writer *w)
 			 "analysis: ", strerror(errno));
 		return TDAT_EIO;
 	}
+	tdat_merge_count(w->merge);	/* _tdat/trace.json without reading again */
 	d->ninputs = tdat_merge_nfiles(w->merge);
 	d->in = calloc((size_t)(d->ninputs ? d->ninputs : 1), sizeof(*d->in));
 	if (!d->in || events_file(w, d) || !(d->model = pqm_new(w, &d->ctx, d->modelfd)))

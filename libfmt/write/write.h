@@ -548,6 +548,13 @@ extern const struct tdat_writer_ops tdat_writer_dat_ops;
 extern const struct tdat_writer_ops tdat_writer_perfetto_ops;
 extern const struct tdat_writer_ops tdat_writer_parquet_ops;
 
+/*
+ * info-json.c: a dataset's _tdat/trace.json under the folder @dirfd: one
+ * tdat_file_info_json() line per file added to the writer's merge, with the
+ * statistics the merge counted (tdat_merge_count()), or read again.
+ */
+int dataset_info_write(struct tdat_writer *w, int dirfd);
+
 /* writer-csvdir.c: csv with TDAT_W_SPLIT; csv_open() hands over to it. */
 int csvdir_open(struct tdat_writer *w);
 
