@@ -45,7 +45,7 @@
 
 #define PQ_GROUP_ROWS (1 << 20)
 #define PQ_BUDGET ((size_t)12 << 20)
-#define PQ_LEVEL 5		/* zstd's level unless the flags say (TDAT_W_LEVEL) */
+#define PQ_LEVEL 5		/* zstd's level unless "compression-level" says */
 #define NFIXED 7		/* ts cpu input buffer pid comm lost */
 
 struct pfile {
@@ -616,12 +616,7 @@ static int parquet_open(struct tdat_writer *w)
 	w->priv = d;
 	d->dirfd = d->typefd = d->modelfd = -1;
 	d->tmp.fd = -1;
-	if (TDAT_W_LEVEL_OF(w->flags) > TDAT_W_LEVEL_MAX) {
-		tdat_msg(w->errmsg, "zstd level %u: not 1 to %d", TDAT_W_LEVEL_OF(w->flags),
-			 TDAT_W_LEVEL_MAX);
-		return TDAT_EINVAL;
-	}
-	if (pq_ctx_init(&d->ctx, TDAT_W_LEVEL_OF(w->flags) ? (int)TDAT_W_LEVEL_OF(w->flags) : PQ_LEVEL,
+	if (pq_ctx_init(&d->ctx, w->opt.level ? w->opt.level : PQ_LEVEL,
 			w->errmsg) || pq_ctx_helpers(&d->ctx, w->jobs) || sink_init(&d->tmp, -1))
 		return nomem(w);
 	if (w->flags & TDAT_W_GZIP) {
@@ -644,8 +639,14 @@ static int parquet_open(struct tdat_writer *w)
 	return 0;
 }
 
+static const struct writer_option parquet_options[] = {
+	WOPT_INT("compression-level", 1, TDAT_ZSTD_LEVEL_MAX, level),
+	{ NULL, WO_BOOL, NULL, 0, 0, 0 },
+};
+
 const struct tdat_writer_ops tdat_writer_parquet_ops = {
 	.name = "parquet",
+	.options = parquet_options,
 	.exts = "",
 	.output = TDAT_OUT_DIR,
 	.fields = true,
