@@ -674,6 +674,23 @@ int tdat_merge_count(struct tdat_merge *m);
  */
 int tdat_merge_stats(struct tdat_merge *m, struct tdat_file *f, struct tdat_stats **out);
 
+/**
+ * tdat_file_info_json - the facts of a file as one JSON object
+ * @f: an open file
+ * @s: its statistics (tdat_stats_collect() or tdat_merge_stats())
+ *
+ * What tdat-info --json prints, and the parquet format writes into a
+ * dataset's _tdat/trace.json for each input: the header, the buffers and
+ * their per-CPU counts, lost events, the kernel's figures, the time span,
+ * the counts per event type, the piece mark, a merged file's inputs and
+ * every section and option.  Integers above 2^53, which a double does not
+ * hold, are strings of their decimal digits.
+ *
+ * Return: the object on one line ending in a newline (free() it), or NULL
+ * when memory ran out.
+ */
+char *tdat_file_info_json(struct tdat_file *f, const struct tdat_stats *s);
+
 /** tdat_stats_free - free @s; NULL is fine. */
 void tdat_stats_free(struct tdat_stats *s);
 
@@ -729,34 +746,15 @@ const struct tdat_kernel_cpu_stats *tdat_file_cpustat(struct tdat_file *f, int *
 /* ------------------------------------------------------------------ */
 /* Writers                                                             */
 
+/* What tdat_writer_open() takes, whatever the format. */
 enum tdat_writer_flags {
-	TDAT_W_NSEC = 1 << 0,	/* text: full nanosecond timestamps (-t) */
-	TDAT_W_GZIP = 1 << 1,	/* gzip the stream (formats that write to a descriptor) */
-	TDAT_W_SPLIT = 1 << 2,	/* csv: one typed file per event type in a directory */
-	TDAT_W_V6 = 1 << 3,	/* dat: trace.dat version 6 (uncompressed); default 7 */
-	TDAT_W_ZNONE = 1 << 4,	/* dat: v7 without compression (default zstd) */
-	TDAT_W_ZLIB = 1 << 5,	/* dat: v7 compressed with zlib; perfetto: packets deflated
-				 * into compressed_packets */
-	TDAT_W_RAW = 1 << 6,	/* text: each field as name=value, not through the
-				 * event's print format or plugins (trace-cmd report -R) */
-	TDAT_W_STYLE_3_1 = 1 << 7,	/* text: as trace-cmd 3.1.6 prints it (libtraceevent
-					 * 1.7); without it, as trace-cmd 3.4 does (libtraceevent
-					 * 1.9: the irq-flags column, -R's raw flags and function
-					 * addresses, prev_state letters from the kernel's format) */
+	TDAT_W_GZIP = 1 << 0,	/* gzip the output: formats whose output is a stream
+				 * (TDAT_OUT_STREAM), with the "gzip-level" option */
 };
 
-/*
- * A compression level in the writer flags (TDAT_W_LEVEL(9)); none (0) is
- * the default.  parquet: the zstd level of the column chunks, 1 to
- * TDAT_W_LEVEL_MAX (default 5); a gzipped stream (TDAT_W_GZIP): the deflate
- * level, 1 to TDAT_W_GZIP_LEVEL_MAX (default 6; a higher one is taken as
- * it).  Other formats ignore it.
- */
-#define TDAT_W_LEVEL_SHIFT 24
-#define TDAT_W_LEVEL_MAX 22
-#define TDAT_W_GZIP_LEVEL_MAX 12
-#define TDAT_W_LEVEL(n) ((unsigned)(n) << TDAT_W_LEVEL_SHIFT)
-#define TDAT_W_LEVEL_OF(flags) (((unsigned)(flags) >> TDAT_W_LEVEL_SHIFT) & 31)
+/* The highest "compression-level" of parquet (zstd's) and "gzip-level" (deflate's). */
+#define TDAT_ZSTD_LEVEL_MAX 22
+#define TDAT_GZIP_LEVEL_MAX 12
 
 /* What a format needs for its output (tdat_format_output()). */
 enum tdat_output_kind {
@@ -779,13 +777,54 @@ struct tdat_writer *tdat_writer_new(const char *format);
 const char *tdat_format_names(void);
 
 /**
- * tdat_format_output - what kind of output a format writes
+ * tdat_format_output - what kind of output a format writes by default
  * @format: a format name
- * @flags: enum tdat_writer_flags that will be used
  *
  * Return: an enum tdat_output_kind, or -1 for an unknown format.
  */
-int tdat_format_output(const char *format, unsigned flags);
+int tdat_format_output(const char *format);
+
+/**
+ * tdat_writer_set_option - set an option of the writer's format
+ * @w: a writer not yet open
+ * @key: the option's name, one of its format's
+ * @value: its value as text; NULL turns an on/off option off ("1" on)
+ *
+ * Each format takes its own options, in the spirit of libarchive's
+ * archive_write_set_format_option():
+ *
+ *   text      "nsec"  1: full nanosecond timestamps (trace-cmd report -t)
+ *             "raw"   1: each field as name=value, not through the event's
+ *                     print format or plugins (trace-cmd report -R)
+ *             "style" "3.4" (the default): as trace-cmd 3.4 prints
+ *                     (libtraceevent 1.9: the irq-flags column, -R's raw
+ *                     flags and function addresses, prev_state letters from
+ *                     the kernel's format); "3.1": as trace-cmd 3.1.6
+ *   csv       "split" 1: one typed file per event type in a directory
+ *                     (tdat_writer_output() is then TDAT_OUT_DIR)
+ *   dat       "version" "7" (the default) or "6" (uncompressed)
+ *             "compression" "zstd" (the default), "zlib" or "none" (v7)
+ *   perfetto  "compression" "none" (the default) or "zlib": packets
+ *                     deflated into compressed_packets
+ *   parquet   "compression-level" zstd's level of the column chunks,
+ *                     1 to TDAT_ZSTD_LEVEL_MAX (default 5)
+ *
+ * and every format "gzip-level": the deflate level of a gzipped output
+ * (TDAT_W_GZIP), 1 to TDAT_GZIP_LEVEL_MAX (default 6).
+ *
+ * Return: 0, or TDAT_EINVAL for a key the format does not have, a value
+ * the option does not take, or a writer already open
+ * (tdat_writer_errmsg() says which, and what it takes).
+ */
+int tdat_writer_set_option(struct tdat_writer *w, const char *key, const char *value);
+
+/**
+ * tdat_writer_output - what kind of output a writer writes, with its options
+ * @w: a writer
+ *
+ * Return: an enum tdat_output_kind (csv with "split": TDAT_OUT_DIR).
+ */
+int tdat_writer_output(const struct tdat_writer *w);
 
 /**
  * tdat_format_from_path - format name implied by an output file name
@@ -801,10 +840,11 @@ const char *tdat_format_from_path(const char *path);
  * tdat_writer_open - start writing
  * @w: writer
  * @fd: descriptor to write to (not closed by the library), or -1
- * @path: the file or directory to write, for formats whose output is not a
- *        stream (tdat_format_output()); NULL otherwise
+ * @path: the file or directory to write, for writers whose output is not a
+ *        stream (tdat_writer_output()); NULL otherwise
  * @m: the merge whose events will be written (for headers and names)
- * @flags: enum tdat_writer_flags
+ * @flags: enum tdat_writer_flags (the format's own options:
+ *         tdat_writer_set_option(), before)
  *
  * Return: 0 or a negative enum tdat_err.
  */
@@ -1241,10 +1281,22 @@ int tdat_capture_start(struct tdat_capture *c);
 int tdat_capture_stop(struct tdat_capture *c);
 
 /**
+ * tdat_capture_set_dat_option - how the pages read are kept: the dat writer's
+ * options "version" ("7", the default, or "6": uncompressed) and
+ * "compression" ("zstd", the default, "zlib" or "none")
+ * @c: a handle that has not begun reading
+ * @key: "version" or "compression"
+ * @value: its value (see tdat_writer_set_option())
+ *
+ * Return: 0, or TDAT_EINVAL for another key, a value it does not take, or
+ * reading begun (tdat_capture_errmsg() says which).
+ */
+int tdat_capture_set_dat_option(struct tdat_capture *c, const char *key, const char *value);
+
+/**
  * tdat_capture_read_begin - open every CPU's trace_pipe_raw for reading
- * @c: an open handle
- * @wflags: TDAT_W_V6, TDAT_W_ZNONE or TDAT_W_ZLIB as for the dat writer
- *          (default: v7, zstd); pages are compressed as chunks fill
+ * @c: an open handle, its trace.dat layout set (tdat_capture_set_dat_option());
+ *     pages are compressed as chunks fill
  *
  * Starts a thread that compresses what tdat_capture_read() reads (a queue
  * of up to 8 MB of raw pages).  Read pages are staged compressed: in memory
@@ -1252,7 +1304,7 @@ int tdat_capture_stop(struct tdat_capture *c);
  *
  * Return: 0 or a negative enum tdat_err.
  */
-int tdat_capture_read_begin(struct tdat_capture *c, unsigned wflags);
+int tdat_capture_read_begin(struct tdat_capture *c);
 
 /**
  * tdat_capture_read - wait for data, then read what every CPU has

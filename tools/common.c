@@ -115,34 +115,56 @@ void print_version(void)
 	exit(EXIT_OK);
 }
 
-unsigned dat_layout_option(unsigned wflags, bool version, const char *arg)
+void dat_layout_option(struct dat_layout_opts *d, bool version, const char *arg)
 {
 	if (version && (!strcmp(arg, "6") || !strcmp(arg, "7")))
-		return (wflags & ~TDAT_W_V6) | (arg[0] == '6' ? TDAT_W_V6 : 0);
-	if (!version && (!strcmp(arg, "zstd") || !strcmp(arg, "zlib") || !strcmp(arg, "none")))
-		return (wflags & ~(TDAT_W_ZLIB | TDAT_W_ZNONE)) |
-		       (arg[1] == 'l' ? TDAT_W_ZLIB : arg[0] == 'n' ? TDAT_W_ZNONE : 0);
-	usage_error("invalid --%s '%s'", version ? "file-version" : "compression", arg);
+		d->version = arg;
+	else if (!version && (!strcmp(arg, "zstd") || !strcmp(arg, "zlib") || !strcmp(arg, "none")))
+		d->compression = arg;
+	else
+		usage_error("invalid --%s '%s'", version ? "file-version" : "compression", arg);
 }
 
-void dat_sections_warning(struct tdat_file *in, unsigned wflags)
+bool dat_layout_v6(const struct dat_layout_opts *d)
+{
+	return d->version && !strcmp(d->version, "6");
+}
+
+bool dat_layout_zlib(const struct dat_layout_opts *d)
+{
+	return d->compression && !strcmp(d->compression, "zlib");
+}
+
+void writer_option(struct tdat_writer *w, const char *key, const char *value)
+{
+	if (value && tdat_writer_set_option(w, key, value))
+		usage_error("%s", tdat_writer_errmsg(w));
+}
+
+void dat_layout_set(struct tdat_writer *w, const struct dat_layout_opts *d)
+{
+	writer_option(w, "version", d->version);
+	writer_option(w, "compression", d->compression);
+}
+
+void dat_sections_warning(struct tdat_file *in, const struct dat_layout_opts *d)
 {
 	const struct tdat_section_info *p;
 	int k;
 
-	if (!(wflags & (TDAT_W_V6 | TDAT_W_ZNONE)))
+	if (!dat_layout_v6(d) && !(d->compression && !strcmp(d->compression, "none")))
 		return;
 	p = tdat_file_sections(in, &k);
 	for (int j = 0; j < k; j++)
 		if (p[j].kind == TDAT_SECTION && (p[j].id == 23 || p[j].id == 25) && !p[j].damage)
 			warnx_("%s: its %s section is not written: %s", tdat_file_info(in)->path,
-			       p[j].name, (wflags & TDAT_W_V6) ? "version 6 has no sections" :
+			       p[j].name, dat_layout_v6(d) ? "version 6 has no sections" :
 			       "trace-cmd 3.4 reads it only compressed (else not the file at all)");
 }
 
-void dat_zlib_warning(unsigned wflags)
+void dat_zlib_warning(const struct dat_layout_opts *d)
 {
-	if (wflags & TDAT_W_ZLIB)
+	if (dat_layout_zlib(d))
 		warnx_("--compression zlib: trace-cmd builds without zlib (Debian's 3.1.6 lists only "
 		       "zstd in 'trace-cmd list -c') cannot read the file; tdat reads it");
 }
@@ -159,15 +181,13 @@ uint64_t parse_hz(const char *arg)
 	return v;
 }
 
-unsigned report_style(const char *arg)
+const char *report_style(const char *arg)
 {
 	const char *env = getenv("TDAT_REPORT_STYLE");
 	const char *v = arg ? arg : env && *env ? env : "3.4";
 
-	if (!strcmp(v, "3.4"))
-		return 0;
-	if (!strcmp(v, "3.1"))
-		return TDAT_W_STYLE_3_1;
+	if (!strcmp(v, "3.4") || !strcmp(v, "3.1"))
+		return v;
 	if (arg)
 		usage_error("invalid --report-style '%s' (3.4 or 3.1: as trace-cmd 3.4 or 3.1.6 "
 			    "reports)", arg);

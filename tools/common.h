@@ -28,15 +28,29 @@ void die_(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), n
 void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void print_version(void) __attribute__((noreturn));
 
-/* --file-version (@version) or --compression @arg into writer flags; a bad one exits 2. */
-unsigned dat_layout_option(unsigned wflags, bool version, const char *arg);
-/* The warning that trace-cmd may not read a trace.dat of --compression zlib. */
-void dat_zlib_warning(unsigned wflags);
 /*
- * A trace.dat of @wflags written from @in drops its BTF and MODULES_FILE
+ * --file-version and --compression as given (the last of each; NULL: not
+ * given): the dat format's "version" and "compression" options.
+ */
+struct dat_layout_opts {
+	const char *version, *compression;
+};
+/* --file-version (@version) or --compression @arg into @d; a bad one exits 2. */
+void dat_layout_option(struct dat_layout_opts *d, bool version, const char *arg);
+/* Whether @d asks for version 6, for zlib. */
+bool dat_layout_v6(const struct dat_layout_opts *d);
+bool dat_layout_zlib(const struct dat_layout_opts *d);
+/* @d as the options of @w (tdat_writer_set_option()); one refused exits 2. */
+void dat_layout_set(struct tdat_writer *w, const struct dat_layout_opts *d);
+/* Option @key=@value of @w (tdat_writer_set_option()), @value NULL: nothing; refused exits 2. */
+void writer_option(struct tdat_writer *w, const char *key, const char *value);
+/* The warning that trace-cmd may not read a trace.dat of --compression zlib. */
+void dat_zlib_warning(const struct dat_layout_opts *d);
+/*
+ * A trace.dat of @d written from @in drops its BTF and MODULES_FILE
  * sections when it is version 6 or not compressed: say so.
  */
-void dat_sections_warning(struct tdat_file *in, unsigned wflags);
+void dat_sections_warning(struct tdat_file *in, const struct dat_layout_opts *d);
 
 #define JOBS_MAX 256		/* -j: threads at most */
 #define JOBS_DEFAULT_MAX 8	/* -j's default: the online CPUs, at most this */
@@ -52,11 +66,11 @@ uint64_t jobs_window(void);
 uint64_t parse_hz(const char *arg);
 
 /*
- * The text style as writer flags: --report-style @arg, or when @arg is
- * NULL $TDAT_REPORT_STYLE, else 3.4's (0); "3.1" is TDAT_W_STYLE_3_1.
- * Anything else exits 2.
+ * The text style, the text format's "style" option: --report-style @arg,
+ * or when @arg is NULL $TDAT_REPORT_STYLE, else "3.4".  Anything but
+ * "3.4" and "3.1" exits 2.
  */
-unsigned report_style(const char *arg);
+const char *report_style(const char *arg);
 #define REPORT_STYLE_USAGE \
 	"      --report-style 3.4|3.1  text: as trace-cmd 3.4 reports (the default: an\n" \
 	"                        irq-flags column, ...) or as 3.1.6 does; the environment's\n" \
@@ -231,8 +245,5 @@ bool parse_time(const char *s, int64_t *ns, bool *relative);
 void progress_start(int mode);
 void progress_tick(struct tdat_merge *m, uint64_t events);
 void progress_end(void);
-
-/* info-json.c: tdat-info --json's object for @f with its statistics @s, one line on @fp. */
-void info_json_print(struct tdat_file *f, const struct tdat_stats *s, FILE *fp);
 
 #endif

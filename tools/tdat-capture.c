@@ -46,7 +46,7 @@ struct opts {
 	double duration;	/* seconds; 0: none */
 	long sleep_us;		/* -s: the longest wait between reads; 0: 1 s */
 	int prio;		/* -r: SCHED_FIFO priority of the recorder; 0: none */
-	unsigned wflags;
+	struct dat_layout_opts dat;	/* --file-version, --compression */
 };
 
 static int sig_pipe[2] = { -1, -1 };
@@ -243,10 +243,10 @@ static void parse(int argc, char **argv, struct opts *o)
 		case OPT_CPUS: o->cpus = optarg; break;
 		case 'o': o->output = optarg; break;
 		case OPT_COMPRESSION:
-			o->wflags = dat_layout_option(o->wflags, false, optarg);
+			dat_layout_option(&o->dat, false, optarg);
 			compressed = strcmp(optarg, "none");
 			break;
-		case OPT_FILE_VERSION: o->wflags = dat_layout_option(o->wflags, true, optarg); break;
+		case OPT_FILE_VERSION: dat_layout_option(&o->dat, true, optarg); break;
 		case OPT_DURATION: o->duration = parse_duration(optarg); break;
 		case 's': o->sleep_us = parse_num(optarg, 's', 1, 60000000); break;
 		case 'r': o->prio = (int)parse_num(optarg, 'r', 1, 99); break;
@@ -266,9 +266,9 @@ static void parse(int argc, char **argv, struct opts *o)
 			 exit(EXIT_USAGE);
 		}
 	}
-	if ((o->wflags & TDAT_W_V6) && compressed)
+	if (dat_layout_v6(&o->dat) && compressed)
 		usage_error("trace.dat version 6 is not compressed (--compression none)");
-	dat_zlib_warning(o->wflags);
+	dat_zlib_warning(&o->dat);
 	if (o->top && o->instance)
 		usage_error("-B and --top name two different buffers");
 	if (o->cpus && o->cpumask)
@@ -350,6 +350,18 @@ static int enable_events(struct tdat_capture *c, const struct opts *o)
 	for (int i = 0; i < o->nfilters && !ret; i++)
 		ret = tdat_capture_filter(c, o->filters[i]);
 	return ret;
+}
+
+/* Start reading, the file written as --file-version and --compression say. */
+static int read_begin(struct tdat_capture *c, const struct dat_layout_opts *d)
+{
+	int ret = 0;
+
+	if (d->version)
+		ret = tdat_capture_set_dat_option(c, "version", d->version);
+	if (!ret && d->compression)
+		ret = tdat_capture_set_dat_option(c, "compression", d->compression);
+	return ret ? ret : tdat_capture_read_begin(c);
 }
 
 /* Settings of record and start; @child: record's command (-F), or -1. */
@@ -581,7 +593,7 @@ static int capture(const struct opts *o, char **cmd, bool record)
 	if (!ret && record)
 		tdat_capture_set_buffer_percent(c, 10);
 	if (!ret)
-		ret = tdat_capture_read_begin(c, o->wflags);
+		ret = read_begin(c, &o->dat);
 	if (!ret && record && !got_signal) {
 		ran = true;
 		if (!(ret = tdat_capture_start(c))) {
@@ -746,7 +758,9 @@ static void check(const struct opts *o, int argc, char **argv)
 	if (o->follow && looks_like_filter(argv[0]))
 		usage_error("-F follows the command after it, as trace-cmd record -F, and '%s' reads like "
 			    "a filter: -e EVENT -f EXPR, or --filter 'EVENTS:EXPR'", argv[0]);
-	if ((o->output || o->wflags) && !record && strcmp(o->cmd, "extract"))
+	if ((o->output || dat_layout_v6(&o->dat) ||
+	     (o->dat.compression && strcmp(o->dat.compression, "zstd"))) && !record &&
+	    strcmp(o->cmd, "extract"))
 		usage_error("-o, --compression and --file-version are for record and extract");
 	if (o->duration > 0 && !record)
 		usage_error("--duration is for record");

@@ -36,7 +36,10 @@
 struct opts {
 	const char *format;
 	const char *out;
-	unsigned wflags;
+	bool nsec, raw, split;	/* -t, -R, --split-by-event: text's and csv's options */
+	bool gzip;		/* -o NAME.gz: TDAT_W_GZIP */
+	struct dat_layout_opts dat;	/* --file-version, --compression */
+	const char *level_key;	/* --compression-level's option: "compression-level" or "gzip-level" */
 	int progress;
 	struct tdat_open_opts open;
 	char **offsets;		/* FILE=NS entries of --ts-offset */
@@ -150,13 +153,13 @@ static void push_arg(char ***list, int *n, char *arg)
 }
 
 /*
- * --compression-level @arg as writer flags: -f parquet, zstd's 1 to 22; a
- * gzipped output, deflate's 1 to 12.  A bad one exits 2.
+ * The option --compression-level @arg sets: -f parquet's "compression-level",
+ * zstd's 1 to 22; a gzipped output's "gzip-level", deflate's 1 to 12.  A bad
+ * one exits 2.
  */
-static unsigned level_option(const char *arg, const char *format, unsigned wflags)
+static const char *level_option(const char *arg, const char *format, bool gz)
 {
-	bool gz = wflags & TDAT_W_GZIP;
-	int max = gz ? TDAT_W_GZIP_LEVEL_MAX : TDAT_W_LEVEL_MAX;
+	int max = gz ? TDAT_GZIP_LEVEL_MAX : TDAT_ZSTD_LEVEL_MAX;
 	char *end;
 	long v;
 
@@ -166,7 +169,7 @@ static unsigned level_option(const char *arg, const char *format, unsigned wflag
 	if (end == arg || *end || v < 1 || v > max)
 		usage_error("invalid --compression-level '%s' (%s: 1 to %d)", arg,
 			    gz ? "gzip" : "zstd", max);
-	return TDAT_W_LEVEL(v);
+	return gz ? "gzip-level" : "compression-level";
 }
 
 /*
@@ -264,8 +267,8 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		switch (c) {
 		case 'f': o->format = optarg; break;
 		case 'o': o->out = optarg; break;
-		case 't': o->wflags |= TDAT_W_NSEC; break;
-		case 'R': o->wflags |= TDAT_W_RAW; break;
+		case 't': o->nsec = true; break;
+		case 'R': o->raw = true; break;
 		case OPT_TS2SECS: o->open.ts2secs_hz = parse_hz(optarg); break;
 		case OPT_RAW_TS: o->open.flags |= TDAT_OPEN_RAW_TS; break;
 		case OPT_STYLE: o->style = optarg; report_style(optarg); break;
@@ -274,11 +277,11 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		case 'j': o->jobs = parse_jobs(optarg); break;
 		case OPT_PROGRESS: o->progress = 1; break;
 		case OPT_NO_PROGRESS: o->progress = 0; break;
-		case OPT_SPLIT: o->wflags |= TDAT_W_SPLIT; break;
+		case OPT_SPLIT: o->split = true; break;
 		case OPT_LENIENT: lenient = true; break;
 		case OPT_VERBOSE: verbose = true; break;
 		case OPT_FILE_VERSION: case OPT_COMPRESSION:
-			o->wflags = dat_layout_option(o->wflags, c == OPT_FILE_VERSION, optarg);
+			dat_layout_option(&o->dat, c == OPT_FILE_VERSION, optarg);
 			o->dat_opts = true;
 			o->version_opt |= c == OPT_FILE_VERSION;
 			if (c == OPT_COMPRESSION)
@@ -299,22 +302,22 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		}
 	}
 	if (!o->format)
-		o->format = o->out && !(o->wflags & TDAT_W_SPLIT) ? format_of_output(o->out) : NULL;
+		o->format = o->out && !o->split ? format_of_output(o->out) : NULL;
 	if (!o->format)
-		o->format = (o->wflags & TDAT_W_SPLIT) ? "csv" : DEFAULT_FORMAT;
-	if (tdat_format_output(o->format, o->wflags) < 0)
+		o->format = o->split ? "csv" : DEFAULT_FORMAT;
+	if (tdat_format_output(o->format) < 0)
 		usage_error("unknown format '%s' (one of: %s)", o->format, tdat_format_names());
-	if ((o->wflags & TDAT_W_SPLIT) && strcmp(o->format, "csv"))
+	if (o->split && strcmp(o->format, "csv"))
 		usage_error("--split-by-event needs -f csv");
 	/* an option that would change nothing in the output asked for is refused, never ignored */
-	if ((o->wflags & TDAT_W_RAW) && strcmp(o->format, "text"))
+	if (o->raw && strcmp(o->format, "text"))
 		usage_error("-R (--raw) needs -f text");
-	if ((o->wflags & TDAT_W_NSEC) && strcmp(o->format, "text"))
+	if (o->nsec && strcmp(o->format, "text"))
 		usage_error("-t (--nsec) needs -f text (the other formats keep every nanosecond)");
 	if (o->style && strcmp(o->format, "text"))
 		usage_error("--report-style needs -f text");
 	if (!strcmp(o->format, "text"))
-		o->wflags |= report_style(o->style);
+		o->style = report_style(o->style);
 	if (o->dat_opts && !strcmp(o->format, "perfetto")) {
 		if (o->version_opt)
 			usage_error("--file-version needs -f dat");
@@ -326,17 +329,16 @@ static void parse_args(struct opts *o, int argc, char **argv)
 			    "(--compression zlib or none: -f perfetto too)");
 	}
 	if (!strcmp(o->format, "dat"))
-		dat_zlib_warning(o->wflags);
-	if ((o->wflags & TDAT_W_V6) && (o->wflags & TDAT_W_ZLIB))
+		dat_zlib_warning(&o->dat);
+	if (dat_layout_v6(&o->dat) && dat_layout_zlib(&o->dat))
 		usage_error("trace.dat version 6 is not compressed");
-	if (o->out && !(o->wflags & TDAT_W_SPLIT) && strlen(o->out) > 3 &&
-	    !strcmp(o->out + strlen(o->out) - 3, ".gz"))
-		o->wflags |= TDAT_W_GZIP;
-	if ((o->wflags & TDAT_W_GZIP) && tdat_format_output(o->format, o->wflags) != TDAT_OUT_STREAM)
+	if (o->out && !o->split && strlen(o->out) > 3 && !strcmp(o->out + strlen(o->out) - 3, ".gz"))
+		o->gzip = true;
+	if (o->gzip && tdat_format_output(o->format) != TDAT_OUT_STREAM)
 		usage_error("-o %s: %s output is a database or a directory; it cannot be gzipped",
 			    o->out, o->format);
 	if (o->level)
-		o->wflags |= level_option(o->level, o->format, o->wflags);
+		o->level_key = level_option(o->level, o->format, o->gzip);
 	for (int i = optind; i < argc; i++)
 		push_arg(&o->inputs, &o->ninputs, argv[i]);
 	if (!o->ninputs)
@@ -418,45 +420,6 @@ static void warn_latency(const struct opts *o, struct tdat_file **in, int n)
 	}
 }
 
-/*
- * parquet: DIR/_tdat/trace.json (beside the mark out_mark() made), tdat-info
- * --json of each input (one object a line), from what the merge counted
- * while the events were written, or (a selection: the merge did not see
- * them all) read again.
- */
-static int write_trace_json(const char *dir, struct tdat_merge *m, struct tdat_file **in, int n)
-{
-	char path[4096];
-	FILE *fp;
-	int ret = 0;
-
-	snprintf(path, sizeof(path), "%s/" OUT_MARK_DIR "/trace.json", dir);
-	if (!(fp = fopen(path, "we"))) {
-		warn_("%s", path);
-		return -1;
-	}
-	for (int i = 0; i < n && !ret; i++) {
-		struct tdat_stats *s = NULL;
-
-		ret = tdat_merge_stats(m, in[i], &s);
-		if (ret == TDAT_EINVAL)
-			ret = tdat_stats_collect(in[i], &s);
-		input_warnings(in[i]);
-		if (ret) {
-			warnx_("%s: %s", tdat_file_info(in[i])->path, *tdat_file_errmsg(in[i]) ?
-			       tdat_file_errmsg(in[i]) : tdat_strerror(ret));
-			break;
-		}
-		info_json_print(in[i], s, fp);
-		tdat_stats_free(s);
-	}
-	if ((ferror(fp) | fclose(fp)) && !ret) {
-		warn_("%s", path);
-		ret = -1;
-	}
-	return ret ? -1 : 0;
-}
-
 /* CPU time of this thread (@thread) or of the whole process, in seconds. */
 static double cpu_s(bool thread)
 {
@@ -512,33 +475,48 @@ static void tick(void *m, uint64_t events)
 	progress_tick(m, events);
 }
 
+/*
+ * The options of @o as @w's format's (tdat_writer_set_option()): parse_args()
+ * let only those of the format through; a NULL value sets nothing.
+ */
+static void set_options(const struct opts *o, struct tdat_writer *w)
+{
+	writer_option(w, "nsec", o->nsec ? "1" : NULL);
+	writer_option(w, "raw", o->raw ? "1" : NULL);
+	writer_option(w, "style", o->style);
+	writer_option(w, "split", o->split ? "1" : NULL);
+	dat_layout_set(w, &o->dat);
+	writer_option(w, o->level_key, o->level);
+}
+
 static int run(struct opts *o, int n, struct tdat_merge *m, struct tdat_file **in)
 {
 	struct tdat_writer *w = tdat_writer_new(o->format);
 	struct tdat_run r = { .tick = tick, .arg = m };
 	struct tool_out out;
-	int ret, bound, unprinted, kind = tdat_format_output(o->format, o->wflags);
+	int ret, bound, unprinted, kind;
 	double cpu[2];
 
 	if (!w)
 		die_(EXIT_FAIL, "out of memory");
+	set_options(o, w);
+	kind = tdat_writer_output(w);
 	tdat_writer_set_jobs(w, o->jobs);
 	tdat_writer_set_window(w, jobs_window());
-	if (out_open(&out, o->out, kind, (o->wflags & TDAT_W_GZIP) || !strcmp(o->format, "dat") ||
+	if (out_open(&out, o->out, kind, o->gzip || !strcmp(o->format, "dat") ||
 		     !strcmp(o->format, "perfetto"))) {
 		tdat_writer_free(w);
 		return EXIT_FAIL;
 	}
 	warn_latency(o, in, n);
-	ret = tdat_writer_open(w, out.fd, kind == TDAT_OUT_STREAM ? NULL : out.tmp, m, o->wflags);
+	ret = tdat_writer_open(w, out.fd, kind == TDAT_OUT_STREAM ? NULL : out.tmp, m,
+			       o->gzip ? TDAT_W_GZIP : 0);
 	if (!ret && o->sel && (bound = tdat_select_bind(o->sel, m))) {
 		warnx_("%s", tdat_select_errmsg(o->sel));
 		tdat_writer_free(w);
 		out_abort(&out);
 		return bound == TDAT_EINVAL ? EXIT_USAGE : EXIT_FAIL;
 	}
-	if (!ret && !o->sel && !strcmp(o->format, "parquet"))
-		ret = tdat_merge_count(m);	/* trace.json without a second pass */
 	progress_start(o->progress);
 	if (!ret && !o->sel) {	/* whole pages where the format can: then done */
 		ret = tdat_writer_copy(w);
@@ -566,11 +544,11 @@ static int run(struct opts *o, int n, struct tdat_merge *m, struct tdat_file **i
 	for (int i = 0; i < tdat_writer_nnotices(w); i++)
 		warnx_("%s", tdat_writer_notice(w, i));	/* not damage: the exit status stays */
 	tdat_writer_free(w);
+	for (int i = 0; i < n; i++)	/* met while read again (a dataset's statistics) */
+		input_warnings(in[i]);
 	if (verbose)
 		note_cpu(o, &r, cpu);
 	if (ret >= 0 && kind == TDAT_OUT_DIR && out_mark(out.tmp, o->format))
-		ret = TDAT_EIO;
-	if (ret >= 0 && !strcmp(o->format, "parquet") && write_trace_json(out.tmp, m, in, n))
 		ret = TDAT_EIO;
 	if (ret < 0) {
 		out_abort(&out);
@@ -629,7 +607,7 @@ int main(int argc, char **argv)
 	warn_mixed_clocks(in, n);
 	warn_missing_pieces(in, n);
 	if (!strcmp(o.format, "dat"))	/* the BTF of the first input is the one written */
-		dat_sections_warning(in[0], o.wflags);
+		dat_sections_warning(in[0], &o.dat);
 	ret = run(&o, n, m, in);
 out:
 	tdat_select_free(o.sel);	/* its filters belong to the files' event formats */

@@ -276,6 +276,18 @@ static void note_split(struct seen_split **seen, int *n, const char *path, const
 		die_(EXIT_FAIL, "out of memory");
 }
 
+/* tdat-info --json's line for @f; 0, or TDAT_ENOMEM. */
+static int print_json(struct tdat_file *f, const struct tdat_stats *s)
+{
+	char *j = tdat_file_info_json(f, s);
+
+	if (!j)
+		return TDAT_ENOMEM;
+	fputs(j, stdout);
+	free(j);
+	return 0;
+}
+
 static int info_one(const char *path, const struct tdat_open_opts *oo, bool json, bool sep,
 		    struct seen_split **seen, int *nseen)
 {
@@ -295,10 +307,10 @@ static int info_one(const char *path, const struct tdat_open_opts *oo, bool json
 	}
 	if (sep && !json)
 		putchar('\n');
-	if (json)
-		info_json_print(f, s, stdout);
-	else
+	if (!json)
 		text_report(f, s);
+	else if (print_json(f, s))
+		die_(EXIT_FAIL, "out of memory");
 	damaged = report_stats_damage(f, s) > 0;
 	tdat_stats_free(s);
 	damaged |= tdat_file_nwarnings(f) > 0;

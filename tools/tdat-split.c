@@ -39,7 +39,7 @@ struct split {
 	const char *size_arg;	/* --size as given */
 	const char *input;
 	const char *prefix;
-	unsigned wflags;
+	struct dat_layout_opts dat;	/* --file-version, --compression */
 	int progress;
 	int jobs;		/* -j */
 	struct tdat_open_opts open;
@@ -206,7 +206,7 @@ static void parse_args(struct split *sp, int argc, char **argv)
 		case 'j': sp->jobs = parse_jobs(optarg); break;
 		case OPT_MAX_PIECES: sp->max_pieces = parse_count("max-pieces", optarg, false); break;
 		case OPT_FILE_VERSION: case OPT_COMPRESSION:
-			sp->wflags = dat_layout_option(sp->wflags, c == OPT_FILE_VERSION, optarg);
+			dat_layout_option(&sp->dat, c == OPT_FILE_VERSION, optarg);
 			how_add(&sp->how, c == OPT_FILE_VERSION ? "--file-version" : "--compression", optarg);
 			break;
 		case OPT_PROGRESS: sp->progress = 1; break;
@@ -231,9 +231,9 @@ static void parse_args(struct split *sp, int argc, char **argv)
 	free(sp->how);
 	sp->how = sp->mode_how;
 	sp->mode_how = NULL;
-	if ((sp->wflags & TDAT_W_V6) && (sp->wflags & TDAT_W_ZLIB))
+	if (dat_layout_v6(&sp->dat) && dat_layout_zlib(&sp->dat))
 		usage_error("trace.dat version 6 is not compressed");
-	dat_zlib_warning(sp->wflags);
+	dat_zlib_warning(&sp->dat);
 	if (optind + !sp->input < argc)
 		usage_error("one input file only");
 	if (!sp->input)
@@ -447,7 +447,8 @@ static void check_size(struct split *sp)
 		page += tdat_file_buffer(f, b)->ncpus * tdat_file_buffer(f, b)->page_size;
 	if (!w)
 		die_(EXIT_FAIL, "out of memory");
-	meta = tdat_writer_open(w, -1, NULL, sp->m, sp->wflags) ? 0 : tdat_writer_size(w);
+	dat_layout_set(w, &sp->dat);
+	meta = tdat_writer_open(w, -1, NULL, sp->m, 0) ? 0 : tdat_writer_size(w);
 	tdat_writer_free(w);
 	if (meta && sp->limit < meta + page)
 		usage_error("--size %s is too small for this input: every piece repeats its "
@@ -484,7 +485,8 @@ static int piece_start(struct split *sp, struct piece *p, int key)
 	p->out.path = name;	/* owned by the piece: piece_end() frees it */
 	if (ret)
 		return -1;
-	if (tdat_writer_open(p->w, p->out.fd, NULL, sp->m, sp->wflags)) {
+	dat_layout_set(p->w, &sp->dat);
+	if (tdat_writer_open(p->w, p->out.fd, NULL, sp->m, 0)) {
 		warnx_("%s: %s", name, tdat_writer_errmsg(p->w));
 		return -1;
 	}
@@ -715,7 +717,7 @@ int main(int argc, char **argv)
 	if (in && merge_input(sp.m, in)) {
 		ret = EXIT_FAIL;
 	} else if (in) {
-		dat_sections_warning(in, sp.wflags);
+		dat_sections_warning(in, &sp.dat);
 		set_mark(&sp, in);
 		ret = run(&sp);
 	}

@@ -207,13 +207,33 @@ int cap_finish_reading(struct tdat_capture *c)
 	return c->werr;
 }
 
-int tdat_capture_read_begin(struct tdat_capture *c, unsigned wflags)
+int tdat_capture_set_dat_option(struct tdat_capture *c, const char *key, const char *value)
+{
+	const struct writer_option *o = writer_option_find(dat_options, key);
+	struct writer_opts opts = { .dat = c->layout };
+	int ret;
+
+	if (c->reading) {
+		tdat_msg(c->errmsg, "option %s: reading has begun", key);
+		return TDAT_EINVAL;
+	}
+	if (!o) {
+		tdat_msg(c->errmsg, "no option '%s' (version, compression: the dat format's)", key);
+		return TDAT_EINVAL;
+	}
+	if ((ret = writer_option_parse(o, value, &opts, c->errmsg)))
+		return ret;
+	c->layout = opts.dat;
+	return 0;
+}
+
+int tdat_capture_read_begin(struct tdat_capture *c)
 {
 	int *ids, ret;
 
 	if (c->reading || !c->opened)
 		return TDAT_EINVAL;
-	if ((ret = dat_out_init(&c->out, wflags, STAGE_MEM, c->errmsg)))
+	if ((ret = dat_out_init(&c->out, &c->layout, STAGE_MEM, c->errmsg)))
 		return ret;
 	c->reading = true;
 	c->pipe[0] = c->pipe[1] = -1;

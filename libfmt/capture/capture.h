@@ -44,6 +44,7 @@ struct tdat_capture {
 	struct tracefs_cpu **tcpu;
 	bool *nosplice;		/* per CPU: splice refused, read() instead */
 	int pipe[2];		/* what splice moves pages through */
+	struct dat_layout layout;	/* tdat_capture_set_dat_option() */
 	struct dat_out out;	/* one buffer, one stream per CPU (stream i = CPU i) */
 	char *clock;		/* the instance's trace clock */
 	uint64_t *raw;		/* bytes read per CPU */

@@ -402,6 +402,7 @@ static int worker_init(struct worker *k)
 	if (!(k->w = tdat_writer_new(p->w->ops->name)))
 		return TDAT_ENOMEM;
 	k->w->workers = p->w->jobs;	/* PM_PRINT and PM_PREPARE: a worker a job */
+	k->w->opt = p->w->opt;		/* the format's options (tdat_writer_set_option()) */
 	if ((ret = writer_open_worker(k->w, k->m, p->w->flags & ~TDAT_W_GZIP)))
 		return ret;
 	k->w->sink.len = 0;	/* no header */

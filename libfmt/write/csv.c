@@ -184,7 +184,7 @@ static int csv_open(struct tdat_writer *w)
 	struct csv *c;
 	size_t len;
 
-	if (w->flags & TDAT_W_SPLIT)
+	if (w->opt.split)
 		return csvdir_open(w);
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -230,7 +230,13 @@ static void csv_free(struct tdat_writer *w)
 	w->priv = NULL;
 }
 
+static const struct writer_option csv_options[] = {
+	WOPT_BOOL("split", split),	/* one typed file per event type (csvdir.c) */
+	{ NULL, WO_BOOL, NULL, 0, 0, 0 },
+};
+
 const struct tdat_writer_ops tdat_writer_csv_ops = {
+	.options = csv_options,
 	.name = "csv",
 	.parallel = true,
 	.exts = ".csv",

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * csvdir.c - "csv" with TDAT_W_SPLIT (tdat-convert --split-by-event):
+ * csvdir.c - "csv" with the "split" option (tdat-convert --split-by-event):
  * one typed CSV file per event type in the directory w->path, named
  * SYSTEM.EVENT.csv, with the columns
  *

@@ -666,21 +666,27 @@ out:
 
 /* ---- the description ---- */
 
-int dat_out_init(struct dat_out *o, unsigned flags, size_t stage_limit, char *err)
+const struct writer_option dat_options[] = {
+	WOPT_WORD("version", "7 6", dat.v6),
+	WOPT_WORD("compression", "zstd zlib none", dat.z),
+	{ NULL, WO_BOOL, NULL, 0, 0, 0 },
+};
+
+int dat_out_init(struct dat_out *o, const struct dat_layout *l, size_t stage_limit, char *err)
 {
 	memset(o, 0, sizeof(*o));
-	if ((flags & TDAT_W_V6) && (flags & TDAT_W_ZLIB)) {
+	if (l->v6 && l->z == DAT_ZLIB) {
 		tdat_msg(err, "trace.dat v6 is not compressed");
 		return TDAT_EINVAL;
 	}
-	o->v6 = flags & TDAT_W_V6;
+	o->v6 = l->v6;
 	o->zname = "zstd";
 	o->zver = ZSTD_versionString();
-	if (flags & TDAT_W_ZLIB) {
+	if (l->z == DAT_ZLIB) {
 		o->zname = "zlib";
 		o->zver = zlibVersion();
 	}
-	if ((flags & (TDAT_W_ZNONE | TDAT_W_V6)) && !(flags & TDAT_W_ZLIB)) {
+	if (l->z == DAT_ZNONE || l->v6) {
 		o->zname = "none";
 		o->zver = "";
 	}

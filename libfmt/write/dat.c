@@ -370,7 +370,7 @@ static int dat_open(struct tdat_writer *w)
 	if (!(d->first_buf = calloc((size_t)d->nfiles, sizeof(*d->first_buf))) ||
 	    !(d->first_name = calloc((size_t)d->nfiles, sizeof(*d->first_name))))
 		return TDAT_ENOMEM;
-	if ((ret = dat_out_init(&d->o, w->flags, STAGE_LIMIT, w->errmsg)) ||
+	if ((ret = dat_out_init(&d->o, &w->opt.dat, STAGE_LIMIT, w->errmsg)) ||
 	    (ret = dat_setup(w, d, m)))
 		return ret;
 	d->ready = true;
@@ -450,6 +450,7 @@ static void dat_free(struct tdat_writer *w)
 }
 
 const struct tdat_writer_ops tdat_writer_dat_ops = {
+	.options = dat_options,
 	.name = "dat",
 	.exts = ".dat",
 	.output = TDAT_OUT_STREAM,

@@ -259,7 +259,7 @@ struct gz *gz_new(struct tdat_sink *sk, int workers, int level)
 
 	if (!g)
 		return NULL;
-	g->level = level < 1 ? GZ_LEVEL : level > TDAT_W_GZIP_LEVEL_MAX ? TDAT_W_GZIP_LEVEL_MAX : level;
+	g->level = level < 1 ? GZ_LEVEL : level > TDAT_GZIP_LEVEL_MAX ? TDAT_GZIP_LEVEL_MAX : level;
 	g->crc = (uint32_t)crc32(0, NULL, 0);
 	g->ring_init = !jobring_init(&g->ring, workers > 1 ? 2 * (unsigned)workers : 1);
 	g->slot = g->ring_init ? calloc(g->ring.n, sizeof(*g->slot)) : NULL;

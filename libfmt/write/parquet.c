@@ -13,6 +13,7 @@
  *                         field the format prints as a kernel symbol
  *                         followed by FIELD_sym (a stack's not yet);
  *   analysis/TABLE.parquet  the model's tables (parquet-model.c).
+ *   _tdat/trace.json      tdat_file_info_json() of each input (info-json.c).
  *
  * Types: ts and lost INT64 (signed), cpu, input and pid INT32, buffer and
  * comm STRING; a number field an INTEGER of its width and signedness (a
@@ -44,7 +45,7 @@
 
 #define PQ_GROUP_ROWS (1 << 20)
 #define PQ_BUDGET ((size_t)12 << 20)
-#define PQ_LEVEL 5		/* zstd's level unless the flags say (TDAT_W_LEVEL) */
+#define PQ_LEVEL 5		/* zstd's level unless "compression-level" says */
 #define NFIXED 7		/* ts cpu input buffer pid comm lost */
 
 struct pfile {
@@ -534,7 +535,7 @@ static int parquet_close(struct tdat_writer *w)
 		ret = pfile_flush(w, d, d->files[i], true);
 	if (!ret && (ret = pqm_close(d->model)) && !*w->errmsg)
 		tdat_msg(w->errmsg, "%s", tdat_strerror(ret));
-	return ret;
+	return ret ? ret : dataset_info_write(w, d->dirfd);	/* _tdat/trace.json */
 }
 
 static void parquet_free(struct tdat_writer *w)
@@ -604,12 +605,7 @@ static int parquet_open(struct tdat_writer *w)
 	w->priv = d;
 	d->dirfd = d->typefd = d->modelfd = -1;
 	d->tmp.fd = -1;
-	if (TDAT_W_LEVEL_OF(w->flags) > TDAT_W_LEVEL_MAX) {
-		tdat_msg(w->errmsg, "zstd level %u: not 1 to %d", TDAT_W_LEVEL_OF(w->flags),
-			 TDAT_W_LEVEL_MAX);
-		return TDAT_EINVAL;
-	}
-	if (pq_ctx_init(&d->ctx, TDAT_W_LEVEL_OF(w->flags) ? (int)TDAT_W_LEVEL_OF(w->flags) : PQ_LEVEL,
+	if (pq_ctx_init(&d->ctx, w->opt.level ? w->opt.level : PQ_LEVEL,
 			w->errmsg) || pq_ctx_helpers(&d->ctx, w->jobs) || sink_init(&d->tmp, -1))
 		return nomem(w);
 	if (w->flags & TDAT_W_GZIP) {
@@ -624,6 +620,7 @@ static int parquet_open(struct tdat_writer *w)
 			 "analysis: ", strerror(errno));
 		return TDAT_EIO;
 	}
+	tdat_merge_count(w->merge);	/* _tdat/trace.json without reading again */
 	d->ninputs = tdat_merge_nfiles(w->merge);
 	d->in = calloc((size_t)(d->ninputs ? d->ninputs : 1), sizeof(*d->in));
 	if (!d->in || events_file(w, d) || !(d->model = pqm_new(w, &d->ctx, d->modelfd)))
@@ -631,8 +628,14 @@ static int parquet_open(struct tdat_writer *w)
 	return 0;
 }
 
+static const struct writer_option parquet_options[] = {
+	WOPT_INT("compression-level", 1, TDAT_ZSTD_LEVEL_MAX, level),
+	{ NULL, WO_BOOL, NULL, 0, 0, 0 },
+};
+
 const struct tdat_writer_ops tdat_writer_parquet_ops = {
 	.name = "parquet",
+	.options = parquet_options,
 	.exts = "",
 	.output = TDAT_OUT_DIR,
 	.fields = true,

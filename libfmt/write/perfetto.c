@@ -32,7 +32,7 @@
  * state is used.  With several inputs, the CPUs of input N are numbered
  * after those of inputs 0..N-1; pids are written as they are.
  *
- * With TDAT_W_ZLIB, packets are gathered ZBATCH bytes at a time and each
+ * With the "compression" option zlib, packets are gathered ZBATCH bytes at a time and each
  * batch is written deflated (zlib) as one TracePacket's compressed_packets,
  * as Perfetto's recorder writes a trace configured with compression_type
  * DEFLATE; trace processor and ui.perfetto.dev inflate them as they read.
@@ -98,7 +98,7 @@ struct pf {
 	bool any;
 	uint64_t first_ts, last_ts;
 	struct tdat_sink pkt;	/* one packet being built (memory sink) */
-	bool deflate;		/* TDAT_W_ZLIB: packets go through zbatch */
+	bool deflate;		/* "compression" zlib: packets go through zbatch */
 	struct tdat_sink zbatch;	/* packets to deflate (memory sink) */
 	unsigned char *zout;	/* their deflated bytes */
 	uLong zcap;
@@ -578,7 +578,7 @@ static int pf_open(struct tdat_writer *w)
 	w->priv = p;
 	p->pkt.fd = -1;
 	p->zbatch.fd = -1;
-	p->deflate = (w->flags & TDAT_W_ZLIB) != 0;
+	p->deflate = w->opt.zlib;
 	p->ninputs = tdat_merge_nfiles(w->merge);
 	p->in = calloc((size_t)(p->ninputs ? p->ninputs : 1), sizeof(*p->in));
 	if (!p->in || !(p->pm = pm_new()))
@@ -628,7 +628,13 @@ static void pf_free(struct tdat_writer *w)
 	w->priv = NULL;
 }
 
+static const struct writer_option perfetto_options[] = {
+	WOPT_WORD("compression", "none zlib", zlib),	/* packets deflated in compressed_packets */
+	{ NULL, WO_BOOL, NULL, 0, 0, 0 },
+};
+
 const struct tdat_writer_ops tdat_writer_perfetto_ops = {
+	.options = perfetto_options,
 	.name = "perfetto",
 	.exts = ".pftrace .perfetto-trace",
 	.fields = true,

@@ -2,7 +2,7 @@
 /*
  * text-34.c - what `trace-cmd report` 3.4 (with libtraceevent 1.9) prints
  * unlike 3.1.6 (libtraceevent 1.7, which tdat prints through): the text
- * writer's default style (text.c; TDAT_W_STYLE_3_1 keeps 3.1.6's).
+ * writer's default style (text.c; the "style" option 3.1 keeps 3.1.6's).
  *
  * - The latency column after the CPU (trace-cmd 3.3's trace_show_data()
  *   prints TEP_PRINT_LATENCY in every report, not only with -l): irqs off

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * text.c - the "text" format: byte for byte what `trace-cmd report` 3.4
- * prints, or with TDAT_W_STYLE_3_1 what 3.1.6 prints.  A `cpus=N` line per
+ * prints, or with the "style" option 3.1 what 3.1.6 prints.  A `cpus=N` line per
  * input, then one line per event built from libtraceevent's printers (with
  * the plugins trace-cmd loads), the buffer/file name prefixes trace-cmd
  * uses when there are instances or several inputs, and its lost-event
  * lines.  A file whose top buffer is a latency trace is printed as its
- * text, as trace-cmd does.  With TDAT_W_RAW, each event's fields raw, as
+ * text, as trace-cmd does.  With the "raw" option, each event's fields raw, as
  * `trace-cmd report -R`.  Times print as trace-cmd's clock flag says
  * (struct tdat_file.report_usecs).  What 3.4 prints unlike 3.1.6 (whose
  * libtraceevent, 1.7, prints here) is text-34.c's.
@@ -170,7 +170,7 @@ static int text_open(struct tdat_writer *w)
 		return TDAT_ENOMEM;
 	}
 	trace_seq_init(&t->seq);
-	if (!(w->flags & TDAT_W_STYLE_3_1) && !(t->v34 = text34_new())) {
+	if (!w->opt.style_3_1 && !(t->v34 = text34_new())) {
 		free(in);
 		return TDAT_ENOMEM;
 	}
@@ -181,10 +181,10 @@ static int text_open(struct tdat_writer *w)
 	for (int i = 0; !ret && !t->latency_only && i < n; i++) {
 		struct tdat_file *f = tdat_merge_file(m, i);
 
-		if (w->flags & TDAT_W_NSEC)
+		if (w->opt.nsec)
 			tep_set_flag(f->tep, TEP_NSEC_OUTPUT);
 		/* 3.1.6 knows nothing of a persistent buffer's earlier boot */
-		file_last_boot(f, !(w->flags & TDAT_W_STYLE_3_1));
+		file_last_boot(f, !w->opt.style_3_1);
 	}
 	return ret;
 }
@@ -243,10 +243,10 @@ static void print_head(struct tdat_writer *w, const struct tdat_event *ev, int p
 	*p++ = ']';
 	if (tx->v34)
 		p += text34_latency(tx->v34, ev->file->tep, ev->data, (unsigned)ev->size,
-				    w->flags & TDAT_W_RAW, p);
+				    w->opt.raw, p);
 	if (!ev->file->report_usecs) {
 		p += put_u64(p, t, 12, ' ');
-	} else if (w->flags & TDAT_W_NSEC) {
+	} else if (w->opt.nsec) {
 		*p++ = ' ';
 		p += put_u64(p, t / 1000000000, 5, ' ');
 		*p++ = '.';
@@ -368,7 +368,7 @@ static int text_put(struct tdat_writer *w, const struct tdat_event *ev)
 	char why[256];
 	size_t len, at;
 	int pid, safe;
-	bool raw = w->flags & TDAT_W_RAW;
+	bool raw = w->opt.raw;
 
 	if (t->latency_only)
 		return 0;
@@ -442,7 +442,15 @@ static void text_free(struct tdat_writer *w)
 	w->priv = NULL;
 }
 
+static const struct writer_option text_options[] = {
+	WOPT_BOOL("nsec", nsec),		/* trace-cmd report -t */
+	WOPT_BOOL("raw", raw),			/* trace-cmd report -R */
+	WOPT_WORD("style", "3.4 3.1", style_3_1),	/* as trace-cmd 3.4 or 3.1.6 prints */
+	{ NULL, WO_BOOL, NULL, 0, 0, 0 },
+};
+
 const struct tdat_writer_ops tdat_writer_text_ops = {
+	.options = text_options,
 	.name = "text",
 	.parallel = true,
 	.names = true,

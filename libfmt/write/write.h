@@ -8,6 +8,7 @@
 #define TDAT_WRITE_H
 
 #include <pthread.h>
+#include <stddef.h>
 
 #include "read/read.h"
 
@@ -101,8 +102,18 @@ struct dat_obuf {		/* one buffer of the output */
 };
 
 /*
+ * A trace.dat's version and compression: the dat writer's "version" and
+ * "compression" options (and tdat_capture_set_dat_option()'s); zeroed: v7, zstd.
+ */
+enum dat_z { DAT_ZSTD, DAT_ZLIB, DAT_ZNONE };
+struct dat_layout {
+	int v6;			/* "version": 0 for "7", 1 for "6" */
+	int z;			/* "compression": enum dat_z */
+};
+
+/*
  * What dat_out_write() writes.  dat_out_init() clears it and picks the
- * compression from enum tdat_writer_flags; then the caller sets meta, big,
+ * compression from @l; then the caller sets meta, big,
  * page_size, cpus, clock (and corrected_ts) before adding buffers, and
  * feeds the streams (dstream_put(), or whole pages).
  */
@@ -131,7 +142,7 @@ struct dat_out {
 	int norigins;
 };
 
-int dat_out_init(struct dat_out *o, unsigned flags, size_t stage_limit, char *err);
+int dat_out_init(struct dat_out *o, const struct dat_layout *l, size_t stage_limit, char *err);
 /* A buffer with one stream per CPU id in @cpus; @name and @clock are borrowed. */
 int dat_out_add_buffer(struct dat_out *o, const char *name, const char *clock, unsigned page_size,
 		       const int *cpus, int ncpus, int long_size);
@@ -452,6 +463,7 @@ struct tdat_writer_ops {
 				 * workers may print batches of events (run/par.c) */
 	bool names;		/* but for the names of tasks libtraceevent learns from
 				 * earlier events (run/par-names.c): --comm stays serial */
+	const struct writer_option *options;	/* its own options, NULL: none */
 	int (*open)(struct tdat_writer *w);
 	int (*put)(struct tdat_writer *w, const struct tdat_event *ev);
 	int (*close)(struct tdat_writer *w);
@@ -484,8 +496,48 @@ struct tdat_writer_ops {
 	int (*put_trailer)(struct tdat_writer *w, const char *p, size_t n);
 };
 
+/*
+ * The per-format options (tdat_writer_set_option()), zeroed by default: a
+ * format's table (ops->options) says which it takes, their values and
+ * where each goes.  An int each: an on/off one 0 or 1, one of words the
+ * index of the word, a number the number.
+ */
+struct writer_opts {
+	int nsec, raw, style_3_1;	/* text: "nsec", "raw", "style" (3.4, 3.1) */
+	int split;			/* csv: "split" (tdat_writer_output() a directory) */
+	struct dat_layout dat;		/* dat: "version", "compression" */
+	int zlib;			/* perfetto: "compression" (none, zlib) */
+	int level;			/* parquet: "compression-level" (zstd), 0: its default */
+	int gzip_level;			/* any: "gzip-level" of TDAT_W_GZIP, 0: the default */
+};
+
+enum wopt_kind { WO_BOOL, WO_WORD, WO_INT };
+
+/* An option of a format's table (ops->options, ended by a NULL key). */
+struct writer_option {
+	const char *key;
+	enum wopt_kind kind;
+	const char *words;	/* WO_WORD: the values, space separated, the default first */
+	int lo, hi;		/* WO_INT: the range */
+	size_t off;		/* the int in struct writer_opts it sets */
+};
+
+#define WOPT_BOOL(k, field) { k, WO_BOOL, NULL, 0, 1, offsetof(struct writer_opts, field) }
+#define WOPT_WORD(k, w, field) { k, WO_WORD, w, 0, 0, offsetof(struct writer_opts, field) }
+#define WOPT_INT(k, lo, hi, field) { k, WO_INT, NULL, lo, hi, offsetof(struct writer_opts, field) }
+
+/* @value of option @o (from a table like ops->options) into @opts; 0 or TDAT_EINVAL (@err says). */
+int writer_option_parse(const struct writer_option *o, const char *value, struct writer_opts *opts,
+			char *err);
+/* The option @key of the NULL-key-ended table @t, or NULL. */
+const struct writer_option *writer_option_find(const struct writer_option *t, const char *key);
+
+/* dat-write.c: the dat writer's options (and tdat_capture_set_dat_option()'s). */
+extern const struct writer_option dat_options[];
+
 struct tdat_writer {
 	const struct tdat_writer_ops *ops;
+	struct writer_opts opt;		/* tdat_writer_set_option() */
 	struct tdat_sink sink;		/* unused by file and directory formats */
 	const char *path;		/* file or directory formats */
 	struct tdat_merge *merge;
@@ -548,7 +600,14 @@ extern const struct tdat_writer_ops tdat_writer_dat_ops;
 extern const struct tdat_writer_ops tdat_writer_perfetto_ops;
 extern const struct tdat_writer_ops tdat_writer_parquet_ops;
 
-/* writer-csvdir.c: csv with TDAT_W_SPLIT; csv_open() hands over to it. */
+/*
+ * info-json.c: a dataset's _tdat/trace.json under the folder @dirfd: one
+ * tdat_file_info_json() line per file added to the writer's merge, with the
+ * statistics the merge counted (tdat_merge_count()), or read again.
+ */
+int dataset_info_write(struct tdat_writer *w, int dirfd);
+
+/* writer-csvdir.c: csv with the "split" option; csv_open() hands over to it. */
 int csvdir_open(struct tdat_writer *w);
 
 /*

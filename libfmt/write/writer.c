@@ -279,11 +279,11 @@ const char *tdat_format_names(void)
 	return names;
 }
 
-int tdat_format_output(const char *format, unsigned flags)
+int tdat_format_output(const char *format)
 {
 	for (size_t i = 0; i < NWRITERS; i++)
 		if (!strcmp(writers[i]->name, format))
-			return (flags & TDAT_W_SPLIT) ? TDAT_OUT_DIR : writers[i]->output;
+			return writers[i]->output;
 	return -1;
 }
 
@@ -329,16 +329,16 @@ static int writer_open(struct tdat_writer *w, int fd, const char *path, struct t
 	w->flags = flags;
 	w->path = path;
 	w->worker = worker;
-	if (tdat_format_output(w->ops->name, flags) != TDAT_OUT_STREAM && !path && !worker) {
+	if (tdat_writer_output(w) != TDAT_OUT_STREAM && !path && !worker) {
 		tdat_msg(w->errmsg, "the %s format needs an output %s (-o)", w->ops->name,
-			 (flags & TDAT_W_SPLIT) ? "directory" : "file");
+			 tdat_writer_output(w) == TDAT_OUT_DIR ? "directory" : "file");
 		return TDAT_EINVAL;
 	}
 	for (int i = 0; w->ops->symbols && merge_member(m, i); i++)
 		file_load_symbols(merge_member(m, i));
 	if ((ret = sink_init(&w->sink, fd)) ||
 	    ((flags & TDAT_W_GZIP) && fd >= 0 &&
-	     (ret = sink_gzip(&w->sink, w->jobs, (int)TDAT_W_LEVEL_OF(flags))))) {
+	     (ret = sink_gzip(&w->sink, w->jobs, w->opt.gzip_level)))) {
 		tdat_msg(w->errmsg, "out of memory");
 		return ret;
 	}

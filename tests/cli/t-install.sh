@@ -65,6 +65,12 @@ if have_trace_cmd; then
 else
 	skip "its events are trace-cmd report's" "trace-cmd is not installed"
 fi
+# Given a folder, it writes a Parquet dataset (a format option set by name),
+# complete: its _tdat/trace.json is what tdat-info --json says of the input.
+LD_LIBRARY_PATH=$libdir "$T_TMP/events" "$F" "$T_TMP/ds" 2>"$T_TMP/ds.err"
+is "with a folder it writes a Parquet dataset ($(head -c 200 "$T_TMP/ds.err"))" "$?" 0
+t_same "whose _tdat/trace.json is tdat-info --json of the input" \
+	"$(cat "$T_TMP/ds/_tdat/trace.json" 2>/dev/null)" "$(tdat-info --json "$F")"
 cat >"$T_TMP/version.c" <<'C'
 #include <stdio.h>
 #include <tdat.h>

@@ -2,7 +2,7 @@
 /*
  * fuzz-writers.c - fuzz target for the whole pipeline: the input's first
  * byte picks a writer (text, csv, json, sqlite, dat, perfetto) and its
- * flags (text: with libtraceevent's plugins, as the tools print), or the
+ * options (text: with libtraceevent's plugins, as the tools print), or the
  * statistics of tdat-info; the rest is a trace.dat, opened
  * from memory, merged and written to /dev/null (sqlite: a temporary file;
  * csv split by event: a temporary directory; both removed).  json with the
@@ -58,21 +58,26 @@ static void empty_dir(bool remove)
 		fuzz_die("cannot make the csv directory");
 }
 
-static void write_all(struct tdat_merge *m, const char *format, unsigned flags)
+/* The events of @m as @format with the options @opts (key, value, ..., NULL). */
+static void write_all(struct tdat_merge *m, const char *format, const char *const *opts)
 {
 	struct tdat_writer *w = tdat_writer_new(format);
 	const struct tdat_event *ev;
-	int kind = tdat_format_output(format, flags);
-	bool db = kind == TDAT_OUT_FILE, dir = kind == TDAT_OUT_DIR;
-	int ret;
+	bool db, dir;
+	int ret, kind;
 
 	if (!w)
 		return;
+	for (; *opts; opts += 2)	/* one the format does not have is refused: none */
+		tdat_writer_set_option(w, opts[0], opts[1]);
+	kind = tdat_writer_output(w);
+	db = kind == TDAT_OUT_FILE;
+	dir = kind == TDAT_OUT_DIR;
 	if (db)
 		unlink(db_path);
 	if (dir)
 		empty_dir(false);
-	ret = tdat_writer_open(w, db || dir ? -1 : null_fd, db ? db_path : dir ? dir_path : NULL, m, flags);
+	ret = tdat_writer_open(w, db || dir ? -1 : null_fd, db ? db_path : dir ? dir_path : NULL, m, 0);
 	while (!ret && (ret = tdat_merge_next(m, &ev)) == 0)
 		ret = tdat_writer_put(w, ev);
 	tdat_writer_close(w);
@@ -170,7 +175,8 @@ FUZZ_TARGET(fuzz_writers)
 	struct tdat_open_opts oo = { .flags = TDAT_OPEN_NO_PLUGINS };
 	struct tdat_file *f;
 	struct tdat_merge *m;
-	unsigned sel, flags = 0;
+	const char *opts[12] = { NULL };
+	unsigned sel, n = 0;
 
 	if (size < 1)
 		return 0;
@@ -179,18 +185,19 @@ FUZZ_TARGET(fuzz_writers)
 	sel = (data[0] & 0x3f) % FUZZ_NWRITERS;	/* the low bits pick, the high bits are flags */
 	/* the high bits choose flags that change what is written */
 	if (data[0] & 0x40)
-		flags |= TDAT_W_NSEC;
+		opts[n++] = "nsec", opts[n++] = "1";
 	if (sel == 4 && (data[0] & 0x80))
-		flags |= (data[0] & 0x40) ? TDAT_W_V6 : TDAT_W_ZNONE;
+		opts[n++] = (data[0] & 0x40) ? "version" : "compression",
+		opts[n++] = (data[0] & 0x40) ? "6" : "none";
 	if (sel == 1 && (data[0] & 0x80))
-		flags |= TDAT_W_SPLIT;	/* one typed file per event type */
+		opts[n++] = "split", opts[n++] = "1";	/* one typed file per event type */
 	if (sel == 0 && (data[0] & 0x80))
 		oo.flags &= ~TDAT_OPEN_NO_PLUGINS;	/* text through the plugins, as tools print */
 	/* text: the selector's values past the writers choose -R and 3.1.6's style */
 	if (sel == 0 && ((data[0] & 0x3f) / FUZZ_NWRITERS) & 1)
-		flags |= TDAT_W_RAW;
+		opts[n++] = "raw", opts[n++] = "1";
 	if (sel == 0 && ((data[0] & 0x3f) / FUZZ_NWRITERS) & 2)
-		flags |= TDAT_W_STYLE_3_1;
+		opts[n++] = "style", opts[n++] = "3.1";
 	fuzz_mem_fill(&mem, 0, data + 1, size - 1);
 	if (sel == 2 && (data[0] & 0x80)) {
 		compare_jobs(mem.path, &oo, data[0] & 0x40);	/* json: -j 3 as -j 1 */
@@ -208,7 +215,7 @@ FUZZ_TARGET(fuzz_writers)
 		tdat_stats_free(s);
 	} else if ((m = tdat_merge_new())) {
 		if (!tdat_merge_add(m, f))
-			write_all(m, formats[sel], flags);
+			write_all(m, formats[sel], opts);
 		tdat_merge_free(m);
 	}
 	tdat_file_free(f);
