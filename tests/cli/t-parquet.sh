@@ -246,7 +246,7 @@ t_same "keeps only the selected type (and the analysis tables)" "$(cd "$T_TMP/fi
 	"$(printf './%s\n' _tdat/tdat.json _tdat/trace.json analysis/counter.parquet analysis/cpu_counter_track.parquet \
 		analysis/cpu_track.parquet analysis/process.parquet analysis/process_counter_track.parquet \
 		analysis/sched_slice.parquet analysis/slice.parquet analysis/thread.parquet \
-		analysis/thread_state.parquet analysis/thread_track.parquet analysis/track.parquet \
+		analysis/thread_state.parquet analysis/thread_track.parquet analysis/track.parquet analysis/wakeup_latency.parquet \
 		event/sched.sched_switch.parquet events.parquet)"
 
 # --- the zstd level ---
