@@ -56,9 +56,15 @@ upward() {
 			r[$4] > r[$2] { print $3 " (" $2 ") uses " $1 " of " $4 }'
 }
 
-plan 5
+plan 6
 inc=$(upward_includes)
 is "no source or header includes a layer above its own" "$inc" ""
+# every header of the library compiles alone (it includes what it needs)
+alone=$(for h in libfmt/*/*.h; do
+	echo "#include \"${h#libfmt/}\"" |
+		${CC:-cc} -fsyntax-only -include "${BUILDDIR:-.}/config.h" -Ilibfmt -x c - >/dev/null 2>&1 || echo "$h"
+done)
+is "every header compiles alone" "$alone" ""
 nobj=$(symbols -g --defined-only | awk '{ print $3 }' | sort -u | wc -l)
 t_assert "the objects of every layer are there to read ($nobj)" test "$nobj" -gt 40
 symbols -u >"$T_TMP/uses"

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* fields.h - event types and typed access to their fields (fields.c). */
+#ifndef TDAT_READ_FIELDS_H
+#define TDAT_READ_FIELDS_H
+
+#include "read/types.h"
+
+/*
+ * The type of @ev (built on first use, owned by the file; a record shorter
+ * than a type id: type 0, of no format); NULL without memory.
+ */
+const struct ttype *file_type(struct tdat_file *f, const struct tdat_event *ev);
+/* The type of event type id @id of @f (as file_type()); NULL without memory. */
+const struct ttype *file_type_id(struct tdat_file *f, unsigned id);
+const struct tfield *ttype_field(const struct ttype *t, const char *name);
+void file_types_free(struct tdat_file *f);
+/* A number field (TK_INT sign-extended); false if absent or outside the event. */
+bool tfield_num(const struct tdat_event *ev, const struct tfield *f, uint64_t *v);
+/*
+ * A string (without its NUL) or array field's bytes; false if outside the
+ * event.  A message field's text is valid until the next call for that type.
+ */
+bool tfield_bytes(const struct tdat_event *ev, const struct tfield *f, const unsigned char **p,
+		  unsigned *len);
+/*
+ * Field @f of @t (one with a sym) in @ev as the text output prints its
+ * symbol: "name", "name+0x1f", "0xffffffff81000000"; a stack's entries
+ * joined by ';'.  False if outside the event or without memory.  The text
+ * is valid until the next call for that type.
+ */
+bool tfield_sym(const struct ttype *t, const struct tdat_event *ev, const struct tfield *f,
+		const char **p, unsigned *len);
+/*
+ * Address @addr of @f as @how prints it (file's kallsyms loaded on first use),
+ * into @buf of @size bytes; the length it needs, as snprintf.
+ */
+int sym_format(struct tdat_file *f, uint64_t addr, enum tsym how, char *buf, size_t size);
+/*
+ * Whether every field of @t in @ev can be shown (a static array may hang
+ * RECORD_SLACK bytes over the end, as print-guard.c allows); if not, why.
+ */
+bool ttype_fits(const struct ttype *t, const struct tdat_event *ev, char *why, size_t len);
+/*
+ * Whether @ev is longer than the kernel makes a record of type @t (a damaged
+ * length, which hides the events it swallowed); if so, by how many bytes.
+ */
+bool ttype_overlong(const struct ttype *t, const struct tdat_event *ev, unsigned *extra);
+/* A record of @t no longer than this is never overlong (UINT64_MAX: no record of @t is). */
+uint64_t ttype_sure_len(const struct ttype *t);
+
+#endif /* TDAT_READ_FIELDS_H */
