@@ -225,8 +225,10 @@ static void print_head(struct tdat_writer *w, const struct tdat_event *ev, int p
 		memset(p, ' ', 16 - n);
 		p += 16 - n;
 	}
-	memcpy(p, comm, n);
-	p += n;
+	if (n) {
+		memcpy(p, comm, n);
+		p += n;
+	}
 	*p++ = '-';
 	if (pid < 0) {
 		p += (size_t)sprintf(p, "%-5d", pid);
