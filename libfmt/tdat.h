@@ -876,6 +876,22 @@ void tdat_writer_set_jobs(struct tdat_writer *w, int jobs);
 void tdat_writer_set_window(struct tdat_writer *w, uint64_t bytes);
 
 /**
+ * tdat_merge_jobs - the threads a run of @m's inputs is worth
+ * @m: the inputs, all added
+ * @max: the most the caller gives (its CPUs, say)
+ * @bytes: if not NULL, set to the decompressed event data of the inputs,
+ *         about (a compressed v7 file's as 7 times its stored bytes)
+ *
+ * Workers open the inputs again and keep buffers of their own, which a
+ * small trace never pays back: one thread, and one more for each whole
+ * 48 MiB of event data, at most @max.  For tdat_merge_set_jobs() and
+ * tdat_writer_set_jobs() when the user asked for no number.
+ *
+ * Return: the number of threads, 1 to @max.
+ */
+int tdat_merge_jobs(const struct tdat_merge *m, int max, uint64_t *bytes);
+
+/**
  * struct tdat_run - what tdat_writer_run() did, and whom it tells as it goes
  * @events: events read from the merge, kept or not
  * @kept: events the selection kept (every one without a selection)

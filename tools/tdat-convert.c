@@ -54,7 +54,7 @@ struct opts {
 	const char *level;	/* --compression-level N */
 	char **inputs;		/* -i FILE, then the arguments */
 	int ninputs;
-	int jobs;		/* -j: threads for gzip output */
+	int jobs;		/* -j: threads; 0 until choose_jobs() */
 	const char *style;	/* --report-style, NULL: $TDAT_REPORT_STYLE or 3.4 */
 };
 
@@ -75,7 +75,8 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"                        ...; .gz gzips), else %s\n"
 		"  -o, --output OUT      output file (default: standard output)\n"
 		"  -i, --input FILE      an input (repeatable), as trace-cmd report -i\n"
-		"  -j, --jobs N          threads (default: the CPUs, at most 8): N workers each\n"
+		"  -j, --jobs N          threads (default: 1, and 1 more for each 48 MiB of trace data, up to\n"
+		"                        the CPUs, at most 8; --verbose says): N workers each\n"
 		"                        decode, select and format a time window of the input\n"
 		"                        (text and csv printed, json's fields formatted, the other\n"
 		"                        formats' events decoded), written in order; parquet's\n"
@@ -561,7 +562,7 @@ static int run(struct opts *o, int n, struct tdat_merge *m, struct tdat_file **i
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .progress = -1, .jobs = default_jobs() };
+	struct opts o = { .progress = -1 };
 	struct tdat_file **in;
 	struct tdat_merge *m;
 	int n, ret = EXIT_FAIL;
@@ -572,7 +573,7 @@ int main(int argc, char **argv)
 	n = o.ninputs;
 	in = calloc((size_t)n, sizeof(*in));
 	m = tdat_merge_new();
-	if (!in || !m || tdat_merge_set_jobs(m, o.jobs))
+	if (!in || !m)
 		die_(EXIT_FAIL, "out of memory");
 	/*
 	 * Each input is added as soon as it is open (a piece of a split then
@@ -608,6 +609,9 @@ int main(int argc, char **argv)
 	warn_missing_pieces(in, n);
 	if (!strcmp(o.format, "dat"))	/* the BTF of the first input is the one written */
 		dat_sections_warning(in[0], &o.dat);
+	o.jobs = choose_jobs(m, o.jobs);
+	if (tdat_merge_set_jobs(m, o.jobs))
+		die_(EXIT_FAIL, "out of memory");
 	ret = run(&o, n, m, in);
 out:
 	tdat_select_free(o.sel);	/* its filters belong to the files' event formats */

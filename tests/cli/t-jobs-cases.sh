@@ -211,6 +211,31 @@ else
 	skip "-j 1 on the caller's only" "strace is not installed"
 	skip "-j 2 -f json in one window reads chunks ahead on a thread" "strace is not installed"
 fi
+# the default -j: the trace's size decides (tdat_merge_jobs()), --verbose says
+tdat-convert --verbose -o /dev/null $TD/chunks.dat 2>"$O/auto.err"
+t_assert "the default -j on a small capture is 1, and --verbose says why" \
+	grep -q '^tdat-convert: -j 1: about [0-9.]* MiB of trace data, a thread more for each 48 MiB' "$O/auto.err"
+t_assert "so no worker reads a time window" sh -c "! grep -q 'time window' '$O/auto.err'"
+if command -v strace >/dev/null; then
+	strace -f -qq -e trace=clone,clone3 -o "$O/stauto" tdat-convert -o /dev/null $TD/chunks.dat
+	t_assert "nor starts: the default on a small capture makes no thread" \
+		test "$(grep -c 'clone' "$O/stauto")" = 0
+else
+	skip "the default on a small capture makes no thread" "strace is not installed"
+fi
+tdat-convert --verbose -j 2 -o /dev/null $TD/chunks.dat 2>"$O/given.err"
+t_assert "-j N given: no choice to tell" sh -c "! grep -q 'a thread more for each' '$O/given.err'"
+# 30 copies of a v7 capture are about 60 MiB of trace data: two threads where there are two CPUs
+CH=()
+for i in $(seq 30); do cp $TD/chunks.dat "$O/c$i.dat" && CH+=("$O/c$i.dat"); done
+if [ "$(nproc)" -ge 2 ]; then
+	tdat-convert --verbose -o /dev/null "${CH[@]}" 2>"$O/auto2.err" || true
+	t_assert "the default -j grows with the trace: 30 copies of chunks.dat get 2 threads" \
+		grep -q '^tdat-convert: -j 2: about' "$O/auto2.err"
+else
+	skip "the default -j grows with the trace" "one CPU only"
+fi
+
 # the threads are named after their kind (top -H shows them): -j 3's three
 # workers, seen while a consumer that has not started reading holds them
 rm -f "$O/go"

@@ -42,8 +42,9 @@ for ev in $UNSUPP; do
 		missing="$missing $ev"
 done
 t_assert "$F --verbose: a note for each format not supported${missing:+ (missing:$missing)}" test -z "$missing"
-t_assert "$F --verbose: those five notes only, none says damaged" \
-	eval 'test "$(wc -l <"$T_ERR")" = 5 && ! grep -q damaged "$T_ERR"'
+t_assert "$F --verbose: those five notes only (and the -j chosen), none says damaged" \
+	eval 'test "$(grep -vc "^tdat-convert: -j 1: about .* MiB of trace data" "$T_ERR")" = 5 &&
+	      test "$(wc -l <"$T_ERR")" = 6 && ! grep -q damaged "$T_ERR"'
 for cmd in tdat-info "tdat-split --per-cpu -o $T_TMP/v" "tdat-filter -e irq"; do
 	t_exit "$cmd --verbose: exit 0" 0 -- $cmd --verbose "$F"
 	t_assert "$cmd --verbose: the five notes" test "$(grep -c ': note: event format ' "$T_ERR")" = 5
