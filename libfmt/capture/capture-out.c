@@ -20,6 +20,8 @@
 #include <sys/utsname.h>
 #include <tracefs.h>
 
+#include "read/read.h"
+#include "write/sink.h"
 #include "capture.h"
 
 /* A tracefs file of the instance (or, with @root, of the top directory) as a blob. */

@@ -30,6 +30,8 @@
 #include <unistd.h>
 #include <tracefs.h>
 
+#include "read/read.h"
+#include "write/options.h"
 #include "capture.h"
 
 #define STAGE_MEM	(16u << 20)	/* compressed chunks kept in memory, all CPUs */

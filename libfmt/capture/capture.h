@@ -11,7 +11,7 @@
 
 #include <pthread.h>
 
-#include "write/write.h"
+#include "write/dat-enc.h"
 
 struct tracefs_instance;
 struct tracefs_cpu;

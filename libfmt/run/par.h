@@ -7,7 +7,10 @@
 #ifndef TDAT_PAR_H
 #define TDAT_PAR_H
 
-#include "write/write.h"
+#include "read/read.h"
+#include "write/sink.h"
+#include "write/worker.h"
+#include "write/writer-int.h"
 
 #define BLOCK_EVENTS 16384	/* events a block holds, at most */
 #define BLOCK_BYTES (2 << 20)	/* text or record bytes a block holds, about */

@@ -23,7 +23,11 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
-#include "write/write.h"
+#include "read/read.h"
+#include "write/sink.h"
+#include "write/csvfmt.h"
+#include "write/options.h"
+#include "write/writer-int.h"
 
 /* What the CSV writer keeps per event type on top of the shared field table. */
 struct csv_type {

@@ -40,7 +40,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "write/write.h"
+#include "read/read.h"
+#include "write/sink.h"
+#include "write/csvfmt.h"
+#include "write/worker.h"
+#include "write/writer-int.h"
+#include "write/typed.h"
 
 #define CSVDIR_MAX_OPEN 64
 

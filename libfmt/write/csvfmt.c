@@ -11,7 +11,8 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
-#include "write/write.h"
+#include "read/read.h"
+#include "write/csvfmt.h"
 
 /* ---- text ---- */
 

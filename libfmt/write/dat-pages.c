@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "write/write.h"
+#include "write/dat-enc.h"
 
 #define TS_BITS		27
 #define TS_MASK		((1u << TS_BITS) - 1)

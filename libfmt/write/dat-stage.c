@@ -23,7 +23,9 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "write/write.h"
+#include "read/read.h"
+#include "write/sink.h"
+#include "write/dat-enc.h"
 
 #define PAGES_IN_CHUNK	10
 #define COPY_BLOCK	(256 * 1024)

@@ -23,7 +23,10 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "write/write.h"
+#include "read/read.h"
+#include "write/sink.h"
+#include "write/dat-enc.h"
+#include "write/options.h"
 
 #define SEC_HDR		16
 /* the six metadata sections, then trace-cmd 3.4's BTF and MODULES_FILE (v7 only) */

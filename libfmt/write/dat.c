@@ -24,7 +24,10 @@
 
 #include <event-parse.h>
 
-#include "write/write.h"
+#include "read/read.h"
+#include "write/dat-enc.h"
+#include "write/options.h"
+#include "write/writer-int.h"
 
 #define STAGE_LIMIT	(8u << 20)	/* CPU data kept in memory before the temporary file */
 

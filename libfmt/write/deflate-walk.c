@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "write/write.h"
+#include "write/sink.h"
 
 #define MAXBITS 15
 #define FAST 10

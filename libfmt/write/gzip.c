@@ -30,7 +30,9 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "write/write.h"
+#include "read/read.h"
+#include "write/sink.h"
+#include "write/jobring.h"
 
 #define GZ_BLOCK (1024 * 1024)	/* input bytes a block (the last may be fewer) */
 #define GZ_LEVEL 6		/* the default */

@@ -22,7 +22,8 @@
 #include <unistd.h>
 
 #include "read/read.h"
-#include "write/write.h"
+#include "write/sink.h"
+#include "write/writer-int.h"
 
 #define JSON_EXACT ((uint64_t)1 << 53)	/* a double holds every integer up to this */
 #define TDAT_INFO_DIR "_tdat"		/* a dataset's folder of what tdat says about it */

@@ -15,7 +15,8 @@
  */
 #include <stdlib.h>
 
-#include "write/write.h"
+#include "tdat.h"
+#include "write/jobring.h"
 
 enum { J_FREE, J_QUEUED, J_BUSY, J_DONE };
 

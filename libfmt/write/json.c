@@ -53,6 +53,7 @@
 #include <traceevent/event-parse.h>
 
 #include "write/json.h"
+#include "write/csvfmt.h"
 
 #define REBASE_MIN (1ull << 52)	/* ns; beyond 2^53 doubles lose ns */
 

@@ -9,7 +9,8 @@
 #define TDAT_WRITE_JSON_H
 
 #include "model/model.h"
-#include "write/write.h"
+#include "write/sink.h"
+#include "write/writer-int.h"
 
 #define put_lit(sk, s) sink_write((sk), (s), sizeof(s) - 1)
 

@@ -9,7 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "write/write.h"
+#include "read/read.h"
+#include "write/writer-int.h"
 
 void writer_unsupported(struct tdat_writer *w, const struct tdat_event *ev, const char *system,
 			const char *name)

@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "write/write.h"
+#include "write/options.h"
+#include "write/writer-int.h"
 
 /* What every format takes. */
 static const struct writer_option common_options[] = {

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "read/read.h"
 #include "write/parquet.h"
 #include "write/thrift.h"
 

@@ -12,6 +12,7 @@
 
 #include "model/model.h"
 #include "write/parquet.h"
+#include "write/writer-int.h"
 
 struct pqm;
 

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "read/read.h"
 #include "write/parquet.h"
 #include "write/thrift.h"
 

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "read/read.h"
 #include "write/parquet.h"
 #include "write/thrift.h"
 

@@ -42,6 +42,7 @@
 #include <traceevent/event-parse.h>
 
 #include "write/parquet-model.h"
+#include "write/typed.h"
 
 #define PQ_GROUP_ROWS (1 << 20)
 #define PQ_BUDGET ((size_t)12 << 20)

@@ -21,7 +21,7 @@
 #ifndef TDAT_PARQUET_H
 #define TDAT_PARQUET_H
 
-#include "write/write.h"
+#include "write/sink.h"
 
 /* Parquet's enum values (parquet.thrift). */
 enum pq_ptype { PQ_INT32 = 1, PQ_INT64 = 2, PQ_DOUBLE = 5, PQ_BYTE_ARRAY = 6 };

@@ -16,7 +16,8 @@
  */
 #include <string.h>
 
-#include "write/write.h"
+#include "write/sink.h"
+#include "write/pbenc.h"
 
 void pb_head(struct tdat_sink *s, unsigned field, uint64_t len)
 {

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "perfetto.h"
+#include "write/pbenc.h"
 
 #define NSLOTS 8192
 #define EXITING 0x30		/* EXIT_DEAD | EXIT_ZOMBIE in prev_state, every kernel */		/* > 2 * the most comms of a bundle (BUNDLE_EVENTS) */

@@ -24,6 +24,8 @@
 #include <string.h>
 
 #include "perfetto.h"
+#include "write/pbenc.h"
+#include "write/csvfmt.h"
 
 /* A field of a typed message: a number, a string, the bytes of an array. */
 #define N(num, name) { num, #name, PF_NUM }

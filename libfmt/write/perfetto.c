@@ -42,6 +42,8 @@
 #include <zlib.h>
 
 #include "perfetto.h"
+#include "write/pbenc.h"
+#include "write/writer-int.h"
 
 #define BUNDLE_EVENTS 4096
 #define BUNDLE_BYTES (64 * 1024)	/* bounds memory: 128 KiB at most a CPU */

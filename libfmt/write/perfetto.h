@@ -10,7 +10,7 @@
 #define TDAT_PERFETTO_H
 
 #include "model/model.h"
-#include "write/write.h"
+#include "write/sink.h"
 
 /*
  * Field numbers of the .proto files of Perfetto's protos/perfetto/trace/ftrace/ (t-pffields

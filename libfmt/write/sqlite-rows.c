@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "write/write.h"
+#include "write/sink.h"
 #include "sqlite-rows.h"
 
 #define BATCH 64		/* rows per INSERT statement */

@@ -15,7 +15,6 @@
 #include <sqlite3.h>
 
 #include "model/model.h"
-#include "write/write.h"
 
 enum { V_NULL, V_INT, V_REAL, V_TEXT, V_STATIC };
 

@@ -12,6 +12,7 @@
 
 #include "model/model.h"
 #include "sqlite-rows.h"
+#include "write/writer-int.h"
 
 /* An event type of one input, mapped to its table. */
 struct sq_type {

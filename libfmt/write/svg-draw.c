@@ -11,6 +11,7 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
+#include "read/read.h"
 #include "write/svg.h"
 
 /* Geometry, in px: the plot is one px per bucket. */

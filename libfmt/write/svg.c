@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "read/read.h"
 #include "write/svg.h"
 
 struct tdat_svg *tdat_svg_new(void)

@@ -6,7 +6,8 @@
 #ifndef TDAT_SVG_H
 #define TDAT_SVG_H
 
-#include "write/write.h"
+#include "read/types.h"
+#include "write/sink.h"
 
 #define SVG_NB 1000		/* buckets of the time axis */
 

@@ -27,8 +27,9 @@
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 
+#include "tdat.h"
 #include "guard/guard.h"
-#include "write/write.h"
+#include "write/text34.h"
 
 struct raw_fn {			/* a field -R prints as a function */
 	struct tep_format_field *field, *prev;	/* prev: the field before it, NULL if first */

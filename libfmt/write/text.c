@@ -17,7 +17,12 @@
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 
-#include "write/write.h"
+#include "read/read.h"
+#include "write/sink.h"
+#include "write/text34.h"
+#include "write/worker.h"
+#include "write/options.h"
+#include "write/writer-int.h"
 
 struct text {
 	struct trace_seq seq;

@@ -12,6 +12,7 @@
 #include <errno.h>
 
 #include "write/thrift.h"
+#include "write/pbenc.h"
 
 void th_varint(struct tdat_sink *s, uint64_t v)
 {

@@ -12,7 +12,7 @@
 #ifndef TDAT_THRIFT_H
 #define TDAT_THRIFT_H
 
-#include "write/write.h"
+#include "write/sink.h"
 
 /* Compact-protocol type codes (in field headers and list headers). */
 enum th_type {

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "write/write.h"
+#include "read/read.h"
+#include "write/sink.h"
+#include "write/typed.h"
 
 /* The columns every typed file has before the event's fields. */
 static const char *const typed_fixed[] = { "ts", "cpu", "input", "buffer", "pid", "comm", "lost" };

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "write/write.h"
+#include "tdat.h"
+#include "write/worker.h"
 
 int par_seg_add(struct par_segs *s, int input, unsigned id, size_t len)
 {

@@ -12,7 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "write/write.h"
+#include "read/read.h"
+#include "write/sink.h"
+#include "write/writer-int.h"
 
 #define SINK_CAP (256 * 1024)	/* a file sink's buffer */
 #define SINK_MEM_CAP 4096	/* a memory sink's first buffer: it grows */

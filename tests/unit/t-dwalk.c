@@ -15,7 +15,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "write/write.h"
+#include "write/sink.h"
 #include "../tap.h"
 
 static unsigned char *make(int kind, size_t n, uint32_t x)

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "write/write.h"
+#include "write/sink.h"
 #include "../tap.h"
 
 #define MIB (1024 * 1024)

@@ -13,7 +13,9 @@
 #include <string.h>
 #include <traceevent/kbuffer.h>
 
-#include "write/write.h"
+#include "read/read.h"
+#include "write/sink.h"
+#include "write/dat-enc.h"
 #include "../tap.h"
 
 #define NEV 400

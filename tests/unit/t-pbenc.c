@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "write/write.h"
+#include "write/sink.h"
+#include "write/pbenc.h"
 #include "../tap.h"
 
 static void varint_sizes(void)

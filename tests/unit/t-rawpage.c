@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "write/write.h"
+#include "write/sink.h"
+#include "write/dat-enc.h"
 #include "../tap.h"
 
 #define PAGE 4096

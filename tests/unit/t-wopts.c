@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "write/write.h"
+#include "write/dat-enc.h"
+#include "write/options.h"
+#include "write/writer-int.h"
 #include "../tap.h"
 
 /* Set @key=@value on a new @format writer: the return, the options and the message. */
