@@ -4,9 +4,9 @@
  * selection keeps, into the writer, on the caller's thread or (-j N) on N
  * workers, with the same output either way.
  *
- * With workers, the timeline is cut into time windows (read/window.c);
- * each worker decodes, selects and formats one window at a time
- * (par-work.c), and the caller takes the windows' blocks in timeline order:
+ * With workers, the timeline is cut into time windows (read/merge-par.h:
+ * all of read/ that par.c and par-work.c use, but the public tdat.h); each
+ * worker decodes, selects and formats one window at a time (par-work.c), and the caller takes the windows' blocks in timeline order:
  * it writes their text, or puts their events through the format (whose
  * model of threads, slices and ids so stays on one thread).  Before the
  * first block of a window is taken, the places where its cursors begin
@@ -16,7 +16,7 @@
  * the caller reads on alone from the place the last block it took ends at,
  * as if it had read everything before.  A stack trace the selection keeps
  * with the event before it, in an earlier window, comes marked: the
- * caller decides (select_decide()).  Damage the workers meet is reported
+ * caller decides (par_read_take()).  Damage the workers meet is reported
  * by the caller's merge in the same order, so messages, exit status and
  * tdat_merge_stats() are those of one thread too.
  */
