@@ -256,9 +256,25 @@ struct sl_ops {
 	 * nothing here to close); SLB_END then goes no further, SLB_BEGIN pushes.
 	 */
 	int (*bottom)(void *ctx, const struct sl_track *t, const struct tdat_event *ev, int what);
+	const struct sl_pairing *pairing;	/* SL_JSON: the writer's; SL_PERFETTO: NULL */
 };
 
 enum { SLB_END, SLB_BEGIN };
+
+struct slices;
+struct sl_stack;
+/*
+ * A writer's own pairing of begins and ends on a track's stack (SL_JSON:
+ * write/json-pair.c), with the machinery of model/slices-int.h; without
+ * one, the model's (SL_PERFETTO).
+ */
+struct sl_pairing {
+	/* @ev of type @st on stack @k; @check: slices_check(), push nothing. */
+	int (*put)(struct slices *s, struct sl_stack *k, const struct sl_type *st,
+		   const struct tdat_event *ev, bool check);
+	/* After the last event: what is still open on @k. */
+	int (*finish)(struct slices *s, struct sl_stack *k, uint64_t end_ts);
+};
 
 /* An open slice, as a -j worker hands it to the caller (slices-hand.c). */
 struct sl_entry {

@@ -48,6 +48,27 @@ struct slices {
 	int nopen, capopen;
 };
 
+/*
+ * The pairing machinery slices.c shares with a writer's own pairing
+ * (ops->pairing: write/json-pair.c, SL_JSON).
+ */
+/* Hand stack entry @i of @k over with @dur (-1: open at the end); @end NULL: unfinished. */
+int sl_report(struct slices *s, struct sl_stack *k, int i, int64_t dur, uint64_t end_ts,
+	      const struct tdat_event *end);
+/* Drop the top of @k's stack, its bytes too. */
+void sl_pop(struct sl_stack *k);
+/* Push a slice begun by @ev with @key; its name is already at the end of k->arena, from @off. */
+int sl_push(struct slices *s, struct sl_stack *k, const struct sl_type *st,
+	    const struct tdat_event *ev, uint64_t key, size_t off);
+/* The key of @ev, an event of @st (SLN_EVENT: the sys_enter_ type's id). */
+uint64_t sl_key_of(const struct sl_type *st, const struct tdat_event *ev);
+void sl_keep_str(struct sl_buf *b, const char *s);
+/* @prefix, then @v in hex or decimal (@sgn: as a signed number); no printf per slice. */
+void sl_keep_num(struct sl_buf *b, const char *prefix, uint64_t v, bool hex, bool sgn);
+/* The kernel function at field @f of @ev, or its address in hex ("0x" before 0 in SL_JSON only). */
+void sl_keep_sym(struct sl_buf *b, const struct tdat_event *ev, const struct tfield *f,
+		 enum sl_mode mode);
+
 /* The stack of track @t (made on first use); NULL without memory. */
 struct sl_stack *sl_stack_of(struct slices *s, const struct sl_track *t);
 

@@ -12,13 +12,11 @@
  *
  * The two modes pair the same rules differently:
  *
- *   SL_JSON      what the Chrome JSON writer has always written: irq, softirq
- *                and timer handlers on one track per CPU; an end closes the
- *                innermost open slice of its rule, key and buffer, closing
- *                (unfinished) what is open above it; a second begin of a rule
- *                that does not nest closes the first; an end without a begin
- *                goes to ops->stray; at the end everything is cut at end_ts.
- *                Syscalls are named as in every format (syscall_slice_name()).
+ *   SL_JSON      what the Chrome JSON writer has always written: its own
+ *                pairing (ops->pairing, write/json-pair.c) on the stacks and
+ *                with the machinery of this file (slices-int.h); here, only
+ *                which rules it pairs (SLR_JSON), its one track per CPU and
+ *                "0x0" for a function at address 0.
  *
  *   SL_PERFETTO  as Perfetto's trace processor (v58.2) imports the events of
  *                our .pftrace (ftrace_parser.cc, syscall_tracker.h,
@@ -73,13 +71,11 @@ static const struct sl_rule rules[] = {
 	  SLR_TP, NULL },
 };
 
-/* softirq vectors: the kernel's names (JSON), trace processor's (its kActionNames) */
-static const char *const vec_json[] = { "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK",
-					"IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU" };
+/* softirq vectors: trace processor's names (its kActionNames); JSON's are write/json-pair.c's */
 static const char *const vec_tp[] = { "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK",
 				      "BLOCK_IOPOLL", "TASKLET", "SCHED", "HRTIMER", "RCU" };
 
-#define NVEC (sizeof(vec_json) / sizeof(vec_json[0]))
+#define NVEC (sizeof(vec_tp) / sizeof(vec_tp[0]))
 
 static struct sl_type none;	/* a type that is no slice's */
 
@@ -105,19 +101,19 @@ void sl_keep(struct sl_buf *b, const void *p, size_t n)
 	b->len += n;
 }
 
-static void keep_str(struct sl_buf *b, const char *s)
+void sl_keep_str(struct sl_buf *b, const char *s)
 {
 	sl_keep(b, s, strlen(s));
 }
 
 /* @prefix, then @v in hex or decimal (@sgn: as a signed number); no printf per slice. */
-static void keep_num(struct sl_buf *b, const char *prefix, uint64_t v, bool hex, bool sgn)
+void sl_keep_num(struct sl_buf *b, const char *prefix, uint64_t v, bool hex, bool sgn)
 {
 	char t[24], *p = t + sizeof(t);
 	bool neg = sgn && (int64_t)v < 0;
 	uint64_t u = neg ? 0 - v : v;
 
-	keep_str(b, prefix);
+	sl_keep_str(b, prefix);
 	do {
 		*--p = "0123456789abcdef"[hex ? u & 15 : u % 10];
 		u = hex ? u >> 4 : u / 10;
@@ -320,8 +316,8 @@ struct sl_stack *sl_stack_of(struct slices *s, const struct sl_track *t)
 /* ---- closing ---- */
 
 /* Hand stack entry @i over with @dur (-1: open at the end). */
-static int report(struct slices *s, struct sl_stack *k, int i, int64_t dur, uint64_t end_ts,
-		  const struct tdat_event *end)
+int sl_report(struct slices *s, struct sl_stack *k, int i, int64_t dur, uint64_t end_ts,
+	      const struct tdat_event *end)
 {
 	const struct sl_open *o = &k->st[i];
 	struct sl_slice sl = {
@@ -337,23 +333,9 @@ static int report(struct slices *s, struct sl_stack *k, int i, int64_t dur, uint
 	return s->ops.slice(s->ops.ctx, &sl);
 }
 
-static void pop(struct sl_stack *k)
+void sl_pop(struct sl_stack *k)
 {
 	k->arena.len = k->st[--k->n].off;
-}
-
-/* SL_JSON: close [@from, top] at @ts as unfinished, innermost first. */
-static int close_from(struct slices *s, struct sl_stack *k, int from, uint64_t ts)
-{
-	int ret = 0;
-
-	while (k->n > from && !ret) {
-		const struct sl_open *o = &k->st[k->n - 1];
-
-		ret = report(s, k, k->n - 1, (int64_t)(ts > o->ts ? ts - o->ts : 0), ts, NULL);
-		pop(k);
-	}
-	return ret;
 }
 
 /*
@@ -380,22 +362,22 @@ static int tp_settle(struct slices *s, struct sl_stack *k, uint64_t ts, int64_t 
 			while (k->n > i + 1 && !ret) {
 				const struct sl_open *c = &k->st[k->n - 1];
 
-				ret = report(s, k, k->n - 1, (int64_t)(end - c->ts), end, NULL);
-				pop(k);
+				ret = sl_report(s, k, k->n - 1, (int64_t)(end - c->ts), end, NULL);
+				sl_pop(k);
 			}
-			pop(k);
+			sl_pop(k);
 			open_inside = false;
 			continue;
 		}
 		if (end < ts || (end == ts && !(o->dur == 0 && dur == 0)))
-			pop(k);
+			sl_pop(k);
 	}
 	return ret;
 }
 
 /* ---- names ---- */
 
-static uint64_t key_of(const struct sl_type *st, const struct tdat_event *ev)
+uint64_t sl_key_of(const struct sl_type *st, const struct tdat_event *ev)
 {
 	uint64_t v = 0;
 
@@ -415,17 +397,17 @@ static void keep_field(struct sl_buf *b, const struct tdat_event *ev, const stru
 		sl_keep(b, p, strnlen((const char *)p, n));
 }
 
-static void keep_sym(struct sl_buf *b, const struct tdat_event *ev, const struct tfield *f,
-		     enum sl_mode mode)
+void sl_keep_sym(struct sl_buf *b, const struct tdat_event *ev, const struct tfield *f,
+		enum sl_mode mode)
 {
 	const char *fn;
 	uint64_t v = 0;
 
 	tfield_num(ev, f, &v);
 	if ((fn = function_name(ev->file, v)))
-		keep_str(b, fn);
+		sl_keep_str(b, fn);
 	else
-		keep_num(b, mode == SL_JSON || v ? "0x" : "", v, true, false);
+		sl_keep_num(b, mode == SL_JSON || v ? "0x" : "", v, true, false);
 }
 
 /* "sys_NAME" as trace processor names syscall @nr; false: it makes no slice. */
@@ -436,62 +418,11 @@ static bool keep_syscall(struct sl_buf *b, const struct sl_type *st, uint64_t nr
 	if (nr >= TP_MAX_SYSCALLS)
 		return false;
 	syscall_slice_name(st->machine, (int64_t)nr, name, sizeof(name));
-	keep_str(b, name);
+	sl_keep_str(b, name);
 	return true;
 }
 
-/* SL_JSON: the name of a slice begun by @ev. */
-static void json_name(struct sl_buf *b, const struct sl_type *st, const struct tdat_event *ev,
-		      uint64_t key)
-{
-	const unsigned char *p;
-	unsigned n;
-	char sys[64];
-
-	switch (st->rule->how) {
-	case SLN_EVENT:
-		keep_str(b, st->evname);
-		return;
-	case SLN_IRQ:
-		if (st->namef->kind == TK_STR && tfield_bytes(ev, st->namef, &p, &n) && n) {
-			sl_keep(b, p, strnlen((const char *)p, n));
-			return;
-		}
-		break;
-	case SLN_VEC:
-		if (key < NVEC) {
-			keep_str(b, "softirq ");
-			keep_str(b, vec_json[key]);
-			return;
-		}
-		break;
-	case SLN_SYM:
-	case SLN_HEX:
-		keep_sym(b, ev, st->namef, SL_JSON);
-		return;
-	case SLN_NUM:	/* a syscall: named as in every format (syscalls.c) */
-		syscall_slice_name(st->machine, (int64_t)key, sys, sizeof(sys));
-		keep_str(b, sys);
-		return;
-	default:
-		break;
-	}
-	keep_str(b, file_type(ev->file, ev)->name);
-	keep_num(b, " ", key, false, true);
-}
-
-/* ---- SL_JSON pairing ---- */
-
-/* The innermost open slice of @rule begun in @buffer, with @key unless @any_key; -1 if none. */
-static int find_open(const struct sl_stack *k, const struct sl_rule *rule, int buffer,
-		     uint64_t key, bool any_key)
-{
-	for (int i = k->n - 1; i >= 0; i--)
-		if (k->st[i].st->rule == rule && k->st[i].buffer == buffer &&
-		    (any_key || k->st[i].key == key))
-			return i;
-	return -1;
-}
+/* ---- pushing ---- */
 
 struct sl_open *sl_push_slot(struct sl_stack *k)
 {
@@ -508,8 +439,8 @@ struct sl_open *sl_push_slot(struct sl_stack *k)
 }
 
 /* Push a slice begun by @ev; its name is already at the end of the arena, from @off. */
-static int push(struct slices *s, struct sl_stack *k, const struct sl_type *st,
-		const struct tdat_event *ev, uint64_t key, size_t off)
+int sl_push(struct slices *s, struct sl_stack *k, const struct sl_type *st,
+	    const struct tdat_event *ev, uint64_t key, size_t off)
 {
 	struct sl_open *o = sl_push_slot(k);
 	int ret = 0;
@@ -524,44 +455,6 @@ static int push(struct slices *s, struct sl_stack *k, const struct sl_type *st,
 	if (s->ops.begin)
 		ret = s->ops.begin(s->ops.ctx, ev, &k->arena, &o->user);
 	return ret ? ret : k->arena.err ? TDAT_ENOMEM : 0;
-}
-
-/*
- * @check: only what a begin does to the slices open before it (the caller
- * of a -j worker in local mode, whose stack the worker could not see).
- */
-static int json_put(struct slices *s, struct sl_stack *k, const struct sl_type *st,
-		    const struct tdat_event *ev, bool check)
-{
-	uint64_t key = key_of(st, ev);
-	bool any = st->begin && !(st->rule->flags & SLR_NESTS);
-	int i = find_open(k, st->rule, ev->buffer, key, any), ret;
-	size_t off;
-
-	if (i < 0 && s->local) {
-		if (!st->begin)
-			return s->ops.bottom(s->ops.ctx, &k->track, ev, SLB_END);
-		if ((ret = s->ops.bottom(s->ops.ctx, &k->track, ev, SLB_BEGIN)))
-			return ret;
-	}
-	if (!st->begin) {
-		if (i < 0)
-			return s->ops.stray ? s->ops.stray(s->ops.ctx, &k->track, ev) : 0;
-		if ((ret = close_from(s, k, i + 1, ev->ts)))
-			return ret;
-		ret = report(s, k, i, (int64_t)(ev->ts > k->st[i].ts ? ev->ts - k->st[i].ts : 0),
-			     ev->ts, ev);
-		pop(k);
-		return ret;
-	}
-	/* a second begin of the same: its end was lost */
-	if (i >= 0 && (ret = close_from(s, k, i, ev->ts)))
-		return ret;
-	if (check)
-		return 0;
-	off = k->arena.len;
-	json_name(&k->arena, st, ev, key);
-	return push(s, k, st, ev, key, off);
 }
 
 /* ---- SL_PERFETTO pairing ---- */
@@ -583,10 +476,10 @@ static int tp_begin(struct slices *s, struct sl_stack *k, const struct sl_type *
 		return ret;
 	off = k->arena.len;
 	sl_keep(&k->arena, s->name.buf, len);
-	if ((ret = push(s, k, st, ev, 0, off)) || dur < 0)
+	if ((ret = sl_push(s, k, st, ev, 0, off)) || dur < 0)
 		return ret;
 	k->st[k->n - 1].dur = 0;
-	return report(s, k, k->n - 1, 0, ev->ts, ev);
+	return sl_report(s, k, k->n - 1, 0, ev->ts, ev);
 }
 
 /* End the innermost open slice of @category (if not NULL) and @name (if not NULL). */
@@ -604,9 +497,9 @@ static int tp_end(struct slices *s, struct sl_stack *k, const struct tdat_event 
 			      memcmp(k->arena.buf + o->off, name, name_len))))
 			continue;
 		o->dur = (int64_t)(ev->ts - o->ts);
-		ret = report(s, k, i, o->dur, ev->ts, ev);
+		ret = sl_report(s, k, i, o->dur, ev->ts, ev);
 		if (i == k->n - 1)
-			pop(k);
+			sl_pop(k);
 		break;
 	}
 	return ret;
@@ -616,7 +509,7 @@ static int tp_syscall(struct slices *s, struct sl_stack *k, const struct sl_type
 		      const struct tdat_event *ev)
 {
 	size_t off = k->arena.len;
-	uint64_t nr = key_of(st, ev) & 0xffffffffu;
+	uint64_t nr = sl_key_of(st, ev) & 0xffffffffu;
 	bool is_write;
 	int ret;
 
@@ -688,7 +581,7 @@ static int tp_put(struct slices *s, struct sl_stack *k, const struct sl_type *st
 	case SLN_ATRACE:
 		return tp_print(s, k, st, ev);
 	case SLN_INSTANT:
-		keep_str(&k->arena, r->begin);
+		sl_keep_str(&k->arena, r->begin);
 		return tp_begin(s, k, st, ev, off, 0);
 	default:
 		break;
@@ -696,20 +589,20 @@ static int tp_put(struct slices *s, struct sl_stack *k, const struct sl_type *st
 	if (!st->begin)
 		return tp_end(s, k, ev, r->category, NULL, 0);
 	if (r->how == SLN_IRQ) {
-		keep_str(&k->arena, "IRQ (");
+		sl_keep_str(&k->arena, "IRQ (");
 		keep_field(&k->arena, ev, st->namef);
-		keep_str(&k->arena, ")");
+		sl_keep_str(&k->arena, ")");
 	} else if (r->how == SLN_VEC) {
-		if ((vec = key_of(st, ev) & 0xffffffffu) >= NVEC)
+		if ((vec = sl_key_of(st, ev) & 0xffffffffu) >= NVEC)
 			return 0;
-		keep_str(&k->arena, vec_tp[vec]);
+		sl_keep_str(&k->arena, vec_tp[vec]);
 	} else if (r->how == SLN_HEX) {	/* the .pftrace has no kernel symbols */
 		uint64_t fn = 0;
 
 		tfield_num(ev, st->namef, &fn);
-		keep_num(&k->arena, "0x", fn, true, false);
+		sl_keep_num(&k->arena, "0x", fn, true, false);
 	} else {
-		keep_sym(&k->arena, ev, st->namef, SL_PERFETTO);
+		sl_keep_sym(&k->arena, ev, st->namef, SL_PERFETTO);
 	}
 	return tp_begin(s, k, st, ev, off, -1);
 }
@@ -723,7 +616,7 @@ int slices_put(struct slices *s, const struct sl_type *st, const struct tdat_eve
 
 	if (!k)
 		return TDAT_ENOMEM;
-	return s->mode == SL_JSON ? json_put(s, k, st, ev, false) : tp_put(s, k, st, ev);
+	return s->ops.pairing ? s->ops.pairing->put(s, k, st, ev, false) : tp_put(s, k, st, ev);
 }
 
 int slices_check(struct slices *s, const struct sl_type *st, const struct tdat_event *ev, int utid)
@@ -733,19 +626,19 @@ int slices_check(struct slices *s, const struct sl_type *st, const struct tdat_e
 
 	if (!k)
 		return TDAT_ENOMEM;
-	return s->mode == SL_JSON && st->begin ? json_put(s, k, st, ev, true) : TDAT_EINVAL;
+	return s->ops.pairing && st->begin ? s->ops.pairing->put(s, k, st, ev, true) : TDAT_EINVAL;
 }
 
-/* Everything still open on @k: cut at @end_ts (SL_JSON) or of dur -1. */
+/* Everything still open on @k: as the writer's pairing ends it (SL_JSON), or of dur -1. */
 static int finish_stack(struct slices *s, struct sl_stack *k, uint64_t end_ts)
 {
 	int ret = 0;
 
-	if (s->mode == SL_JSON)
-		return close_from(s, k, 0, end_ts);
+	if (s->ops.pairing)
+		return s->ops.pairing->finish(s, k, end_ts);
 	for (int i = 0; i < k->n && !ret; i++)
 		if (k->st[i].dur < 0)
-			ret = report(s, k, i, -1, end_ts, NULL);
+			ret = sl_report(s, k, i, -1, end_ts, NULL);
 	k->n = 0;
 	k->arena.len = 0;
 	return ret;

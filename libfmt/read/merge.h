@@ -38,8 +38,6 @@ int merge_resume(struct tdat_merge *m, const struct cpos *at, int last);
 /* Damage another merge over the same files found, as @m's cursor @i would report it. */
 void merge_damage_add(struct tdat_merge *m, int i, uint64_t off, uint64_t bytes,
 		      const char *reason);
-/* Count @ev, handed out elsewhere, as cursor @i's (tdat_merge_count()). */
-int merge_tally(struct tdat_merge *m, int i, const struct tdat_event *ev);
 bool merge_counting(const struct tdat_merge *m);
 /* Progress: the events before places @at were read elsewhere. */
 void merge_progress_at(struct tdat_merge *m, const struct cpos *at);

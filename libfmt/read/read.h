@@ -27,5 +27,6 @@
 #include "read/window.h"
 #include "read/prefetch.h"
 #include "read/merge.h"
+#include "read/merge-par.h"
 
 #endif /* TDAT_READ_H */

@@ -9,6 +9,8 @@
  * format prepared of them (PM_PREPARE) or not (PM_COPY).  Each block
  * carries the merge's places after it, the damage met while making it and
  * what the selection learnt, so the caller can go on alone from any block.
+ * The worker's reading (its merge, selection and what they hand back) is
+ * read/merge-par.c's (struct par_reader).
  * A window holds at most QUEUE_AHEAD (or QUEUE_PUT) bytes of blocks the caller has not taken:
  * memory stays bounded whatever the window's size.
  */
@@ -21,11 +23,8 @@
 struct worker {
 	struct par *p;
 	pthread_t th;
-	struct tdat_file **files;	/* clones, as merge_member() of the caller's */
-	struct tdat_file **orig;	/* the caller's files they clone */
-	int nfiles, hit;
-	struct tdat_merge *m;
-	struct tdat_select *sel;
+	struct par_reader *rd;		/* its merge over clones of the caller's files, its selection */
+	int hit;			/* the file of the event copied last */
 	struct tdat_writer *w;		/* PM_PRINT, PM_PREPARE */
 	struct block *b;		/* being made */
 	struct win *win;
@@ -44,10 +43,7 @@ void block_free(struct block *b, struct par *p)
 	free(b->names.v);
 	free(b->pre_off);
 	free(b->pre_len);
-	free(b->dmg);
-	free(b->und);
-	free(b->at);
-	select_state_release(&b->sel);
+	par_back_free(b->back);
 	free(b);
 }
 
@@ -56,8 +52,6 @@ static struct block *block_new(struct par *p)
 	struct block *b = calloc(1, sizeof(*b));
 
 	if (!b || sink_init(&b->out, -1) ||
-	    !(b->at = malloc(sizeof(*b->at) * ((size_t)p->ncur + 1))) ||
-	    (p->sel && select_state_init(p->sel, &b->sel)) ||
 	    (p->mode != PM_PRINT && (!(b->ev = malloc(sizeof(*b->ev) * BLOCK_EVENTS)) ||
 				     !(b->cur = malloc(sizeof(*b->cur) * BLOCK_EVENTS)))) ||
 	    (p->mode == PM_PREPARE && (!(b->pre_off = malloc(sizeof(size_t) * BLOCK_EVENTS)) ||
@@ -87,37 +81,20 @@ static struct block *block_get(struct worker *k)
 		b = block_new(p);
 	if (b) {
 		b->next = NULL;
-		b->nev = b->blen = b->ndmg = b->nund = b->segs.n = b->names.n = b->out.len = 0;
+		b->nev = b->blen = b->segs.n = b->names.n = b->out.len = 0;
 		b->ndamaged = b->events = b->kept = 0;
 		b->post = b->post_len = 0;
 	}
 	return b;
 }
 
-/* The merge's damage, into the block being made. */
-static void on_damage(void *arg, int cursor, uint64_t off, uint64_t bytes, const char *reason)
-{
-	struct block *b = ((struct worker *)arg)->b;
-	struct par_dmg *d;
-
-	if (!b)
-		return;
-	if (b->ndmg == b->dcap) {
-		size_t cap = b->dcap ? 2 * b->dcap : 16;
-
-		if (!(d = realloc(b->dmg, sizeof(*d) * cap)))
-			return;	/* the caller's merge would have lost it too */
-		b->dmg = d;
-		b->dcap = cap;
-	}
-	b->dmg[b->ndmg++] = (struct par_dmg){ cursor, off, bytes, reason };
-}
-
 /* The index of the clone @f among the worker's files. */
 static int file_index(struct worker *k, const struct tdat_file *f)
 {
-	if (k->files[k->hit] != f)
-		for (k->hit = 0; k->hit < k->nfiles - 1 && k->files[k->hit] != f; k->hit++)
+	const struct par_reader *rd = k->rd;
+
+	if (rd->files[k->hit] != f)
+		for (k->hit = 0; k->hit < rd->nfiles - 1 && rd->files[k->hit] != f; k->hit++)
 			;
 	return k->hit;
 }
@@ -143,8 +120,8 @@ static int put_copy(struct worker *k, struct block *b, const struct tdat_event *
 	/* a printer may read an array RECORD_SLACK bytes past the record, as the page allows */
 	memcpy(b->bytes + b->blen, ev->data, need);
 	e->data = (const void *)(uintptr_t)b->blen;
-	e->file = k->orig[file_index(k, ev->file)];
-	b->cur[b->nev] = merge_last(k->m);
+	e->file = k->rd->orig[file_index(k, ev->file)];
+	b->cur[b->nev] = k->rd->last;
 	b->blen += need;
 	if (k->p->mode == PM_PREPARE) {
 		if ((r = k->w->ops->prepare(k->w, ev)) < 0 || k->w->sink.err)
@@ -182,27 +159,29 @@ static int block_end(struct worker *k, struct block *b)
 	return 0;
 }
 
-/* Block @b ends here (@last: merge_places()'s, or -1 before the event just handed out). */
-static void block_seal(struct worker *k, struct block *b, int last)
+/*
+ * Block @b ends here (@last: the cursor of the event handed out last, or
+ * -1 before the event just handed out).  0 or TDAT_ENOMEM.
+ */
+static int block_seal(struct worker *k, struct block *b, int last)
 {
 	struct tdat_writer *w = k->w;
+	struct par_reader *rd = k->rd;
 	struct tdat_sink swap;
 	struct par_segs segs;
 	struct par_names names;
 
-	merge_places(k->m, b->at);
-	b->last = last;
-	if (k->sel)
-		select_take(k->sel, &b->sel);
+	if (par_reader_seal(rd, &b->back, last))
+		return TDAT_ENOMEM;
 	if (!w)
-		return;
+		return 0;
 	b->ndamaged = w->ndamaged;
 	if (w->ndamaged) {
 		b->first = w->damage;
 		/* the caller's file's path: the clones go before the warning is printed */
-		for (int i = 0; i < k->nfiles; i++)
-			if (b->first.path == k->files[i]->info.path)
-				b->first.path = k->orig[i]->info.path;
+		for (int i = 0; i < rd->nfiles; i++)
+			if (b->first.path == rd->files[i]->info.path)
+				b->first.path = rd->orig[i]->info.path;
 	}
 	w->ndamaged = 0;
 	/* the block takes the text; the writer keeps the block's old buffer */
@@ -219,6 +198,7 @@ static void block_seal(struct worker *k, struct block *b, int last)
 	b->names = w->names;
 	w->names = names;
 	w->names.n = 0;
+	return 0;
 }
 
 /* Hand block @b to the caller; false when told to stop. */
@@ -254,92 +234,80 @@ static int put_kept(struct worker *k, struct block *b, const struct tdat_event *
 }
 
 /*
- * A stack trace whose fate the caller decides: put, and noted in @b.
- * TDAT_EUNSUPP when the worker cannot (the caller then reads on alone from
- * the end of the block before): a typed csv's text goes to many files, and
- * damage the writer counts for it could not be taken back.
+ * A stack trace whose fate the caller decides (@u: its entry in what the
+ * block hands back): put, and its place noted.  TDAT_EUNSUPP when the
+ * worker cannot (the caller then reads on alone from the end of the block
+ * before): a typed csv's text goes to many files, and damage the writer
+ * counts for it could not be taken back.
  */
-static int put_undecided(struct worker *k, struct block *b, const struct tdat_event *ev)
+static int put_undecided(struct worker *k, struct block *b, const struct tdat_event *ev,
+			 struct par_und *u)
 {
 	struct tdat_writer *w = k->w;
 	bool print = k->p->mode == PM_PRINT;
 	size_t start = w ? w->sink.len : 0, at = print ? start : b->nev;
 	uint64_t damaged = w ? w->ndamaged : 0;
-	struct par_und *u;
 	int ret;
 
 	if (w && w->ops->put_segs)
 		return TDAT_EUNSUPP;
-	if (b->nund == b->ucap) {
-		size_t cap = 2 * b->ucap + 8;
-
-		if (!(u = realloc(b->und, sizeof(*u) * cap)))
-			return TDAT_ENOMEM;
-		b->und = u;
-		b->ucap = cap;
-	}
 	if ((ret = put_kept(k, b, ev)))
 		return ret;
 	if (w && w->ndamaged != damaged)
 		return TDAT_EUNSUPP;
-	b->und[b->nund++] = (struct par_und){ .at = at, .len = print ? w->sink.len - start : 1,
-					      .slot = select_slot(k->sel, ev),
-					      .neg = k->sel->undecided_neg };
+	u->at = at;
+	u->len = print ? w->sink.len - start : 1;
 	return 0;
 }
 
-/* One event of the window: selected, put into the block. 0 or an error. */
-static int take_event(struct worker *k, struct block *b, const struct tdat_event *ev)
+/* One event of the window (@keep: the selection's verdict), put into the block. 0 or an error. */
+static int take_event(struct worker *k, struct block *b, const struct tdat_event *ev, int keep,
+		      struct par_und *u)
 {
-	int keep = k->sel ? select_match3(k->sel, ev) : 1;
-
 	b->events++;
 	if (!keep)
 		return 0;
 	if (keep > 0)
 		return put_kept(k, b, ev);
-	return put_undecided(k, b, ev);
+	return put_undecided(k, b, ev, u);
 }
 
 /* Window @win, from its start, into blocks; false when the worker cannot go on. */
 static bool run_window(struct worker *k, struct win *win)
 {
 	const struct tdat_event *ev;
+	struct par_und *u;
 	struct block *b;
-	int ret;
+	int ret, keep;
 
 	k->win = win;
 	if (!(b = k->b = block_get(k)))
 		return false;
-	ret = merge_window(k->m, &win->cut, win->start);
+	ret = par_reader_window(k->rd, &win->cut, win->start);
 	pthread_mutex_lock(&k->p->mu);
 	win->started = !ret;
 	pthread_cond_broadcast(&k->p->made);
 	pthread_mutex_unlock(&k->p->mu);
 	if (ret)
 		return false;
-	if (k->sel)
-		select_window(k->sel);
-	while ((ret = tdat_merge_next(k->m, &ev)) == 0) {
-		if ((ret = take_event(k, b, ev)))
+	while ((ret = par_reader_next(k->rd, &ev, &keep, &u)) == 0) {
+		if ((ret = take_event(k, b, ev, keep, u)))
 			break;
 		if (!block_full(k, b))
 			continue;
-		if ((ret = block_end(k, b)))
+		if ((ret = block_end(k, b)) || (ret = block_seal(k, b, k->rd->last)))
 			break;
-		block_seal(k, b, merge_last(k->m));
 		k->b = NULL;
 		if (!block_push(k, b) || !(b = k->b = block_get(k)))
 			return false;
 	}
-	if (ret == TDAT_END && block_end(k, b))
+	if (ret == TDAT_END && (block_end(k, b) || block_seal(k, b, -1)))
 		ret = TDAT_ENOMEM;
 	if (ret != TDAT_END) {
 		block_free(b, k->p);	/* the caller reads on alone and meets the failure itself */
 		k->b = NULL;
 		return false;
 	}
-	block_seal(k, b, -1);
 	k->b = NULL;
 	return block_push(k, b);
 }
@@ -372,38 +340,22 @@ static void window_end(struct par *p, struct win *win, bool ok)
 	pthread_mutex_unlock(&p->mu);
 }
 
-/* The worker's clones of every file of the merge, its merge, selection and writer. */
+/* The worker's reader (clones of every file of the merge, its merge and selection) and writer. */
 static int worker_init(struct worker *k)
 {
 	struct par *p = k->p;
-	/* function names: printed by the worker's writer (FIELD_sym too), or named in a filter */
-	bool syms = p->mode != PM_COPY || (p->sel && select_filters(p->sel));
 	int ret;
 
-	for (k->nfiles = 0; merge_member(p->m, k->nfiles); k->nfiles++)
-		;
-	if (!(k->files = calloc((size_t)k->nfiles + 1, sizeof(*k->files))) ||
-	    !(k->orig = calloc((size_t)k->nfiles + 1, sizeof(*k->orig))) ||
-	    !(k->m = tdat_merge_new()))
-		return TDAT_ENOMEM;
-	for (int i = 0; i < k->nfiles; i++) {
-		k->orig[i] = merge_member(p->m, i);
-		if ((ret = file_clone(k->orig[i], syms, &k->files[i])) ||
-		    (ret = tdat_merge_add(k->m, k->files[i])))
-			return ret;
-	}
-	if (merge_ncursors(k->m) != p->ncur)
-		return TDAT_EINVAL;
-	merge_damage_hook(k->m, on_damage, k);
-	if (p->sel && (!(k->sel = select_clone(p->sel)) || select_bind_filters(k->sel, k->m)))
-		return TDAT_ENOMEM;
+	/* function names: printed by the worker's writer (FIELD_sym too) */
+	if ((ret = par_reader_new(p->pr, p->mode != PM_COPY, &k->rd)))
+		return ret;
 	if (p->mode == PM_COPY)
 		return 0;
 	if (!(k->w = tdat_writer_new(p->w->ops->name)))
 		return TDAT_ENOMEM;
 	k->w->workers = p->w->jobs;	/* PM_PRINT and PM_PREPARE: a worker a job */
 	k->w->opt = p->w->opt;		/* the format's options (tdat_writer_set_option()) */
-	if ((ret = writer_open_worker(k->w, k->m, p->w->flags & ~TDAT_W_GZIP)))
+	if ((ret = writer_open_worker(k->w, k->rd->m, p->w->flags & ~TDAT_W_GZIP)))
 		return ret;
 	k->w->sink.len = 0;	/* no header */
 	return 0;
@@ -412,12 +364,7 @@ static int worker_init(struct worker *k)
 static void worker_release(struct worker *k)
 {
 	tdat_writer_free(k->w);
-	tdat_select_free(k->sel);
-	tdat_merge_free(k->m);
-	for (int i = 0; k->files && i < k->nfiles; i++)
-		tdat_file_free(k->files[i]);
-	free(k->files);
-	free(k->orig);
+	par_reader_free(k->rd);
 	block_free(k->b, k->p);
 }
 

@@ -4,9 +4,9 @@
  * selection keeps, into the writer, on the caller's thread or (-j N) on N
  * workers, with the same output either way.
  *
- * With workers, the timeline is cut into time windows (read/window.c);
- * each worker decodes, selects and formats one window at a time
- * (par-work.c), and the caller takes the windows' blocks in timeline order:
+ * With workers, the timeline is cut into time windows (read/merge-par.h:
+ * all of read/ that par.c and par-work.c use, but the public tdat.h); each
+ * worker decodes, selects and formats one window at a time (par-work.c), and the caller takes the windows' blocks in timeline order:
  * it writes their text, or puts their events through the format (whose
  * model of threads, slices and ids so stays on one thread).  Before the
  * first block of a window is taken, the places where its cursors begin
@@ -16,7 +16,7 @@
  * the caller reads on alone from the place the last block it took ends at,
  * as if it had read everything before.  A stack trace the selection keeps
  * with the event before it, in an earlier window, comes marked: the
- * caller decides (select_decide()).  Damage the workers meet is reported
+ * caller decides (par_read_take()).  Damage the workers meet is reported
  * by the caller's merge in the same order, so messages, exit status and
  * tdat_merge_stats() are those of one thread too.
  */
@@ -25,8 +25,6 @@
 
 #include "run/par.h"
 
-#define WINDOW_BYTES (2u << 20)	/* decompressed trace bytes a window holds, about, */
-#define CPU_BYTES (128u << 10)	/* and at least this much a CPU (each one is seeked to it) */
 #define TICK_EVENTS 65536	/* events between two progress calls, on one thread */
 
 static int run_serial(struct tdat_writer *w, struct tdat_select *sel, struct tdat_run *run)
@@ -49,24 +47,13 @@ static int run_serial(struct tdat_writer *w, struct tdat_select *sel, struct tda
 	return ret;
 }
 
-/* How workers can take @w's events; false: they cannot. */
-static bool par_mode(struct tdat_writer *w, struct tdat_select *sel, enum par_mode *mode)
+/*
+ * How workers can take @w's events (@how: what reading in windows found of
+ * its merge); false: they cannot.
+ */
+static bool par_mode(struct tdat_writer *w, struct tdat_select *sel, const struct par_how *how,
+		     enum par_mode *mode)
 {
-	struct tdat_file *f;
-	int64_t end;
-
-	if (w->jobs < 2 || (sel && select_window_get(sel, 1, &end) && end < 0))
-		return false;
-	/* --comm matches names the text learns as it prints, in order (par-names.c) */
-	if (w->ops->names && sel && select_comms(sel))
-		return false;
-	/* pieces read one after the other (read/chain.c): on the caller's thread, which reads ahead */
-	if (merge_chained(w->merge))
-		return false;
-	/* notices name libtraceevent's strings of one handle: keep those files on one thread */
-	for (int i = 0; (f = merge_member(w->merge, i)); i++)
-		if (tdat_file_nnotes(f))
-			return false;
 	if (w->ops->parallel && (w->sink.fd >= 0 || w->ops->put_segs))
 		*mode = PM_PRINT;
 	else if (w->ops->prepare)
@@ -74,7 +61,7 @@ static bool par_mode(struct tdat_writer *w, struct tdat_select *sel, enum par_mo
 	else
 		*mode = PM_COPY;
 	/* the merge's count is made of the copies: every event, and the caller sees each */
-	return !merge_counting(w->merge) || (!sel && *mode != PM_PRINT);
+	return !how->counting || (!sel && *mode != PM_PRINT);
 }
 
 static void par_free(struct par *p)
@@ -102,6 +89,7 @@ static void par_free(struct par *p)
 	}
 	free(p->ring);
 	names_free(p->learnt);
+	par_read_free(p->pr);
 	pthread_mutex_destroy(&p->mu);
 	pthread_cond_destroy(&p->work);
 	pthread_cond_destroy(&p->made);
@@ -109,13 +97,17 @@ static void par_free(struct par *p)
 	free(p);
 }
 
-static struct par *par_new(struct tdat_writer *w, struct tdat_select *sel, enum par_mode mode)
+/* The run of @w's merge, read in windows by @pr (@p's from now on, freed with it). */
+static struct par *par_new(struct tdat_writer *w, struct tdat_select *sel, enum par_mode mode,
+			   struct par_read *pr, int ncur)
 {
 	struct par *p = calloc(1, sizeof(*p));
 	size_t n;
 
-	if (!p)
+	if (!p) {
+		par_read_free(pr);
 		return NULL;
+	}
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->work, NULL);
 	pthread_cond_init(&p->made, NULL);
@@ -124,7 +116,8 @@ static struct par *par_new(struct tdat_writer *w, struct tdat_select *sel, enum 
 	p->m = w->merge;
 	p->sel = sel;
 	p->mode = mode;
-	p->ncur = merge_ncursors(p->m);
+	p->pr = pr;
+	p->ncur = ncur;
 	p->nring = (unsigned)w->jobs + 1;	/* the one taken, and one for each worker */
 	n = (size_t)p->ncur + 1;
 	if (!(p->ring = calloc(p->nring, sizeof(*p->ring))) ||
@@ -160,41 +153,27 @@ static void queue(struct par *p)
 }
 
 /* Plan windows into the free slots of the ring; false when the plan is done. */
-static bool fill(struct par *p, struct plan *plan, bool *planned)
+static bool fill(struct par *p, bool *planned)
 {
 	while (*planned && p->head - p->tail < p->nring) {
-		if (!(*planned = plan_next(plan, &p->ring[p->head % p->nring].cut)))
+		if (!(*planned = par_read_next(p->pr, &p->ring[p->head % p->nring].cut) > 0))
 			break;
 		queue(p);
 	}
 	return *planned;
 }
 
-/*
- * Decide on @b's undecided stack traces, in order, with what the caller's
- * selection knows of the events before them (and then of them); those
- * dropped are no longer counted kept.
- */
-static void decide(struct par *p, struct block *b)
-{
-	for (size_t i = 0; i < b->nund; i++) {
-		struct par_und *u = &b->und[i];
-
-		u->keep = select_decide(p->sel, u->slot, u->neg);
-		b->kept -= !u->keep;
-	}
-}
-
 /* PM_PRINT: @b's text, but for the undecided stack traces dropped. */
 static void write_text(struct tdat_sink *s, const struct block *b)
 {
+	const struct par_back *bk = b->back;
 	size_t from = 0;
 
-	for (size_t i = 0; i < b->nund; i++) {
-		if (b->und[i].keep)
+	for (size_t i = 0; i < bk->nund; i++) {
+		if (bk->und[i].keep)
 			continue;
-		sink_write(s, b->out.buf + from, b->und[i].at - from);
-		from = b->und[i].at + b->und[i].len;
+		sink_write(s, b->out.buf + from, bk->und[i].at - from);
+		from = bk->und[i].at + bk->und[i].len;
 	}
 	sink_write(s, b->out.buf + from, b->out.len - from);
 }
@@ -203,13 +182,14 @@ static void write_text(struct tdat_sink *s, const struct block *b)
 static int put_events(struct par *p, const struct block *b)
 {
 	struct tdat_writer *w = p->w;
+	const struct par_back *bk = b->back;
 	size_t u = 0;
 	int ret = 0;
 
 	for (size_t i = 0; i < b->nev && !ret; i++) {
 		struct tdat_event ev = b->ev[i];
 
-		if (u < b->nund && b->und[u].at == i && !b->und[u++].keep)
+		if (u < bk->nund && bk->und[u].at == i && !bk->und[u++].keep)
 			continue;
 		ev.data = b->bytes + (uintptr_t)ev.data;
 		w->pre = p->mode == PM_PREPARE && b->pre_len[i] != NO_PRE ? b->out.buf + b->pre_off[i]
@@ -224,24 +204,21 @@ static int put_events(struct par *p, const struct block *b)
 	return ret;
 }
 
-/* Write, or put, what block @b holds; its damage and what its selection learnt too. */
+/*
+ * Write, or put, what block @b holds; what its reading found is taken
+ * first (the undecided stack traces dropped are no longer counted kept).
+ */
 static int take_block(struct par *p, struct block *b, struct tdat_run *run)
 {
 	struct tdat_writer *w = p->w;
 	int ret = 0;
 
-	if (p->sel) {
-		decide(p, b);
-		select_absorb(p->sel, &b->sel);
-	}
-	for (size_t i = 0; i < b->ndmg; i++)
-		merge_damage_add(p->m, b->dmg[i].cursor, b->dmg[i].off, b->dmg[i].bytes,
-				 b->dmg[i].reason);
+	b->kept -= par_read_take(p->pr, b->back);
 	if (p->mode == PM_PRINT && b->segs.n)
 		ret = w->ops->put_segs(w, b->out.buf, &b->segs);
 	else if (p->mode == PM_PRINT && b->names.n)
 		ret = names_write(p->learnt, p->m, &w->sink, b->out.buf, b->out.len, &b->names,
-				  b->und, b->nund);
+				  b->back->und, b->back->nund);
 	else if (p->mode == PM_PRINT)
 		write_text(&w->sink, b);
 	else
@@ -254,7 +231,6 @@ static int take_block(struct par *p, struct block *b, struct tdat_run *run)
 		writer_damage_add(w, &b->first, b->ndamaged);
 	run->events += b->events;
 	run->kept += b->kept;
-	merge_progress_at(p->m, b->at);
 	if (run->tick)
 		run->tick(run->arg, run->events);
 	return ret;
@@ -288,12 +264,11 @@ static void recycle(struct par *p, struct block *b)
 }
 
 /*
- * Take window @win's blocks (it must begin at @at, where the blocks taken
- * so far end); @at and *@last follow them.  0 when the window is done, 1 when
- * the caller must read on alone, or an error.
+ * Take window @win's blocks (it must begin where the blocks taken so far
+ * end).  0 when the window is done, 1 when the caller must read on alone,
+ * or an error.
  */
-static int take_window(struct par *p, struct win *win, bool first, struct cpos *at, int *last,
-		       struct tdat_run *run)
+static int take_window(struct par *p, struct win *win, struct tdat_run *run)
 {
 	struct block *b;
 	bool ok;
@@ -304,15 +279,10 @@ static int take_window(struct par *p, struct win *win, bool first, struct cpos *
 		pthread_cond_wait(&p->made, &p->mu);
 	ok = win->started;
 	pthread_mutex_unlock(&p->mu);
-	for (int i = 0; ok && !first && i < p->ncur; i++)
-		ok = cpos_eq(&win->start[i], &at[i]);
-	if (!ok)
+	if (!ok || !par_read_follows(p->pr, win->start))
 		return 1;
 	while ((b = next_block(p, win))) {
-		p->taken = true;
 		ret = take_block(p, b, run);
-		memcpy(at, b->at, sizeof(*at) * (size_t)p->ncur);
-		*last = b->last;
 		recycle(p, b);
 		if (ret)
 			return ret;
@@ -322,21 +292,6 @@ static int take_window(struct par *p, struct win *win, bool first, struct cpos *
 	win->state = W_FREE;
 	pthread_mutex_unlock(&p->mu);
 	return ok ? 0 : 1;
-}
-
-/* The windows' time span: from the selection's start (the merge was seeked there), to its end. */
-static int plan_for(struct par *p, struct plan **plan)
-{
-	int64_t start = 0, end = 0;
-	bool has_start = p->sel && select_window_get(p->sel, 0, &start) && start > 0;
-	bool has_end = p->sel && select_window_get(p->sel, 1, &end);
-	uint64_t last = (uint64_t)end;
-	uint64_t window = (uint64_t)p->ncur * CPU_BYTES;
-
-	if (window < WINDOW_BYTES)
-		window = WINDOW_BYTES;
-	return plan_new(p->m, has_start ? (uint64_t)start : 0, has_end ? &last : NULL,
-			p->w->window ? p->w->window : window, plan);
 }
 
 /*
@@ -354,26 +309,31 @@ static int nworkers(const struct tdat_writer *w, enum par_mode mode)
 static int par_run(struct tdat_writer *w, struct tdat_select *sel, struct tdat_run *run)
 {
 	struct par *p;
-	struct plan *plan = NULL;
-	struct cpos *at = NULL;
-	int last = -1, ret = TDAT_ENOMEM;
+	struct par_read *pr;
+	struct par_how how;
+	int ret;
 	bool planned = true;
 	enum par_mode mode;
 
-	if (!par_mode(w, sel, &mode) || nworkers(w, mode) < 1)
+	if (w->jobs < 2)
 		return TDAT_EUNSUPP;
-	if (!(p = par_new(w, sel, mode)) || !(at = calloc((size_t)p->ncur + 1, sizeof(*at))) ||
-	    (ret = plan_for(p, &plan)))
-		goto out;
-	if (!plan_next(plan, &p->ring[0].cut) || p->ring[0].cut.last) {
-		ret = TDAT_EUNSUPP;
+	if ((ret = par_read_new(w->merge, sel, w->ops->names, w->window, &how, &pr)))
+		return ret;
+	if (!par_mode(w, sel, &how, &mode) || nworkers(w, mode) < 1) {
+		par_read_free(pr);
+		return TDAT_EUNSUPP;
+	}
+	if (!(p = par_new(w, sel, mode, pr, how.ncur)))
+		return TDAT_ENOMEM;
+	if ((ret = par_read_next(pr, &p->ring[0].cut)) <= 0 || p->ring[0].cut.last) {
+		ret = ret < 0 ? ret : TDAT_EUNSUPP;
 		goto out;
 	}
 	queue(p);
 	if ((ret = par_workers_start(p, nworkers(w, mode))))
 		goto out;
-	while ((fill(p, plan, &planned) || p->tail < p->head)) {
-		ret = take_window(p, &p->ring[p->tail % p->nring], !p->tail, at, &last, run);
+	while ((fill(p, &planned) || p->tail < p->head)) {
+		ret = take_window(p, &p->ring[p->tail % p->nring], run);
 		if (ret)
 			break;
 		pthread_mutex_lock(&p->mu);
@@ -383,15 +343,13 @@ static int par_run(struct tdat_writer *w, struct tdat_select *sel, struct tdat_r
 	}
 	par_workers_stop(p);
 	if (ret == 0)
-		ret = merge_windows_done(p->m) ? TDAT_ENOMEM : TDAT_END;
-	else if (ret == 1 && (!p->taken || !(ret = merge_resume(p->m, at, last)))) {
+		ret = par_read_end(pr, true) ? TDAT_ENOMEM : TDAT_END;
+	else if (ret == 1 && !(ret = par_read_end(pr, false))) {
 		run->alone = run->events + 1;
 		names_seed(p->learnt, p->m);
 		ret = run_serial(w, sel, run);
 	}
 out:
-	plan_free(plan);
-	free(at);
 	par_free(p);
 	return ret;
 }

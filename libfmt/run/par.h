@@ -7,7 +7,7 @@
 #ifndef TDAT_PAR_H
 #define TDAT_PAR_H
 
-#include "read/read.h"
+#include "read/merge-par.h"
 #include "write/sink.h"
 #include "write/worker.h"
 #include "write/writer-int.h"
@@ -31,25 +31,6 @@ enum par_mode {
 	PM_COPY,	/* workers decode and select, the caller puts copies */
 };
 
-/* Damage a worker's merge found, for the caller's merge to report (merge_damage_add()). */
-struct par_dmg {
-	int cursor;
-	uint64_t off, bytes;
-	const char *reason;
-};
-
-/*
- * A stack trace the worker could not decide on (select_match3()): put as
- * if kept, at @at (PM_PRINT: its text, @len bytes of out; else its event's
- * index), for the caller to keep or drop (select_decide()).
- */
-struct par_und {
-	size_t at, len;
-	int slot;
-	bool neg;		/* the negative filter drops it anyway */
-	bool keep;		/* the caller's decision */
-};
-
 /* A piece of a window's output, in timeline order, made by a worker and taken by the caller. */
 struct block {
 	struct block *next;
@@ -65,14 +46,13 @@ struct block {
 	size_t post, post_len;		/* PM_PREPARE: ops->prepare_end()'s bytes in out */
 	uint64_t ndamaged;	/* events the worker's writer wrote without part of them */
 	struct writer_damage first;
-	struct par_dmg *dmg;
-	size_t ndmg, dcap;
-	struct par_und *und;	/* in timeline order */
-	size_t nund, ucap;
-	struct cpos *at;	/* the worker's merge's places after the block, */
-	int last;		/* and its cursor handed out last (merge_places()) */
+	/*
+	 * what the worker's reading found (its places after the block, damage,
+	 * what its selection learnt, the undecided stack traces: at, len are
+	 * PM_PRINT's text, @len bytes of out, else the event's index)
+	 */
+	struct par_back *back;
 	uint64_t events, kept;	/* read, and kept */
-	struct sel_state sel;	/* with a selection: what it learnt */
 	size_t size;		/* what it holds, in bytes */
 };
 
@@ -93,6 +73,7 @@ struct worker;
 struct par {
 	struct tdat_writer *w;		/* the caller's */
 	struct tdat_merge *m;		/* its merge */
+	struct par_read *pr;		/* read in time windows */
 	struct tdat_select *sel;	/* the caller's selection, or NULL */
 	enum par_mode mode;
 	int ncur;			/* cursors of the merge */
@@ -108,7 +89,6 @@ struct par {
 	struct block *spare;		/* blocks to reuse */
 	struct worker *wk;
 	int nwk;
-	bool taken;			/* a block was taken: the merge goes on from its end */
 	struct par_learnt *learnt;	/* PM_PRINT: names the workers' texts learnt, in order */
 };
 

@@ -474,7 +474,7 @@ int json_put_trailer(struct tdat_writer *w, const char *p, size_t n)
 struct slices *json_slices_new(struct json *j)
 {
 	struct sl_ops o = { .ctx = j, .begin = sl_begin, .slice = sl_slice, .stray = sl_stray,
-			    .bottom = sl_bottom };
+			    .bottom = sl_bottom, .pairing = &json_pairing };
 
 	return slices_new(SL_JSON, &o);
 }

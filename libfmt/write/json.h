@@ -122,6 +122,8 @@ static inline uint64_t rel(const struct json *j, uint64_t ts)
 /* ---- json-slices.c: slices, on one thread or paired by the -j workers ---- */
 
 struct slices *json_slices_new(struct json *j);
+/* json-pair.c: how the JSON writer pairs begins and ends (the model's SL_JSON). */
+extern const struct sl_pairing json_pairing;
 /* A slice event on the caller's model (thread @utid). */
 int put_slice(struct json *j, const struct tdat_event *ev, const struct jtype *jt, int utid);
 int json_prepare(struct tdat_writer *w, const struct tdat_event *ev);
