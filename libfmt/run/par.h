@@ -92,6 +92,18 @@ struct par {
 	struct par_learnt *learnt;	/* PM_PRINT: names the workers' texts learnt, in order */
 };
 
+/* par-names.c: the names a worker's text left out (write/worker.h), put in by the caller */
+struct par_learnt *names_new(void);
+void names_free(struct par_learnt *l);
+/*
+ * Write @len bytes of a worker's @text to @s, but its dropped stack traces
+ * (@und), learning and putting in the names of @names; 0 or TDAT_ENOMEM.
+ */
+int names_write(struct par_learnt *l, struct tdat_merge *m, struct tdat_sink *s, const char *text,
+		size_t len, const struct par_names *names, const struct par_und *und, size_t nund);
+/* The caller reads on alone: its handles first learn what the workers' texts learnt. */
+void names_seed(const struct par_learnt *l, struct tdat_merge *m);
+
 /* par-work.c */
 int par_workers_start(struct par *p, int n);
 void par_workers_stop(struct par *p);

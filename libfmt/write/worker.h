@@ -10,9 +10,6 @@
 
 #include <stddef.h>
 
-struct tdat_merge;
-struct tdat_sink;
-
 /*
  * A worker's batch text for several destinations (typed csv's files), in
  * order: @len bytes for event type @id of input @input each (run/par.c).
@@ -30,8 +27,9 @@ struct par_segs {
 int par_seg_add(struct par_segs *s, int input, unsigned id, size_t len);
 
 /*
- * run/par-names.c: a -j worker's text leaves out the names of tasks it cannot
- * know (learnt from events before its window) and notes what it learnt.
+ * A -j worker's text leaves out the names of tasks it cannot know (learnt
+ * from events before its window) and notes what it learnt (names_add());
+ * run/par-names.c puts them in.
  */
 #define NAME_MAX_COMM	24	/* a comm field is 16 bytes: more is cut */
 enum { NAME_PUT, NAME_LEARN };
@@ -45,19 +43,7 @@ struct par_names {
 	struct par_name *v;
 	size_t n, cap;
 };
-struct par_learnt;
-struct par_und;
 int names_add(struct par_names *n, int kind, int input, int pid, size_t at, const char *comm,
 	      size_t len);
-struct par_learnt *names_new(void);
-void names_free(struct par_learnt *l);
-/*
- * Write @len bytes of a worker's @text to @s, but its dropped stack traces
- * (@und), learning and putting in the names of @names; 0 or TDAT_ENOMEM.
- */
-int names_write(struct par_learnt *l, struct tdat_merge *m, struct tdat_sink *s, const char *text,
-		size_t len, const struct par_names *names, const struct par_und *und, size_t nund);
-/* The caller reads on alone: its handles first learn what the workers' texts learnt. */
-void names_seed(const struct par_learnt *l, struct tdat_merge *m);
 
 #endif /* TDAT_WRITE_WORKER_H */
