@@ -934,7 +934,7 @@ int tdat_writer_run(struct tdat_writer *w, struct tdat_select *sel, struct tdat_
  * enum tdat_thread_kind - the threads the library starts, by what they do
  * @TDAT_THREAD_READ: reads and decompresses v7 chunks ahead (tdat_merge_set_jobs())
  * @TDAT_THREAD_WINDOW: a tdat_writer_run() worker, one time window at a time
- * @TDAT_THREAD_GZIP: deflates blocks of a gzipped output
+ * @TDAT_THREAD_GZIP: deflates blocks of a gzipped output (or a Perfetto trace's zlib batches)
  * @TDAT_THREAD_PARQUET: encodes and compresses Parquet column chunks
  * @TDAT_THREAD_SQLITE: the one thread that inserts the sqlite format's rows
  * @TDAT_THREAD_CAPTURE: compresses the pages tdat_capture reads ("tdat-compress")

@@ -112,23 +112,27 @@ static bool build(struct huff *h, const uint8_t *len, unsigned nsym)
 	return true;
 }
 
-/* One symbol of code @h; -1 if none has the code read. */
-static inline int decode(struct dwalk *w, const struct huff *h)
+/* @k bits, at most those in the buffer (no fill). */
+static inline void skip(struct dwalk *w, unsigned k)
+{
+	w->buf >>= k;
+	w->cnt -= k;
+}
+
+/* One symbol of code @h, read from the buffer (no fill: 15 bits must be in it); -1 if none. */
+static inline int decode_buffered(struct dwalk *w, const struct huff *h)
 {
 	unsigned e, code = 0, first = 0, index = 0;
 
-	fill(w);
 	if ((e = h->fast[w->buf & ((1u << FAST) - 1)])) {
-		w->buf >>= e & 15;
-		w->cnt -= e & 15;
+		skip(w, e & 15);
 		return (int)(e >> 4);
 	}
 	for (unsigned l = 1; l <= MAXBITS; l++) {
 		unsigned count = h->count[l];
 
 		code |= (unsigned)(w->buf & 1);
-		w->buf >>= 1;
-		w->cnt--;
+		skip(w, 1);
 		if (code - first < count)
 			return h->sym[index + (code - first)];
 		index += count;
@@ -138,17 +142,30 @@ static inline int decode(struct dwalk *w, const struct huff *h)
 	return -1;
 }
 
+/* One symbol of code @h; -1 if none has the code read. */
+static inline int decode(struct dwalk *w, const struct huff *h)
+{
+	fill(w);
+	return decode_buffered(w, h);
+}
+
 static const uint8_t lext[29] = { 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
 				  2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0 };
 static const uint8_t dext[30] = { 0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6,
 				  6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13 };
 
-/* Walk a compressed block's symbols up to its end-of-block code. */
+/*
+ * Walk a compressed block's symbols up to its end-of-block code.  One fill
+ * is enough for a symbol and, for a length, its extra bits, distance code
+ * and extra bits: 15 + 5 + 15 + 13 bits at most, of the 56 a fill leaves.
+ */
 static bool codes(struct dwalk *w)
 {
 	for (;;) {
-		int s = decode(w, &w->lit), d;
+		int s, d;
 
+		fill(w);
+		s = decode_buffered(w, &w->lit);
 		if (s < 256) {
 			if (s < 0 || !in_data(w))
 				return false;
@@ -158,10 +175,10 @@ static bool codes(struct dwalk *w)
 			return in_data(w);
 		if (s > 285)
 			return false;
-		bits(w, lext[s - 257]);
-		if ((d = decode(w, &w->dist)) < 0 || d > 29)
+		skip(w, lext[s - 257]);
+		if ((d = decode_buffered(w, &w->dist)) < 0 || d > 29)
 			return false;
-		bits(w, dext[d]);
+		skip(w, dext[d]);
 		if (!in_data(w))
 			return false;
 	}

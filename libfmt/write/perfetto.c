@@ -36,6 +36,8 @@
  * batch is written deflated (zlib) as one TracePacket's compressed_packets,
  * as Perfetto's recorder writes a trace configured with compression_type
  * DEFLATE; trace processor and ui.perfetto.dev inflate them as they read.
+ * The batches are deflated on -j threads (perfetto-zlib.c), each on its
+ * own, so the bytes do not depend on -j.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -102,8 +104,7 @@ struct pf {
 	struct tdat_sink pkt;	/* one packet being built (memory sink) */
 	bool deflate;		/* "compression" zlib: packets go through zbatch */
 	struct tdat_sink zbatch;	/* packets to deflate (memory sink) */
-	unsigned char *zout;	/* their deflated bytes */
-	uLong zcap;
+	struct pf_zring *zr;	/* the batches being deflated (perfetto-zlib.c) */
 };
 
 /* ---- packets ---- */
@@ -114,31 +115,42 @@ static struct tdat_sink *out_of(struct pf *p, struct tdat_writer *w)
 	return p->deflate ? &p->zbatch : &w->sink;
 }
 
-/* Write the batch as one deflated compressed_packets when it is full (or @all); 0 or ENOMEM. */
-static int put_batch(struct pf *p, struct tdat_writer *w, bool all)
+/* Write the oldest batch submitted, deflated, as one compressed_packets; 0 or ENOMEM. */
+static int put_oldest(struct pf *p, struct tdat_writer *w)
 {
-	uLongf n;
+	const unsigned char *z;
+	size_t n;
 
-	if (!p->deflate || (!all && p->zbatch.len < ZBATCH) || !p->zbatch.len)
-		return 0;
-	if (p->zbatch.err)
-		return TDAT_ENOMEM;
-	n = compressBound((uLong)p->zbatch.len);
-	if (n > p->zcap) {
-		unsigned char *z = realloc(p->zout, n);
-
-		if (!z)
-			return TDAT_ENOMEM;
-		p->zout = z;
-		p->zcap = n;
-	}
-	if (compress2(p->zout, &n, (const Bytef *)p->zbatch.buf, (uLong)p->zbatch.len, ZLEVEL) != Z_OK)
+	if (pf_zring_oldest(p->zr, &z, &n))
 		return TDAT_ENOMEM;
 	pb_head(&w->sink, PF_TRACE_PACKET, pb_varint_size((uint64_t)PF_PKT_COMPRESSED << 3) +
 		pb_varint_size(n) + n + 1 + pb_varint_size(SEQ_ID));
-	pb_bytes(&w->sink, PF_PKT_COMPRESSED, p->zout, n);
+	pb_bytes(&w->sink, PF_PKT_COMPRESSED, z, n);
 	pb_varint(&w->sink, PF_PKT_SEQ_ID, SEQ_ID);
-	p->zbatch.len = 0;
+	pf_zring_free_oldest(p->zr);
+	return 0;
+}
+
+/*
+ * Have the batch deflated when it is full (or @all), writing the oldest
+ * batches as the ring fills; with @all, write every one; 0 or ENOMEM.
+ */
+static int put_batch(struct pf *p, struct tdat_writer *w, bool all)
+{
+	if (!p->deflate || (!all && p->zbatch.len < ZBATCH))
+		return 0;
+	if (p->zbatch.err)
+		return TDAT_ENOMEM;
+	if (!p->zr && !(p->zr = pf_zring_new(w->jobs, ZLEVEL)))
+		return TDAT_ENOMEM;
+	if (p->zbatch.len) {
+		if (pf_zring_full(p->zr) && put_oldest(p, w))
+			return TDAT_ENOMEM;
+		pf_zring_submit(p->zr, &p->zbatch);
+	}
+	while (all && pf_zring_pending(p->zr))
+		if (put_oldest(p, w))
+			return TDAT_ENOMEM;
 	return 0;
 }
 
@@ -624,7 +636,7 @@ static void pf_free(struct tdat_writer *w)
 	free(p->fed);
 	free(p->pkt.buf);
 	free(p->zbatch.buf);
-	free(p->zout);
+	pf_zring_free(p->zr);
 	free(p->in);
 	free(p);
 	w->priv = NULL;

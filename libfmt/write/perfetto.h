@@ -164,4 +164,23 @@ void pf_compact_free(struct pf_compact *c);
 /* A varint with no tag, as a packed repeated field holds them. */
 void pb_raw_varint(struct tdat_sink *s, uint64_t v);
 
+/*
+ * perfetto-zlib.c: "compression" zlib batches deflated (compress2() at
+ * @level, one zlib stream each) on @workers threads (1 or less: the
+ * caller's, in pf_zring_oldest()) and taken back in order.
+ */
+struct pf_zring;
+struct pf_zring *pf_zring_new(int workers, int level);
+void pf_zring_free(struct pf_zring *z);
+/* Every slot holds a batch not yet written: write the oldest before submitting. */
+bool pf_zring_full(const struct pf_zring *z);
+/* Some batch submitted is not yet written. */
+bool pf_zring_pending(const struct pf_zring *z);
+/* Have @batch's bytes deflated; @batch is left empty (another buffer, not copied). */
+void pf_zring_submit(struct pf_zring *z, struct tdat_sink *batch);
+/* The oldest batch's deflated bytes, once done (waiting for them); 0 or TDAT_ENOMEM. */
+int pf_zring_oldest(struct pf_zring *z, const unsigned char **out, size_t *len);
+/* Done with the oldest batch: its slot is free. */
+void pf_zring_free_oldest(struct pf_zring *z);
+
 #endif /* TDAT_PERFETTO_H */

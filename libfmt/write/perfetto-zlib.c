@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * perfetto-zlib.c - the Perfetto writer's "compression" zlib batches,
+ * deflated on worker threads and taken back in order (jobring.c), as the
+ * -j gzip does (gzip.c).
+ *
+ * Each batch is one zlib stream of its own (compress2() at the writer's
+ * level): its bytes depend on its packets only, so any number of workers
+ * (none: the caller's thread, when it takes the batch) makes the same
+ * file.  The caller hands a full batch over (its buffer is swapped with the
+ * slot's, nothing copied), writes the oldest once the ring is full, and all
+ * of them at the end.  Memory: each slot holds a batch and its output
+ * (about 1 MiB), 2 x workers slots.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "write/jobring.h"
+#include "write/perfetto.h"
+
+struct pf_zslot {
+	char *in;
+	size_t inlen, incap;
+	unsigned char *out;
+	size_t outlen, outcap;
+	int err;
+};
+
+struct pf_zring {
+	struct jobring ring;	/* of the slots: next batch to submit, next to write */
+	bool ring_init;
+	int level;
+	pthread_t *th;
+	int nth;		/* workers running; 0: the caller deflates */
+	struct pf_zslot *slot;
+};
+
+/* Deflate @s's batch as one zlib stream. */
+static void deflate_slot(struct pf_zslot *s, int level)
+{
+	uLongf n = compressBound((uLong)s->inlen);
+
+	s->err = 0;
+	if (n > s->outcap) {
+		unsigned char *p = realloc(s->out, n);
+
+		if (!p) {
+			s->err = ENOMEM;
+			return;
+		}
+		s->out = p;
+		s->outcap = n;
+	}
+	if (compress2(s->out, &n, (const Bytef *)s->in, (uLong)s->inlen, level) != Z_OK) {
+		s->err = ENOMEM;
+		return;
+	}
+	s->outlen = n;
+}
+
+static void *worker(void *arg)
+{
+	struct pf_zring *z = arg;
+	int i;
+
+	while ((i = jobring_take(&z->ring)) >= 0) {
+		deflate_slot(&z->slot[i], z->level);
+		jobring_done(&z->ring, i);
+	}
+	return NULL;
+}
+
+void pf_zring_free(struct pf_zring *z)
+{
+	if (!z)
+		return;
+	if (z->ring_init)
+		jobring_stop(&z->ring);
+	for (int i = 0; i < z->nth; i++)
+		pthread_join(z->th[i], NULL);
+	for (unsigned i = 0; z->slot && i < z->ring.n; i++) {
+		free(z->slot[i].in);
+		free(z->slot[i].out);
+	}
+	if (z->ring_init)
+		jobring_release(&z->ring);
+	free(z->slot);
+	free(z->th);
+	free(z);
+}
+
+struct pf_zring *pf_zring_new(int workers, int level)
+{
+	struct pf_zring *z = calloc(1, sizeof(*z));
+
+	if (!z)
+		return NULL;
+	z->level = level;
+	z->ring_init = !jobring_init(&z->ring, workers > 1 ? 2 * (unsigned)workers : 1);
+	z->slot = z->ring_init ? calloc(z->ring.n, sizeof(*z->slot)) : NULL;
+	if (!z->slot) {
+		pf_zring_free(z);
+		return NULL;
+	}
+	z->th = workers > 1 ? calloc((size_t)workers, sizeof(*z->th)) : NULL;
+	for (int i = 0; z->th && i < workers; i++) {
+		if (thread_start(&z->th[i], TDAT_THREAD_GZIP, worker, z))
+			break;	/* fewer workers; none: the caller deflates */
+		z->nth++;
+	}
+	jobring_workers(&z->ring, z->nth);
+	return z;
+}
+
+bool pf_zring_full(const struct pf_zring *z)
+{
+	return z->ring.head - z->ring.tail == z->ring.n;
+}
+
+bool pf_zring_pending(const struct pf_zring *z)
+{
+	return z->ring.tail < z->ring.head;
+}
+
+void pf_zring_submit(struct pf_zring *z, struct tdat_sink *batch)
+{
+	struct pf_zslot *s = &z->slot[z->ring.head % z->ring.n];
+	char *buf = s->in;
+	size_t cap = s->incap;
+
+	s->in = batch->buf;
+	s->incap = batch->cap;
+	s->inlen = batch->len;
+	batch->buf = buf;
+	batch->cap = cap;
+	batch->len = 0;
+	jobring_submit(&z->ring);
+}
+
+int pf_zring_oldest(struct pf_zring *z, const unsigned char **out, size_t *len)
+{
+	struct pf_zslot *s = &z->slot[z->ring.tail % z->ring.n];
+
+	if (!jobring_wait_oldest(&z->ring))	/* no worker: deflate it here */
+		deflate_slot(s, z->level);
+	*out = s->out;
+	*len = s->outlen;
+	return s->err ? TDAT_ENOMEM : 0;
+}
+
+void pf_zring_free_oldest(struct pf_zring *z)
+{
+	z->slot[z->ring.tail % z->ring.n].inlen = 0;
+	jobring_free_oldest(&z->ring);
+}
