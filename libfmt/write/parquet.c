@@ -248,11 +248,17 @@ static bool fname_taken(const void *ctx, const char *base)
 	return !strcmp(base, "events");
 }
 
-/* @s as every string of the dataset holds text (pq_text_clean(); malloc'd). */
+/* @n bytes, at least PQ_STR_PAD of them zeroed (pq_put_kept() reads them); malloc'd. */
+static char *pad_alloc(size_t n)
+{
+	return n < PQ_STR_PAD ? calloc(1, PQ_STR_PAD) : malloc(n);
+}
+
+/* @s as every string of the dataset holds text (pq_text_clean(); malloc'd, padded). */
 static char *text_dup(const char *s)
 {
 	size_t n = strlen(s);
-	char *e = malloc(3 * n + 1);
+	char *e = pad_alloc(3 * n + 1);
 
 	if (e)
 		e[pq_text_clean(e, s, n)] = '\0';
@@ -398,11 +404,11 @@ static int put_common(struct pqw *d, struct pq_table *t, struct pq_table *all,
 		pq_put_int(&c[1], (uint64_t)(int64_t)ev->cpu);
 		pq_put_int(&c[2], (uint64_t)(int64_t)ev->input);
 		if (buf)
-			pq_put_str(&c[3], buf, blen);
+			pq_put_kept(&c[3], buf, (uint32_t)blen);
 		else
 			pq_put_null(&c[3]);
 		pq_put_int(&c[4], (uint64_t)(int64_t)pid);
-		pq_put_str(&c[5], comm, len);
+		pq_put_kept(&c[5], comm, (uint32_t)len);
 		pq_put_int(&c[6], (uint64_t)(int64_t)ev->missed);
 	}
 	return 0;
@@ -486,7 +492,7 @@ static const struct psym *sym_cell(struct pqw *d, const struct tdat_event *ev,
 	e = &d->syms[h >> 54];	/* NSYMS == 1 << 10 */
 	if (e->text && e->addr == addr && e->file == ev->file && e->how == f->sym)
 		return e;
-	if (!tfield_sym(tt, ev, f, &p, &len) || !(t = malloc(3 * (size_t)len + 1)))
+	if (!tfield_sym(tt, ev, f, &p, &len) || !(t = pad_alloc(3 * (size_t)len + 1)))
 		return NULL;
 	free(e->text);
 	e->text = t;
@@ -521,7 +527,7 @@ static void put_sym(struct pqw *d, struct pq_col *c, const struct tdat_event *ev
 	if (f->size < 8)
 		v &= (UINT64_C(1) << (8 * f->size)) - 1;
 	if ((e = sym_cell(d, ev, tt, f, v)))
-		pq_put_str(c, e->text, e->len);
+		pq_put_kept(c, e->text, e->len);
 	else
 		pq_put_null(c);
 }
@@ -569,8 +575,8 @@ static int parquet_put(struct tdat_writer *w, const struct tdat_event *ev)
 		if (has_sym_col(&tt->fields[i]))
 			put_sym(d, &f->t.cols[c++], ev, tt, &tt->fields[i]);
 	}
-	pq_put_str(&all->t.cols[NFIXED], f->esys, f->esys_len);
-	pq_put_str(&all->t.cols[NFIXED + 1], f->ename, f->ename_len);
+	pq_put_kept(&all->t.cols[NFIXED], f->esys, (uint32_t)f->esys_len);
+	pq_put_kept(&all->t.cols[NFIXED + 1], f->ename, (uint32_t)f->ename_len);
 	if (d->tmp.err)
 		return nomem(w);
 	row_end(d, f);
