@@ -45,7 +45,7 @@
 
 #define PQ_GROUP_ROWS (1 << 20)
 #define PQ_BUDGET ((size_t)12 << 20)
-#define PQ_LEVEL 5		/* zstd's level unless "compression-level" says */
+#define PQ_LEVEL 3		/* zstd's level unless "compression-level" says */
 #define NFIXED 7		/* ts cpu input buffer pid comm lost */
 
 struct pfile {
