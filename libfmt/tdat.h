@@ -807,7 +807,7 @@ int tdat_format_output(const char *format);
  *   perfetto  "compression" "none" (the default) or "zlib": packets
  *                     deflated into compressed_packets
  *   parquet   "compression-level" zstd's level of the column chunks,
- *                     1 to TDAT_ZSTD_LEVEL_MAX (default 5)
+ *                     1 to TDAT_ZSTD_LEVEL_MAX (default 3)
  *
  * and every format "gzip-level": the deflate level of a gzipped output
  * (TDAT_W_GZIP), 1 to TDAT_GZIP_LEVEL_MAX (default 6).

@@ -86,7 +86,7 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"      --file-version 6|7  dat: trace.dat version (default 7)\n"
 		"      --compression zstd|zlib|none  dat: v7 compression (default zstd);\n"
 		"                                    perfetto: zlib deflates the packets\n"
-		"      --compression-level N  parquet: zstd level, 1 (fastest) to 22 (default 5);\n"
+		"      --compression-level N  parquet: zstd level, 1 (fastest) to 22 (default 3);\n"
 		"                        -o NAME.gz: deflate level, 1 to 12 (default 6)\n"
 		"  -t, --nsec            text: full nanosecond timestamps (trace-cmd report -t)\n"
 		"  -R, --raw             text: every field as name=value, not as the event's print\n"

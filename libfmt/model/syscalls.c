@@ -348,7 +348,13 @@ const char *syscall_name(const char *machine, uint64_t nr)
 int syscall_slice_name(const char *machine, int64_t nr, char *buf, size_t len)
 {
 	const char *n = nr >= 0 ? syscall_name(machine, (uint64_t)nr) : NULL;
+	size_t l = n ? strlen(n) : 0;
 
+	if (n && 4 + l < len) {	/* snprintf()'s "sys_%s", without parsing a format per event */
+		memcpy(buf, "sys_", 4);
+		memcpy(buf + 4, n, l + 1);
+		return (int)(4 + l);
+	}
 	if (n)
 		return snprintf(buf, len, "sys_%s", n);
 	return snprintf(buf, len, "sys_%lld", (long long)nr);

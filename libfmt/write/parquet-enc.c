@@ -165,11 +165,20 @@ size_t pq_text_clean(char *dst, const char *s, size_t n)
 	const unsigned char *u = (const unsigned char *)s;
 	const char *z = memchr(s, '\0', n);
 	char *o = dst;
-	size_t l;
+	size_t l, i = 0;
+	uint64_t w;
 
 	if (z)
 		n = (size_t)(z - s);
-	for (size_t i = 0; i < n; i += l ? l : 1) {
+	/* the ASCII start (most often all of it) in one copy */
+	while (i + 8 <= n && (memcpy(&w, u + i, 8), !(w & 0x8080808080808080ull)))
+		i += 8;
+	while (i < n && u[i] < 0x80)
+		i++;
+	if (i)
+		memcpy(o, s, i);
+	o += i;
+	for (; i < n; i += l ? l : 1) {
 		l = u[i] < 0x80 ? 1 : utf8_len(u + i, n - i);
 		if (l) {
 			memcpy(o, u + i, l);

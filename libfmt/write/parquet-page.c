@@ -245,11 +245,14 @@ static uint32_t hash(const unsigned char *p, uint32_t n)
 static size_t make_dict(struct pq_ctx *c, const struct pq_col *col, size_t nv, uint32_t **dict)
 {
 	const unsigned char *base = (const unsigned char *)col->vals.buf;
-	size_t cap = 2 * DICT_MAX, nd = 0, bytes = 0, off = 0;
-	uint32_t *slots = calloc(cap, sizeof(*slots));	/* offset + 1, 0 empty */
-	uint32_t *sidx = malloc(cap * sizeof(*sidx));
+	size_t most = nv < DICT_MAX ? nv : DICT_MAX, cap = 16, nd = 0, bytes = 0, off = 0;
+	uint32_t *slots, *sidx;
 
-	*dict = malloc(DICT_MAX * sizeof(**dict));
+	while (cap < 2 * most)	/* at most half full: as many slots as a chunk can use */
+		cap *= 2;
+	slots = calloc(cap, sizeof(*slots));	/* offset + 1, 0 empty */
+	sidx = malloc(cap * sizeof(*sidx));
+	*dict = malloc(most * sizeof(**dict));
 	if (nv > c->idx_cap) {
 		free(c->idx);
 		c->idx_cap = nv;

@@ -46,7 +46,7 @@
 
 #define PQ_GROUP_ROWS (1 << 20)
 #define PQ_BUDGET ((size_t)12 << 20)
-#define PQ_LEVEL 5		/* zstd's level unless "compression-level" says */
+#define PQ_LEVEL 3		/* zstd's level unless "compression-level" says */
 #define NFIXED 7		/* ts cpu input buffer pid comm lost */
 
 struct pfile {
@@ -72,6 +72,17 @@ struct pinput {
 	} comms[NCOMMS];
 };
 
+#define NSYMS 1024		/* FIELD_sym texts kept (direct-mapped by address) */
+
+/* A FIELD_sym text as stored (pq_text_clean()) of an address of a file. */
+struct psym {
+	const struct tdat_file *file;
+	uint64_t addr;
+	enum tsym how;
+	uint32_t len;
+	char *text;		/* NULL: empty slot */
+};
+
 struct pqw {
 	int dirfd;		/* the dataset's folder: events.parquet */
 	int typefd;		/* its event/ folder: a file per event type */
@@ -84,6 +95,7 @@ struct pqw {
 	size_t buffered;	/* bytes of data all tables' row groups hold */
 	struct tdat_sink tmp;	/* scratch (unused by strings now; its err is checked) */
 	struct pqm *model;	/* thread, process, sched_slice, ... (parquet-model.c) */
+	struct psym *syms;	/* NSYMS of them, made on the first symbol */
 };
 
 static int nomem(struct tdat_writer *w)
@@ -237,11 +249,17 @@ static bool fname_taken(const void *ctx, const char *base)
 	return !strcmp(base, "events");
 }
 
-/* @s as every string of the dataset holds text (pq_text_clean(); malloc'd). */
+/* @n bytes, at least PQ_STR_PAD of them zeroed (pq_put_kept() reads them); malloc'd. */
+static char *pad_alloc(size_t n)
+{
+	return n < PQ_STR_PAD ? calloc(1, PQ_STR_PAD) : malloc(n);
+}
+
+/* @s as every string of the dataset holds text (pq_text_clean(); malloc'd, padded). */
 static char *text_dup(const char *s)
 {
 	size_t n = strlen(s);
-	char *e = malloc(3 * n + 1);
+	char *e = pad_alloc(3 * n + 1);
 
 	if (e)
 		e[pq_text_clean(e, s, n)] = '\0';
@@ -387,11 +405,11 @@ static int put_common(struct pqw *d, struct pq_table *t, struct pq_table *all,
 		pq_put_int(&c[1], (uint64_t)(int64_t)ev->cpu);
 		pq_put_int(&c[2], (uint64_t)(int64_t)ev->input);
 		if (buf)
-			pq_put_str(&c[3], buf, blen);
+			pq_put_kept(&c[3], buf, (uint32_t)blen);
 		else
 			pq_put_null(&c[3]);
 		pq_put_int(&c[4], (uint64_t)(int64_t)pid);
-		pq_put_str(&c[5], comm, len);
+		pq_put_kept(&c[5], comm, (uint32_t)len);
 		pq_put_int(&c[6], (uint64_t)(int64_t)ev->missed);
 	}
 	return 0;
@@ -456,15 +474,61 @@ static void put_field(struct pqw *d, struct pq_col *c, const struct tdat_event *
 	}
 }
 
+/*
+ * The cell of @f's symbol at @addr in @ev's file: its text made by
+ * tfield_sym() (which depends on nothing else) the first time, then kept
+ * while no other address takes the cell.  NULL if tfield_sym() fails.
+ */
+static const struct psym *sym_cell(struct pqw *d, const struct tdat_event *ev,
+				   const struct ttype *tt, const struct tfield *f, uint64_t addr)
+{
+	uint64_t h = (addr ^ (uintptr_t)ev->file ^ f->sym) * 0x9e3779b97f4a7c15ull;
+	struct psym *e;
+	const char *p;
+	unsigned len;
+	char *t;
+
+	if (!d->syms && !(d->syms = calloc(NSYMS, sizeof(*d->syms))))
+		return NULL;
+	e = &d->syms[h >> 54];	/* NSYMS == 1 << 10 */
+	if (e->text && e->addr == addr && e->file == ev->file && e->how == f->sym)
+		return e;
+	if (!tfield_sym(tt, ev, f, &p, &len) || !(t = pad_alloc(3 * (size_t)len + 1)))
+		return NULL;
+	free(e->text);
+	e->text = t;
+	e->len = (uint32_t)pq_text_clean(t, p, len);
+	e->file = ev->file;
+	e->addr = addr;
+	e->how = f->sym;
+	return e;
+}
+
 /* @f's symbol, the typed CSV's FIELD_sym as text. */
 static void put_sym(struct pqw *d, struct pq_col *c, const struct tdat_event *ev,
 		    const struct ttype *tt, const struct tfield *f)
 {
+	const struct psym *e;
 	const char *p;
 	unsigned len;
+	uint64_t v;
 
-	if (tfield_sym(tt, ev, f, &p, &len))
-		put_text(d, c, p, len);
+	if (f->stack) {	/* many addresses: not kept */
+		if (tfield_sym(tt, ev, f, &p, &len))
+			put_text(d, c, p, len);
+		else
+			pq_put_null(c);
+		return;
+	}
+	/* tfield_sym()'s address: the field's value as read, not sign-extended */
+	if (!tt->symtext || !tfield_num(ev, f, &v)) {
+		pq_put_null(c);
+		return;
+	}
+	if (f->size < 8)
+		v &= (UINT64_C(1) << (8 * f->size)) - 1;
+	if ((e = sym_cell(d, ev, tt, f, v)))
+		pq_put_kept(c, e->text, e->len);
 	else
 		pq_put_null(c);
 }
@@ -512,8 +576,8 @@ static int parquet_put(struct tdat_writer *w, const struct tdat_event *ev)
 		if (has_sym_col(&tt->fields[i]))
 			put_sym(d, &f->t.cols[c++], ev, tt, &tt->fields[i]);
 	}
-	pq_put_str(&all->t.cols[NFIXED], f->esys, f->esys_len);
-	pq_put_str(&all->t.cols[NFIXED + 1], f->ename, f->ename_len);
+	pq_put_kept(&all->t.cols[NFIXED], f->esys, (uint32_t)f->esys_len);
+	pq_put_kept(&all->t.cols[NFIXED + 1], f->ename, (uint32_t)f->ename_len);
 	if (d->tmp.err)
 		return nomem(w);
 	row_end(d, f);
@@ -555,6 +619,9 @@ static void parquet_free(struct tdat_writer *w)
 			free(d->in[i].bufname[b]);
 		free(d->in[i].bufname);
 	}
+	for (int i = 0; d->syms && i < NSYMS; i++)
+		free(d->syms[i].text);
+	free(d->syms);
 	pqm_free(d->model);
 	if (d->dirfd >= 0)
 		close(d->dirfd);

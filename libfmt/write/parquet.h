@@ -143,6 +143,30 @@ static inline void pq_put_int(struct pq_col *c, uint64_t v)
 }
 
 void pq_put_str(struct pq_col *c, const void *p, size_t n);
+
+#define PQ_STR_PAD 32	/* pq_put_kept() reads this many bytes of a short string */
+
+/*
+ * pq_put_str() of a string kept by the caller whose allocation holds at
+ * least PQ_STR_PAD bytes (of which @n are the string): a short one is
+ * copied PQ_STR_PAD bytes at once, not by a memcpy() call of @n.
+ */
+static inline void pq_put_kept(struct pq_col *c, const char *p, uint32_t n)
+{
+	char *d;
+
+	if (n > PQ_STR_PAD || c->vals.len + 4 + PQ_STR_PAD > c->vals.cap) {
+		pq_put_str(c, p, n);
+		return;
+	}
+	d = c->vals.buf + c->vals.len;
+	memcpy(d, &n, 4);
+	memcpy(d + 4, p, PQ_STR_PAD);	/* a constant size: plain stores */
+	c->vals.len += 4 + n;
+	c->nrows++;
+	if (c->nnull)
+		sink_putc(&c->defs, 1);
+}
 /*
  * Text: @n bytes of @s up to a NUL, stored as they are where they are UTF-8,
  * each byte that is not as U+FFFD (the rule of the sqlite and JSON writers).

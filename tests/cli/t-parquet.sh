@@ -251,10 +251,10 @@ t_same "keeps only the selected type (and the analysis tables)" "$(cd "$T_TMP/fi
 
 # --- the zstd level ---
 pqbytes() { cat "$1"/*.parquet "$1"/*/*.parquet | wc -c; }
-t_exit "--compression-level 5 (the default)" 0 -- \
-	tdat-convert -f parquet --compression-level 5 -o "$T_TMP/l5" $TD/chunks.dat
-t_assert "is the default: the same files" diff -r "$T_TMP/chunks" "$T_TMP/l5"
-t_exit "--compression-level 3" 0 -- tdat-convert -f parquet --compression-level 3 -o "$T_TMP/l3" $TD/chunks.dat
+t_exit "--compression-level 3 (the default)" 0 -- \
+	tdat-convert -f parquet --compression-level 3 -o "$T_TMP/l3" $TD/chunks.dat
+t_assert "is the default: the same files" diff -r "$T_TMP/chunks" "$T_TMP/l3"
+t_exit "--compression-level 5" 0 -- tdat-convert -f parquet --compression-level 5 -o "$T_TMP/l5" $TD/chunks.dat
 t_exit "--compression-level 1" 0 -- tdat-convert -f parquet --compression-level 1 -o "$T_TMP/l1" $TD/chunks.dat
 t_exit "tdat-filter --compression-level 19" 0 -- \
 	tdat-filter -f parquet --compression-level 19 -o "$T_TMP/l19" $TD/chunks.dat
