@@ -348,8 +348,19 @@ const char *syscall_name(const char *machine, uint64_t nr)
 int syscall_slice_name(const char *machine, int64_t nr, char *buf, size_t len)
 {
 	const char *n = nr >= 0 ? syscall_name(machine, (uint64_t)nr) : NULL;
+	size_t k;
 
-	if (n)
-		return snprintf(buf, len, "sys_%s", n);
-	return snprintf(buf, len, "sys_%lld", (long long)nr);
+	if (!n)
+		return snprintf(buf, len, "sys_%lld", (long long)nr);
+	/* by hand, as snprintf(buf, len, "sys_%s", n) would: it runs once a syscall */
+	k = 4 + strlen(n);
+	if (len) {
+		size_t c = k < len ? k : len - 1;
+
+		memcpy(buf, "sys_", c < 4 ? c : 4);
+		if (c > 4)
+			memcpy(buf + 4, n, c - 4);
+		buf[c] = '\0';
+	}
+	return (int)k;
 }
