@@ -376,8 +376,32 @@ struct sq_val *row_begin(struct sq_table *t)
 	return v;
 }
 
+/*
+ * An id one more than the largest of its table goes in as NULL: SQLite then
+ * makes the same rowid (its largest plus one) from the end of the table,
+ * rather than searching the table for it (a binary search on every level),
+ * as it does for an id it is given.  Most of the model's rows and runs of
+ * events of one type come so.
+ */
+static void next_rowid(struct sq_table *t, struct sq_val *id)
+{
+	if (id->type == V_INT) {
+		int64_t i = id->u.i;
+
+		if (t->any && i == t->max_id + 1)
+			id->type = V_NULL;
+		if (!t->any || i > t->max_id)
+			t->max_id = i;
+	} else if (id->type == V_NULL) {	/* SQLite's rowid: the largest + 1, or 1 */
+		t->max_id = t->any ? t->max_id + 1 : 1;
+	}
+	t->any = true;
+}
+
 int row_end(struct sqdb *d, struct sq_table *t)
 {
+	if (t->ipk)
+		next_rowid(t, &t->cur->vals[t->cur->nrows * t->ncols]);
 	return ++t->cur->nrows == t->cur->cap ? sqdb_submit(d, t) : 0;
 }
 

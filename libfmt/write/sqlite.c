@@ -365,6 +365,7 @@ static int open_db(struct sq *q, struct tdat_writer *w)
 	for (int i = 0; i < NFX; i++)
 		if (!(q->fx[i] = sqdb_fixed_table(&q->d, fixed[i].name, fixed[i].ncols)))
 			return sqdb_fail(&q->d, fixed[i].name);
+	q->fx[FX_CPU]->ipk = q->fx[FX_STATS]->ipk = true;
 	if ((ret = metadata(q)) || (ret = cpus(q)))
 		return ret;
 	sqdb_start(&q->d);
