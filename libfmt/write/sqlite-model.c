@@ -42,6 +42,8 @@ int sq_model_create(struct sq *q)
 			return ret;
 		if (!(q->mt[k] = sqdb_fixed_table(&q->d, mt_tables[k].name, mt_tables[k].ncols)))
 			return sqdb_fail(&q->d, mt_tables[k].name);
+		/* an INTEGER PRIMARY KEY is the rowid */
+		q->mt[k]->ipk = mt_tables[k].cols[0].type == MT_I32 || mt_tables[k].cols[0].type == MT_I64;
 	}
 	return 0;
 }

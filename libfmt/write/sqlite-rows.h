@@ -65,6 +65,9 @@ struct sq_table {
 	sqlite3_stmt *one, *many;	/* used by the worker only; many once needed */
 	struct sq_val *bound_one, *bound_many;	/* what their parameters hold */
 	struct chunk *cur;		/* rows being filled */
+	bool ipk;			/* column 0 is the INTEGER PRIMARY KEY (the rowid) */
+	bool any;			/* it has a row: its largest rowid is max_id */
+	int64_t max_id;
 	int chunk_rows;			/* rows of the next chunk: grows to CHUNK_ROWS */
 	/* event tables (the writer's; freed by table_free()) */
 	char *sys, *ev;

@@ -192,6 +192,7 @@ static struct sq_table *event_table(struct sq *q, const struct ttype *tt)
 		table_free(t);
 		return NULL;
 	}
+	t->ipk = true;
 	t->next = q->tables;
 	q->tables = t;
 	q->ntables++;
