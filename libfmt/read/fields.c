@@ -18,10 +18,24 @@
 
 #include "read/read.h"
 
-/* The symbol text of a type's fields (tfield_sym). */
+/*
+ * The symbol text of a type's fields (tfield_sym), and the texts of the
+ * addresses it made last, direct-mapped by address: a search of the
+ * symbols and a printf cost more than the rest of a row, and call sites
+ * repeat.  A type is one file's, read on one thread (a -j worker's
+ * files are its own), like its buffer.
+ */
+#define SYM_KEPT 512		/* texts kept per type, made on the first */
+#define SYM_KEPT_TEXT 54	/* with the NUL: longer ones are made each time */
 struct tsymtext {
 	char *buf;
 	size_t len, cap;
+	struct sym_kept {
+		uint64_t addr;
+		unsigned char how;	/* enum tsym; TSYM_NONE: an empty slot */
+		unsigned char len;
+		char text[SYM_KEPT_TEXT];
+	} *kept;
 };
 
 /* What formats ftrace:bprint's message, per type of a file. */
@@ -254,6 +268,7 @@ static void type_free(void *p)
 	}
 	if (t && t->symtext) {
 		free(t->symtext->buf);
+		free(t->symtext->kept);
 		free(t->symtext);
 	}
 	free(t);
@@ -504,6 +519,34 @@ static bool sym_put(struct tsymtext *s, struct tdat_file *f, uint64_t addr, enum
 	return true;
 }
 
+/* The text of one address @addr (as sym_put() makes it), kept in @s's slots. */
+static bool sym_one(struct tsymtext *s, struct tdat_file *f, uint64_t addr, enum tsym how,
+		    const char **p, unsigned *len)
+{
+	struct sym_kept *k = NULL;
+
+	if (s->kept || (s->kept = calloc(SYM_KEPT, sizeof(*s->kept)))) {
+		k = &s->kept[((addr >> 4) ^ (addr >> 13) ^ (addr >> 22)) % SYM_KEPT];
+		if (k->how == how && k->addr == addr) {
+			*p = k->text;
+			*len = k->len;
+			return true;
+		}
+	}
+	if (!sym_put(s, f, addr, how, false))
+		return false;
+	*p = s->buf ? s->buf : "";
+	*len = (unsigned)s->len;
+	if (k && s->len < SYM_KEPT_TEXT) {	/* with its NUL, as sym_put() leaves it */
+		k->addr = addr;
+		k->how = (unsigned char)how;
+		k->len = (unsigned char)s->len;
+		memcpy(k->text, *p, s->len);
+		k->text[s->len] = '\0';
+	}
+	return true;
+}
+
 bool tfield_sym(const struct ttype *t, const struct tdat_event *ev, const struct tfield *f,
 		const char **p, unsigned *len)
 {
@@ -528,8 +571,7 @@ bool tfield_sym(const struct ttype *t, const struct tdat_event *ev, const struct
 			return false;
 		if (f->size < 8)
 			v &= (UINT64_C(1) << (8 * f->size)) - 1;
-		if (!sym_put(s, file, v, f->sym, false))
-			return false;
+		return sym_one(s, file, v, f->sym, p, len);
 	}
 	*p = s->buf ? s->buf : "";
 	*len = (unsigned)s->len;

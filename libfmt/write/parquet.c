@@ -72,17 +72,6 @@ struct pinput {
 	} comms[NCOMMS];
 };
 
-#define NSYMS 1024		/* FIELD_sym texts kept (direct-mapped by address) */
-
-/* A FIELD_sym text as stored (pq_text_clean()) of an address of a file. */
-struct psym {
-	const struct tdat_file *file;
-	uint64_t addr;
-	enum tsym how;
-	uint32_t len;
-	char *text;		/* NULL: empty slot */
-};
-
 struct pqw {
 	int dirfd;		/* the dataset's folder: events.parquet */
 	int typefd;		/* its event/ folder: a file per event type */
@@ -95,7 +84,6 @@ struct pqw {
 	size_t buffered;	/* bytes of data all tables' row groups hold */
 	struct tdat_sink tmp;	/* scratch (unused by strings now; its err is checked) */
 	struct pqm *model;	/* thread, process, sched_slice, ... (parquet-model.c) */
-	struct psym *syms;	/* NSYMS of them, made on the first symbol */
 };
 
 static int nomem(struct tdat_writer *w)
@@ -474,61 +462,15 @@ static void put_field(struct pqw *d, struct pq_col *c, const struct tdat_event *
 	}
 }
 
-/*
- * The cell of @f's symbol at @addr in @ev's file: its text made by
- * tfield_sym() (which depends on nothing else) the first time, then kept
- * while no other address takes the cell.  NULL if tfield_sym() fails.
- */
-static const struct psym *sym_cell(struct pqw *d, const struct tdat_event *ev,
-				   const struct ttype *tt, const struct tfield *f, uint64_t addr)
-{
-	uint64_t h = (addr ^ (uintptr_t)ev->file ^ f->sym) * 0x9e3779b97f4a7c15ull;
-	struct psym *e;
-	const char *p;
-	unsigned len;
-	char *t;
-
-	if (!d->syms && !(d->syms = calloc(NSYMS, sizeof(*d->syms))))
-		return NULL;
-	e = &d->syms[h >> 54];	/* NSYMS == 1 << 10 */
-	if (e->text && e->addr == addr && e->file == ev->file && e->how == f->sym)
-		return e;
-	if (!tfield_sym(tt, ev, f, &p, &len) || !(t = pad_alloc(3 * (size_t)len + 1)))
-		return NULL;
-	free(e->text);
-	e->text = t;
-	e->len = (uint32_t)pq_text_clean(t, p, len);
-	e->file = ev->file;
-	e->addr = addr;
-	e->how = f->sym;
-	return e;
-}
-
-/* @f's symbol, the typed CSV's FIELD_sym as text. */
+/* @f's symbol, the typed CSV's FIELD_sym as text (kept by address: read/fields.c). */
 static void put_sym(struct pqw *d, struct pq_col *c, const struct tdat_event *ev,
 		    const struct ttype *tt, const struct tfield *f)
 {
-	const struct psym *e;
 	const char *p;
 	unsigned len;
-	uint64_t v;
 
-	if (f->stack) {	/* many addresses: not kept */
-		if (tfield_sym(tt, ev, f, &p, &len))
-			put_text(d, c, p, len);
-		else
-			pq_put_null(c);
-		return;
-	}
-	/* tfield_sym()'s address: the field's value as read, not sign-extended */
-	if (!tt->symtext || !tfield_num(ev, f, &v)) {
-		pq_put_null(c);
-		return;
-	}
-	if (f->size < 8)
-		v &= (UINT64_C(1) << (8 * f->size)) - 1;
-	if ((e = sym_cell(d, ev, tt, f, v)))
-		pq_put_kept(c, e->text, e->len);
+	if (tfield_sym(tt, ev, f, &p, &len))
+		put_text(d, c, p, len);
 	else
 		pq_put_null(c);
 }
@@ -619,9 +561,6 @@ static void parquet_free(struct tdat_writer *w)
 			free(d->in[i].bufname[b]);
 		free(d->in[i].bufname);
 	}
-	for (int i = 0; d->syms && i < NSYMS; i++)
-		free(d->syms[i].text);
-	free(d->syms);
 	pqm_free(d->model);
 	if (d->dirfd >= 0)
 		close(d->dirfd);

@@ -81,34 +81,13 @@ static int put_field(struct sq_table *t, struct sq_val *v, const struct tdat_eve
 }
 
 /* @f's symbol as the text output prints it (NULL if the field is outside the event). */
-static int put_sym(struct sq *q, struct sq_table *t, struct sq_val *v, const struct tdat_event *ev,
+static int put_sym(struct sq_table *t, struct sq_val *v, const struct tdat_event *ev,
 		   const struct ttype *tt, const struct tfield *f)
 {
-	struct sq_symslot *s = NULL;
 	const char *p;
 	unsigned len;
-	uint64_t a;
 
-	/* one address (not a stack): its text may be in the cache (as tfield_sym() reads it) */
-	if (!f->stack && f->sym && tt->symtext) {
-		if (!tfield_num(ev, f, &a))
-			return 0;
-		if (f->size < 8)
-			a &= (UINT64_C(1) << (8 * f->size)) - 1;
-		s = &q->symc[(a ^ (a >> 12) ^ (a >> 24)) % SYMC_SLOTS];
-		if (s->input == ev->input && s->addr == a && s->how == f->sym)
-			return v_text(t, v, s->text, s->len);
-	}
-	if (!tfield_sym(tt, ev, f, &p, &len))
-		return 0;
-	if (s && len <= SYMC_TEXT) {
-		s->input = ev->input;
-		s->addr = a;
-		s->how = (unsigned char)f->sym;
-		s->len = (unsigned char)len;
-		memcpy(s->text, p, len);
-	}
-	return v_text(t, v, p, len);
+	return tfield_sym(tt, ev, f, &p, &len) ? v_text(t, v, p, len) : 0;	/* kept: fields.c */
 }
 
 static void count(struct sq *q, struct sq_input *in, const struct tdat_event *ev)
@@ -170,7 +149,7 @@ static int put(struct sq *q, const struct tdat_event *ev)
 		const struct tfield *f = &tt->fields[i];
 
 		if ((ret = put_field(t, &v[ty->colmap[k++]], ev, f)) ||
-		    (f->sym && (ret = put_sym(q, t, &v[ty->colmap[k++]], ev, tt, f))))
+		    (f->sym && (ret = put_sym(t, &v[ty->colmap[k++]], ev, tt, f))))
 			return ret;
 	}
 	if ((ret = row_end(&q->d, t)))
@@ -350,11 +329,8 @@ static int open_db(struct sq *q, struct tdat_writer *w)
 	q->ninputs = tdat_merge_nfiles(w->merge);
 	q->in = calloc((size_t)q->ninputs + 1, sizeof(*q->in));
 	q->dv = derive_new(w->merge, &ops);
-	q->symc = malloc(sizeof(*q->symc) * SYMC_SLOTS);
-	if (!q->in || !q->dv || !q->symc)
+	if (!q->in || !q->dv)
 		return TDAT_ENOMEM;
-	for (int i = 0; i < SYMC_SLOTS; i++)
-		q->symc[i].input = -1;
 	for (int i = 0; i < q->ninputs; i++)
 		if (kseen_init(&q->in[i].seen, tdat_merge_file(w->merge, i)))
 			return TDAT_ENOMEM;
@@ -523,7 +499,6 @@ static void sqlite_free(struct tdat_writer *w)
 	sqlite3_close(q->d.db);	/* after the statements; rolls back if not committed */
 	derive_free(q->dv);	/* after the rows: they point to its strings */
 	free(q->cpus);
-	free(q->symc);
 	free(q->in);
 	free(q);
 	w->priv = NULL;

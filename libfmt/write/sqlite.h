@@ -34,23 +34,8 @@ struct sq_cpu {
 	bool present;			/* counted in the header or a buffer of its input */
 };
 
-/*
- * The text of recent kernel symbols (a FIELD_sym column): formatting one
- * (a search of the symbols and a printf) costs more than the rest of the
- * row; call sites repeat.  Direct-mapped by address.
- */
-#define SYMC_SLOTS 4096
-#define SYMC_TEXT 56
-struct sq_symslot {
-	uint64_t addr;
-	int input;			/* -1: empty */
-	unsigned char how, len;
-	char text[SYMC_TEXT];
-};
-
 struct sq {
 	struct sqdb d;		/* the connection and its worker */
-	struct sq_symslot *symc;	/* SYMC_SLOTS of them */
 	struct tdat_writer *w;
 	struct derive *dv;	/* the model's rows (sqlite-model.c stores them) */
 	struct sq_input *in;
