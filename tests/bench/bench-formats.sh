@@ -196,7 +196,7 @@ for f in "${FORMATS[@]}"; do
 	IFS='|' read -r name args target streaming <<<"$f"
 	x=$(calc "$REPORT / ${WALL[$name]}")
 	[[ $target == - ]] ||
-		check "$name >= ${target}x trace-cmd report (${x}x)" "$(awk -v a="$x" -v b="$target" 'BEGIN { print a >= b }')"
+		check "$name >= ${target}x trace-cmd report (${x}x)" "$(awk -v a="$x" -v b="$target" 'BEGIN { print (a >= b) }')"
 	if [[ $streaming == y ]]; then
 		check "$name at -j 1 <= $TARGET_J1_MIB MiB ($((RSS[$name-j1] / 1024)) MiB)" \
 			"$((RSS[$name-j1] <= TARGET_J1_MIB * 1024))"
@@ -204,13 +204,13 @@ for f in "${FORMATS[@]}"; do
 done
 x=$(calc "$REPORT / ${WALL[parquet-j1]}")
 check "parquet -j 1 >= ${TARGET_PARQUET_J1}x trace-cmd report (${x}x)" \
-	"$(awk -v a="$x" -v b="$TARGET_PARQUET_J1" 'BEGIN { print a >= b }')"
+	"$(awk -v a="$x" -v b="$TARGET_PARQUET_J1" 'BEGIN { print (a >= b) }')"
 x=$(calc "${WALL[parquet]} / ${WALL[csv]}")
 check "parquet <= ${TARGET_PARQUET_CSV}x csv's time (${x}x)" \
-	"$(awk -v a="$x" -v b="$TARGET_PARQUET_CSV" 'BEGIN { print a <= b }')"
+	"$(awk -v a="$x" -v b="$TARGET_PARQUET_CSV" 'BEGIN { print (a <= b) }')"
 x=$(calc "$PARQUET_BYTES / $(stat -c %s "$BIG")")
 check "parquet dataset <= ${TARGET_PARQUET_SIZE}x the input (${x}x)" \
-	"$(awk -v a="$x" -v b="$TARGET_PARQUET_SIZE" 'BEGIN { print a <= b }')"
+	"$(awk -v a="$x" -v b="$TARGET_PARQUET_SIZE" 'BEGIN { print (a <= b) }')"
 
 # sqlite at -j 2 against -j 1, in turns
 unset "WALL[sqlite-j2]" "WALL[sqlite-j1]"
@@ -220,7 +220,7 @@ for ((i = 0; i < RUNS; i++)); do
 done
 x=$(calc "${WALL[sqlite-j1]} / ${WALL[sqlite-j2]}")
 check "sqlite -j 2 >= ${TARGET_SQLITE_J2}x -j 1 (${x}x)" \
-	"$(awk -v a="$x" -v b="$TARGET_SQLITE_J2" 'BEGIN { print a >= b }')"
+	"$(awk -v a="$x" -v b="$TARGET_SQLITE_J2" 'BEGIN { print (a >= b) }')"
 
 # --- memory: the first 10% against the whole, at -j 2 -----------------------------
 
@@ -252,7 +252,7 @@ else
 		IFS='|' read -r name d per <<<"$f"
 		check "$name: whole - 10% <= $TARGET_FLAT_MIB MiB, <= $TARGET_THREAD_KIB KiB/thread" \
 			"$(awk -v d="$d" -v p="$per" -v m="$TARGET_FLAT_MIB" -v k="$TARGET_THREAD_KIB" \
-				'BEGIN { print d <= m * 1024 && p <= k }')"
+				'BEGIN { print (d <= m * 1024 && p <= k) }')"
 		check "$name at -j 2 <= $TARGET_J2_MIB MiB ($((RSS[$name-100] / 1024)) MiB)" \
 			"$((RSS[$name-100] <= TARGET_J2_MIB * 1024))"
 	done
@@ -261,9 +261,14 @@ fi
 # --- the default -j never costs ----------------------------------------------------
 
 # default_vs_j1 FILE RUNS: text, csv, json and sqlite of FILE at the default
-# -j and at -j 1 in turns; one line per format, a missed target counted
+# -j and at -j 1 in turns; one line per format, a missed target counted.
+# Where the default is -j 1 (--verbose says), the two are one command: the
+# check is that choice and the memory, the times (tens of ms, mostly the
+# process's start) only shown.
 default_vs_j1() {
-	local file=$1 runs=$2 name args t1 td r1 rd
+	local file=$1 runs=$2 name args t1 td r1 rd chosen
+	chosen=$("$BIN/tdat-convert" --verbose -f csv -o /dev/null "$file" 2>&1 |
+		sed -n 's/^tdat-convert: -j \([0-9]*\): about .*/\1/p')
 	for name in text csv json sqlite; do
 		args="-f $name"
 		unset "WALL[d]" "WALL[1]" "RSS[d]" "RSS[1]"
@@ -273,16 +278,19 @@ default_vs_j1() {
 		done
 		td=${WALL[d]} t1=${WALL[1]} rd=${RSS[d]} r1=${RSS[1]}
 		ok=$(awk -v d="$td" -v o="$t1" -v rd="$rd" -v r1="$r1" -v t="$TARGET_DEFAULT" -v m="$DEFAULT_MIB" \
-			'BEGIN { print d <= o * t && (d < o * 0.95 || rd <= r1 + m * 1024) }')
-		printf '  %-28s %-6s %8.3f %8.3f %7.2f %6.0f %6.0f  %s\n' "$(basename "$file")" "$name" "$td" "$t1" \
-			"$(calc "$td / $t1")" "$((rd / 1024))" "$((r1 / 1024))" "$( ((ok)) && echo ok || echo MISSED)"
+			-v one="$([[ $chosen == 1 ]] && echo 1 || echo 0)" \
+			'BEGIN { print ((one || d <= o * t) && (d < o * 0.95 || rd <= r1 + m * 1024)) }')
+		printf '  %-28s %-6s %3s %8.3f %8.3f %7.2f %6.0f %6.0f  %s\n' "$(basename "$file")" "$name" \
+			"${chosen:-?}" "$td" "$t1" "$(calc "$td / $t1")" "$((rd / 1024))" "$((r1 / 1024))" \
+			"$( ((ok)) && echo ok || echo MISSED)"
 		((ok)) || MISSED=1
 	done
 }
 
 echo
-echo "the default -j against -j 1 (time <= ${TARGET_DEFAULT}x; RSS <= +$DEFAULT_MIB MiB unless it gains)"
-printf '  %-28s %-6s %8s %8s %7s %6s %6s\n' capture format "def s" "-j1 s" ratio "MiB" "-j1"
+echo "the default -j (the -j it chose) against -j 1 (time <= ${TARGET_DEFAULT}x where it chose more than 1;"
+echo "RSS <= +$DEFAULT_MIB MiB unless it gains)"
+printf '  %-28s %-6s %3s %8s %8s %7s %6s %6s\n' capture format "-j" "def s" "-j1 s" ratio "MiB" "-j1"
 for f in "$REPO"/testdata/*.dat; do
 	default_vs_j1 "$f" "$SMALL_RUNS"
 done
