@@ -53,10 +53,8 @@ struct coder {
 };
 
 struct gz {
-	struct jobring ring;	/* of the slots: next block to submit, next to write */
-	bool ring_init;
-	pthread_t *th;
-	int nth;		/* workers running; 0: deflate in the caller's thread */
+	struct jobring ring;	/* of the slots: next block to submit, next to write;
+				 * no worker running: deflate in the caller's thread */
 	struct gz_slot *slot;
 	struct coder caller;	/* the caller's, when there are no workers */
 	int level;
@@ -189,7 +187,7 @@ int gz_put(struct tdat_sink *sk, const char *p, size_t n)
 		struct gz_slot *s;
 		size_t take;
 
-		if (g->ring.head - g->ring.tail == g->ring.n)
+		if (jobring_full(&g->ring))
 			write_oldest(sk, g);
 		s = &g->slot[g->ring.head % g->ring.n];
 		if (!s->in && !(s->in = malloc(GZ_BLOCK))) {
@@ -236,19 +234,13 @@ void gz_free(struct gz *g)
 {
 	if (!g)
 		return;
-	if (g->ring_init)
-		jobring_stop(&g->ring);
-	for (int i = 0; i < g->nth; i++)
-		pthread_join(g->th[i], NULL);
+	jobring_close(&g->ring);	/* the workers are gone: the slots are the caller's */
 	for (unsigned i = 0; g->slot && i < g->ring.n; i++) {
 		free(g->slot[i].in);
 		free(g->slot[i].out);
 	}
 	coder_release(&g->caller);
-	if (g->ring_init)
-		jobring_release(&g->ring);
 	free(g->slot);
-	free(g->th);
 	free(g);
 }
 
@@ -263,19 +255,12 @@ struct gz *gz_new(struct tdat_sink *sk, int workers, int level)
 		return NULL;
 	g->level = level < 1 ? GZ_LEVEL : level > TDAT_GZIP_LEVEL_MAX ? TDAT_GZIP_LEVEL_MAX : level;
 	g->crc = (uint32_t)crc32(0, NULL, 0);
-	g->ring_init = !jobring_init(&g->ring, workers > 1 ? 2 * (unsigned)workers : 1);
-	g->slot = g->ring_init ? calloc(g->ring.n, sizeof(*g->slot)) : NULL;
-	if (!g->slot || coder_init(&g->caller, g->level)) {
+	/* the workers touch a slot only once it is submitted */
+	if (jobring_open(&g->ring, workers, TDAT_THREAD_GZIP, worker, g) ||
+	    !(g->slot = calloc(g->ring.n, sizeof(*g->slot))) || coder_init(&g->caller, g->level)) {
 		gz_free(g);
 		return NULL;
 	}
-	g->th = workers > 1 ? calloc((size_t)workers, sizeof(*g->th)) : NULL;
-	for (int i = 0; g->th && i < workers; i++) {
-		if (thread_start(&g->th[i], TDAT_THREAD_GZIP, worker, g))
-			break;	/* fewer workers; none: the caller deflates */
-		g->nth++;
-	}
-	jobring_workers(&g->ring, g->nth);
 	write_out(sk, gzip_head, sizeof(gzip_head));
 	return g;
 }

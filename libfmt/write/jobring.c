@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * jobring.c - jobs done on worker threads and taken back in the order
- * they were given: the ring under the -j gzip (gzip.c) and the -j text and
- * csv printing (run/par.c).
+ * they were given: the ring under the -j gzip (gzip.c) and the Perfetto
+ * writer's zlib batches (perfetto-zlib.c).  It starts its workers and joins
+ * them.
  *
  * The caller fills the slot at head and submits it; workers take the
  * oldest submitted slot, do it and mark it done; the caller waits for the
@@ -14,48 +15,59 @@
  * once done.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "tdat.h"
 #include "write/jobring.h"
 
 enum { J_FREE, J_QUEUED, J_BUSY, J_DONE };
 
-int jobring_init(struct jobring *r, unsigned n)
+static void start_workers(struct jobring *r, int workers, enum tdat_thread_kind kind,
+			  void *(*fn)(void *), void *arg)
 {
-	r->state = calloc(n, sizeof(*r->state));
-	r->n = n;
-	r->head = r->tail = 0;
-	r->alive = 0;
-	r->stop = false;
+	r->th = workers > 1 ? calloc((size_t)workers, sizeof(*r->th)) : NULL;
+	for (int i = 0; r->th && i < workers; i++) {
+		if (thread_start(&r->th[i], kind, fn, arg))
+			break;	/* fewer workers; none: the caller does the jobs */
+		r->nth++;
+	}
+	pthread_mutex_lock(&r->mu);
+	r->alive = r->nth;
+	pthread_mutex_unlock(&r->mu);
+}
+
+int jobring_open(struct jobring *r, int workers, enum tdat_thread_kind kind,
+		 void *(*fn)(void *), void *arg)
+{
+	memset(r, 0, sizeof(*r));
+	r->n = workers > 1 ? 2 * (unsigned)workers : 1;
+	r->state = calloc(r->n, sizeof(*r->state));
+	if (!r->state)
+		return TDAT_ENOMEM;
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->work, NULL);
 	pthread_cond_init(&r->done, NULL);
-	return r->state ? 0 : TDAT_ENOMEM;
+	r->open = true;
+	start_workers(r, workers, kind, fn, arg);
+	return 0;
 }
 
-void jobring_release(struct jobring *r)
+void jobring_close(struct jobring *r)
 {
+	if (!r->open)
+		return;
+	pthread_mutex_lock(&r->mu);
+	r->stop = true;		/* jobring_take() returns -1 */
+	pthread_cond_broadcast(&r->work);
+	pthread_mutex_unlock(&r->mu);
+	for (int i = 0; i < r->nth; i++)
+		pthread_join(r->th[i], NULL);
+	free(r->th);
 	free(r->state);
-	r->state = NULL;
 	pthread_mutex_destroy(&r->mu);
 	pthread_cond_destroy(&r->work);
 	pthread_cond_destroy(&r->done);
-}
-
-void jobring_workers(struct jobring *r, int delta)
-{
-	pthread_mutex_lock(&r->mu);
-	r->alive += delta;
-	pthread_cond_broadcast(&r->done);	/* a caller may wait for a worker that is gone */
-	pthread_mutex_unlock(&r->mu);
-}
-
-void jobring_stop(struct jobring *r)
-{
-	pthread_mutex_lock(&r->mu);
-	r->stop = true;
-	pthread_cond_broadcast(&r->work);
-	pthread_mutex_unlock(&r->mu);
+	r->open = false;
 }
 
 int jobring_take(struct jobring *r)

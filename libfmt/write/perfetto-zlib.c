@@ -29,11 +29,9 @@ struct pf_zslot {
 };
 
 struct pf_zring {
-	struct jobring ring;	/* of the slots: next batch to submit, next to write */
-	bool ring_init;
+	struct jobring ring;	/* of the slots: next batch to submit, next to write;
+				 * no worker running: the caller deflates */
 	int level;
-	pthread_t *th;
-	int nth;		/* workers running; 0: the caller deflates */
 	struct pf_zslot *slot;
 };
 
@@ -76,18 +74,12 @@ void pf_zring_free(struct pf_zring *z)
 {
 	if (!z)
 		return;
-	if (z->ring_init)
-		jobring_stop(&z->ring);
-	for (int i = 0; i < z->nth; i++)
-		pthread_join(z->th[i], NULL);
+	jobring_close(&z->ring);	/* the workers are gone: the slots are the caller's */
 	for (unsigned i = 0; z->slot && i < z->ring.n; i++) {
 		free(z->slot[i].in);
 		free(z->slot[i].out);
 	}
-	if (z->ring_init)
-		jobring_release(&z->ring);
 	free(z->slot);
-	free(z->th);
 	free(z);
 }
 
@@ -98,25 +90,18 @@ struct pf_zring *pf_zring_new(int workers, int level)
 	if (!z)
 		return NULL;
 	z->level = level;
-	z->ring_init = !jobring_init(&z->ring, workers > 1 ? 2 * (unsigned)workers : 1);
-	z->slot = z->ring_init ? calloc(z->ring.n, sizeof(*z->slot)) : NULL;
-	if (!z->slot) {
+	/* the workers touch a slot only once it is submitted */
+	if (jobring_open(&z->ring, workers, TDAT_THREAD_GZIP, worker, z) ||
+	    !(z->slot = calloc(z->ring.n, sizeof(*z->slot)))) {
 		pf_zring_free(z);
 		return NULL;
 	}
-	z->th = workers > 1 ? calloc((size_t)workers, sizeof(*z->th)) : NULL;
-	for (int i = 0; z->th && i < workers; i++) {
-		if (thread_start(&z->th[i], TDAT_THREAD_GZIP, worker, z))
-			break;	/* fewer workers; none: the caller deflates */
-		z->nth++;
-	}
-	jobring_workers(&z->ring, z->nth);
 	return z;
 }
 
 bool pf_zring_full(const struct pf_zring *z)
 {
-	return z->ring.head - z->ring.tail == z->ring.n;
+	return jobring_full(&z->ring);
 }
 
 bool pf_zring_pending(const struct pf_zring *z)
