@@ -15,7 +15,7 @@
  *
  * each as NAME.parquet in the dataset folder.  The model keeps per-thread
  * state only; rows are written as a row group every PQM_GROUP_ROWS rows of
- * a file.  A null is SQLite's NULL; a string is text as in the other
+ * a file, or sooner when the tables together hold PQM_BUDGET bytes.  A null is SQLite's NULL; a string is text as in the other
  * files of the dataset and in SQLite (pq_put_text()), so that thread.name
  * joins with an event's comm.
  */
@@ -28,6 +28,8 @@
 #include "write/parquet-model.h"
 
 #define PQM_GROUP_ROWS (1 << 17)	/* about DuckDB's own row group (122,880 rows) */
+#define PQM_BUDGET ((size_t)8 << 20)	/* bytes of rows all tables hold, at most */
+#define PQM_LOW (PQM_BUDGET / 4)	/* what a flush for the budget leaves */
 
 struct mfile {
 	char *fname;
@@ -41,6 +43,7 @@ struct pqm {
 	int dirfd;
 	struct derive *dv;
 	struct mfile f[MT_NTABLES];
+	size_t buffered;		/* bytes of rows all tables hold (pq_row_end()) */
 	struct tdat_sink tmp;		/* a string being escaped */
 };
 
@@ -57,6 +60,7 @@ static int mfile_flush(struct pqm *m, struct mfile *f, bool last)
 		return TDAT_EIO;
 	}
 	f->created = true;
+	m->buffered -= f->t.buffered;
 	ret = last ? pq_finish(m->ctx, &f->t, fd) : pq_flush(m->ctx, &f->t, fd);
 	if (close(fd) && !ret) {
 		tdat_msg(m->w->errmsg, "%s: %s", f->fname, strerror(errno));
@@ -97,13 +101,37 @@ static int mfile_init(struct mfile *f, int k)
 	return 0;
 }
 
-/* The row of table @k is complete: write a row group if it is full. */
+/* The table whose row group holds the most bytes. */
+static struct mfile *largest(struct pqm *m)
+{
+	struct mfile *big = &m->f[0];
+
+	for (int k = 1; k < MT_NTABLES; k++)
+		if (m->f[k].t.buffered > big->t.buffered)
+			big = &m->f[k];
+	return big;
+}
+
+/*
+ * The row of table @k is complete: write a row group if it is full, and
+ * when all tables hold more than PQM_BUDGET, the largest until they hold
+ * PQM_LOW.  A table that fills slowly would otherwise keep its rows until
+ * PQM_GROUP_ROWS, and memory would grow with the trace's length.
+ */
 static int row_end(struct pqm *m, int k)
 {
 	struct mfile *f = &m->f[k];
+	size_t old = f->t.buffered;
+	int ret = 0;
 
-	pq_row_end(&f->t);
-	return f->t.rows >= PQM_GROUP_ROWS ? mfile_flush(m, f, false) : 0;
+	m->buffered += pq_row_end(&f->t) - old;
+	if (f->t.rows >= PQM_GROUP_ROWS && (ret = mfile_flush(m, f, false)))
+		return ret;
+	if (m->buffered <= PQM_BUDGET)
+		return 0;
+	while (!ret && m->buffered > PQM_LOW)
+		ret = mfile_flush(m, largest(m), false);
+	return ret;
 }
 
 /* ---- the model's rows ---- */

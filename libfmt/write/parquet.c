@@ -29,7 +29,7 @@
  *
  * Rows are buffered per file and written as a row group when a file holds
  * PQ_GROUP_ROWS rows, or, when the row groups being built together pass
- * PQ_BUDGET bytes of data, the largest is written: memory stays bounded
+ * PQ_BUDGET bytes of data, the largest are written (to PQ_LOW): memory stays bounded
  * whatever the input (the buffers kept for reuse count apart, PQ_KEEP).  A file
  * is opened only to append a row group and closed again.
  */
@@ -46,6 +46,7 @@
 
 #define PQ_GROUP_ROWS (1 << 20)
 #define PQ_BUDGET ((size_t)12 << 20)
+#define PQ_LOW (PQ_BUDGET / 4)	/* what a flush for the budget leaves */
 #define PQ_LEVEL 3		/* zstd's level unless "compression-level" says */
 #define NFIXED 7		/* ts cpu input buffer pid comm lost */
 
@@ -483,20 +484,35 @@ static void row_end(struct pqw *d, struct pfile *f)
 	d->buffered += pq_row_end(&f->t) - old;
 }
 
-/* Write a row group of @f if it is full, and the largest if all hold too much. */
+/* The file whose row group holds the most bytes. */
+static struct pfile *largest(struct pqw *d)
+{
+	struct pfile *big = d->files[0];
+
+	for (int i = 1; i < d->nfiles; i++)
+		if (d->files[i]->t.buffered > big->t.buffered)
+			big = d->files[i];
+	return big;
+}
+
+/*
+ * Write a row group of @f if it is full; and when all hold more than
+ * PQ_BUDGET, the largest ones until they hold at most PQ_LOW.  Writing only
+ * the largest, to just under the budget, would write again at the next
+ * row: row groups of a few thousand rows, thousands of them, each with its
+ * pages, statistics and footer entry.
+ */
 static int maybe_flush(struct tdat_writer *w, struct pqw *d, struct pfile *f)
 {
-	struct pfile *big = NULL;
-	int ret;
+	int ret = 0;
 
 	if (f->t.rows >= PQ_GROUP_ROWS && (ret = pfile_flush(w, d, f, false)))
 		return ret;
 	if (d->buffered <= PQ_BUDGET)
 		return 0;
-	for (int i = 0; i < d->nfiles; i++)
-		if (!big || d->files[i]->t.buffered > big->t.buffered)
-			big = d->files[i];
-	return pfile_flush(w, d, big, false);
+	while (!ret && d->buffered > PQ_LOW)
+		ret = pfile_flush(w, d, largest(d), false);
+	return ret;
 }
 
 static int parquet_put(struct tdat_writer *w, const struct tdat_event *ev)

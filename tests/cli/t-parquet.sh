@@ -117,6 +117,16 @@ done
 t_assert "long: events.parquet and sys_enter's file have several row groups ($(q "select string_agg(n, ',') from (select count(distinct row_group_id) n from parquet_metadata('$LONG-j1/**/*.parquet') where file_name similar to '.*/(events|raw_syscalls.sys_enter).parquet' group by file_name)"))" \
 	test "$(q "select min(n) from (select count(distinct row_group_id) n from parquet_metadata('$LONG-j1/**/*.parquet') where file_name similar to '.*/(events|raw_syscalls.sys_enter).parquet' group by file_name)")" -ge 4
 t_assert "long: -j 2 wrote the same files as -j 1" diff -r "$LONG-j1" "$LONG-j2"
+# the model's tables share a budget of bytes: slice.parquet is written in
+# several row groups long before its 131,072 rows, and holds what SQLite's
+# table holds
+SLICE_RGS="select count(distinct row_group_id) || ',' || max(row_group_num_rows) from parquet_metadata('$LONG-j1/analysis/slice.parquet')"
+t_assert "long: analysis/slice.parquet: row groups, the most rows in one ($(q "$SLICE_RGS")) < 131072" \
+	test "$(q "$SLICE_RGS" | awk -F, '{ print ($1 >= 2 && $2 < 131072) }')" = 1
+tdat-convert -f sqlite -o "$LONG.sqlite" "$LONG.dat"
+t_same "long: analysis/slice.parquet's rows are the sqlite slice table's" \
+	"$(q "select count(*), sum(ts), sum(dur), sum(depth), count(distinct name) from '$LONG-j1/analysis/slice.parquet'")" \
+	"$(sqlite3 -separator '|' "$LONG.sqlite" 'select count(*), sum(ts), sum(dur), sum(depth), count(distinct name) from slice')"
 rm -rf "$LONG"*
 
 t_same "sched_switch: typed columns" \
