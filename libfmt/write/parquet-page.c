@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * parquet-page.c - one column chunk of a Parquet row group (parquet.h):
- * the dictionary page if the strings have few distinct values, the data
+ * the dictionary page if the strings or integers have few distinct values
+ * (an integer column: at most a quarter of its values), the data
  * pages (DataPage v1: definition levels, then PLAIN values or dictionary
  * indices, zstd-compressed together; a LIST column's repetition levels
  * before them), and the ColumnChunk struct of the footer with the chunk's
@@ -25,6 +26,7 @@
 #define PAGE_BYTES (1 << 20)	/* and about this many value bytes */
 #define DICT_MAX 32768		/* distinct strings a dictionary holds at most */
 #define DICT_BYTES (1 << 20)	/* and bytes */
+#define INT_DICT_PROBE 4096	/* integers looked at before a dictionary may give up */
 #define STAT_MAX 256		/* longer string bounds are left out of the statistics */
 
 /* ---- the hybrid encoding ---- */
@@ -38,25 +40,39 @@ static size_t run_len(const uint32_t *v, size_t i, size_t n)
 	return j - i;
 }
 
+/* Eight values of @bw bits (at most 16) packed into @bw bytes at @d. */
+static inline void pack8(unsigned char *d, const uint32_t *p, unsigned bw)
+{
+	if (bw <= 8) {
+		uint64_t w = 0;
+
+		for (unsigned i = 0; i < 8; i++)
+			w |= (uint64_t)p[i] << (i * bw);
+		memcpy(d, &w, bw);	/* little-endian host */
+	} else {
+		unsigned __int128 w = 0;
+
+		for (unsigned i = 0; i < 8; i++)
+			w |= (unsigned __int128)p[i] << (i * bw);
+		memcpy(d, &w, bw);
+	}
+}
+
+/* @n values of @bw bits (at most 16: levels and dictionary indices) in bit-packed groups. */
 static void bit_packed(struct tdat_sink *s, const uint32_t *v, size_t n, unsigned bw)
 {
-	size_t groups = (n + 7) / 8, nbytes = groups * bw;
+	size_t groups = (n + 7) / 8, nbytes = groups * bw, g;
+	uint32_t last[8] = { 0 };
 	unsigned char *d;
-	uint64_t acc = 0;
-	unsigned have = 0;
 
 	th_varint(s, groups << 1 | 1);
 	if (!(d = (unsigned char *)sink_reserve(s, nbytes)))
 		return;
-	memset(d, 0, nbytes);
-	for (size_t i = 0, o = 0; i < groups * 8; i++) {
-		acc |= (uint64_t)(i < n ? v[i] : 0) << have;
-		have += bw;
-		while (have >= 8) {
-			d[o++] = (unsigned char)acc;
-			acc >>= 8;
-			have -= 8;
-		}
+	for (g = 0; 8 * g + 8 <= n; g++)
+		pack8(d + g * bw, v + 8 * g, bw);
+	if (8 * g < n) {	/* the last group, padded with zeros */
+		memcpy(last, v + 8 * g, (n - 8 * g) * sizeof(*v));
+		pack8(d + g * bw, last, bw);
 	}
 	sink_commit(s, nbytes);
 }
@@ -289,6 +305,70 @@ fail:
 	return 0;
 }
 
+/*
+ * Dictionary indices of the @nv integers (@w bytes each) of @col into
+ * c->idx, the offset of each distinct value's first occurrence in @dict.
+ * Their count, or 0 when a dictionary does not pay: more than a quarter
+ * of the values distinct (checked from the first INT_DICT_PROBE on, so a
+ * column of addresses gives up early), or DICT_MAX of them.
+ */
+static size_t make_int_dict(struct pq_ctx *c, const struct pq_col *col, size_t nv, unsigned w,
+			    uint32_t **dict)
+{
+	const unsigned char *base = (const unsigned char *)col->vals.buf;
+	size_t most = nv / 4 < DICT_MAX ? nv / 4 + 1 : DICT_MAX, cap = 16, nd = 0;
+	unsigned shift = 64 - 4;
+	uint32_t *slots;
+	uint64_t *dv;
+
+	while (cap < 2 * most) {
+		cap *= 2;
+		shift--;
+	}
+	slots = calloc(cap, sizeof(*slots));	/* index + 1, 0 empty */
+	dv = malloc(most * sizeof(*dv));	/* the distinct values, in index order */
+	*dict = malloc(most * sizeof(**dict));
+	if (nv > c->idx_cap) {
+		free(c->idx);
+		c->idx_cap = nv;
+		c->idx = malloc(nv * sizeof(*c->idx));
+	}
+	if (!slots || !dv || !*dict || !c->idx)
+		goto fail;
+	for (size_t k = 0; k < nv; k++) {
+		uint64_t v;
+		uint32_t v32;
+		size_t i;
+
+		if (w == 8) {
+			memcpy(&v, base + 8 * k, 8);
+		} else {
+			memcpy(&v32, base + 4 * k, 4);
+			v = v32;
+		}
+		for (i = (size_t)((v * 0x9e3779b97f4a7c15ull) >> shift); slots[i] && dv[slots[i] - 1] != v;
+		     i = (i + 1) & (cap - 1))
+			;
+		if (!slots[i]) {
+			if (nd == most || (k >= INT_DICT_PROBE && 4 * nd > k))
+				goto fail;
+			dv[nd] = v;
+			(*dict)[nd++] = (uint32_t)(k * w);
+			slots[i] = (uint32_t)nd;
+		}
+		c->idx[k] = slots[i] - 1;
+	}
+	free(slots);
+	free(dv);
+	return nd;
+fail:
+	free(slots);
+	free(dv);
+	free(*dict);
+	*dict = NULL;
+	return 0;
+}
+
 /* ---- statistics ---- */
 
 static int str_cmp(const unsigned char *base, size_t a, size_t b)
@@ -451,9 +531,12 @@ static int dict_page(struct pq_cchunk *ch)
 {
 	const unsigned char *base = (const unsigned char *)ch->col->vals.buf;
 
+	unsigned w = ch->col->ptype == PQ_INT32 ? 4 : 8;
+
 	ch->c->page.len = 0;
-	for (size_t k = 0; k < ch->ndict; k++)
-		sink_write(&ch->c->page, base + ch->dict[k], 4 + str_len(base + ch->dict[k]));
+	for (size_t k = 0; k < ch->ndict; k++)	/* PLAIN: a string with its length, an integer */
+		sink_write(&ch->c->page, base + ch->dict[k],
+			   ch->col->ptype == PQ_BYTE_ARRAY ? 4 + str_len(base + ch->dict[k]) : w);
 	ch->dict_off = ch->off;
 	while ((1u << ch->bw) < ch->ndict)
 		ch->bw++;
@@ -631,7 +714,11 @@ int pq_chunk_encode(struct pq_cchunk *ch, struct pq_stats *st)
 	}
 	if (ch->col->ptype == PQ_BYTE_ARRAY && nv)
 		ch->ndict = make_dict(ch->c, ch->col, nv, &ch->dict);
-	if (ch->dict)
+	else if ((ch->col->ptype == PQ_INT32 || ch->col->ptype == PQ_INT64) && !ch->col->list &&
+		 !ch->col->delta && nv)
+		ch->ndict = make_int_dict(ch->c, ch->col, nv, ch->col->ptype == PQ_INT32 ? 4 : 8,
+					  &ch->dict);
+	if (ch->dict && ch->col->ptype == PQ_BYTE_ARRAY)
 		dict_stats(ch->col, ch->dict, ch->ndict, st);	/* the distinct values suffice */
 	else
 		col_stats(ch->col, nv, st);
