@@ -10,6 +10,7 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
+#include "read/kallsyms.h"
 #include "read/read.h"
 
 struct tdat_file *tdat_file_new(void)
@@ -235,7 +236,7 @@ void file_load_symbols(struct tdat_file *f)
 		return;
 	f->syms_pending = false;
 	if (f->meta.kallsyms.data)
-		tep_parse_kallsyms(f->tep, f->meta.kallsyms.data);
+		kallsyms_parse(f->tep, f->meta.kallsyms.data);
 	last_boot_setup(f);
 }
 

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
+#include "read/kallsyms.h"
 #include "read/read.h"
 
 struct lb_ent {
@@ -229,7 +230,7 @@ void last_boot_setup(struct tdat_file *f)
 	if (!lb->kdelta && !lb->bound)
 		return;	/* nothing moves */
 	lb->tep = tep_alloc();
-	if (lb->tep && tep_parse_kallsyms(lb->tep, f->meta.kallsyms.data)) {
+	if (lb->tep && kallsyms_parse(lb->tep, f->meta.kallsyms.data)) {
 		tep_free(lb->tep);
 		lb->tep = NULL;
 	}

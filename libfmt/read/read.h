@@ -16,6 +16,7 @@
 #include "read/dat.h"
 #include "read/sections.h"
 #include "read/lastboot.h"
+#include "read/kallsyms.h"
 #include "read/origin.h"
 #include "read/piece.h"
 #include "read/fields.h"
