@@ -15,9 +15,10 @@
  *
  * each as NAME.parquet in the dataset folder.  The model keeps per-thread
  * state only; rows are written as a row group every PQM_GROUP_ROWS rows of
- * a file, or sooner when the tables together hold PQM_BUDGET bytes.  A null is SQLite's NULL; a string is text as in the other
- * files of the dataset and in SQLite (pq_put_text()), so that thread.name
- * joins with an event's comm.
+ * a file, or sooner when the tables together hold PQM_BUDGET bytes.  A null
+ * is SQLite's NULL; a string is text as in the other files of the dataset
+ * and in SQLite (pq_put_text()), so that thread.name joins with an event's
+ * comm.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -29,9 +29,10 @@
  *
  * Rows are buffered per file and written as a row group when a file holds
  * PQ_GROUP_ROWS rows, or, when the row groups being built together pass
- * PQ_BUDGET bytes of data, the largest are written (to PQ_LOW): memory stays bounded
- * whatever the input (the buffers kept for reuse count apart, PQ_KEEP).  A file
- * is opened only to append a row group and closed again.
+ * PQ_BUDGET bytes of data, the largest are written until they hold PQ_LOW:
+ * memory stays bounded whatever the input (the buffers kept for reuse count
+ * apart, PQ_KEEP).  A file is opened only to append a row group and closed
+ * again.
  */
 #include <errno.h>
 #include <fcntl.h>
