@@ -21,6 +21,14 @@
 
 #define CLONE_THREAD 0x00010000
 
+/*
+ * pm_utid()'s utids looked up lately, one by hash of (input, tid): a hit
+ * needs no probe of the map.  Only the map's utid of an (input, tid) is not
+ * freed (a thread for it is made only once the one before is freed), so a
+ * thread of that input and tid that is not freed is the map's answer.
+ */
+#define UTID_RECENT 4096
+
 struct procmodel {
 	struct pm_thread *threads;
 	int nthreads, tcap;
@@ -31,6 +39,7 @@ struct procmodel {
 	size_t nkeys, kcap;
 	struct idtab *kinds;	/* by input: each type's enum feed_kind + 1, found once */
 	int nkinds;
+	int recent[UTID_RECENT];	/* by (input, tid) hashed: a utid looked up lately */
 };
 
 /* What pm_feed() learns from a type's events (feed_kind_of()). */
@@ -174,16 +183,23 @@ void pm_free(struct procmodel *pm)
 
 int pm_utid(struct procmodel *pm, int input, int64_t tid)
 {
+	int *r = &pm->recent[((uint32_t)tid ^ (uint32_t)input * 0x9e3779b9u) & (UTID_RECENT - 1)];
+	const struct pm_thread *t = &pm->threads[*r];	/* 0, the idle task, when none yet */
 	size_t i;
+	int utid;
 
 	if (tid == 0)
 		return 0;
+	if (t->tid == tid && t->input == input && !t->freed)
+		return *r;
 	if (pm->kcap) {
 		i = slot(pm, key_of(input, tid));
 		if (pm->keys[i] && !pm->threads[pm->vals[i]].freed)
-			return pm->vals[i];
+			return *r = pm->vals[i];
 	}
-	return new_thread(pm, input, tid);
+	if ((utid = new_thread(pm, input, tid)) >= 0)
+		*r = utid;
+	return utid;
 }
 
 int pm_nthreads(const struct procmodel *pm)

@@ -37,6 +37,7 @@ void block_free(struct block *b, struct par *p)
 		return;
 	free(b->ev);
 	free(b->cur);
+	free(b->fit);
 	free(b->bytes);
 	sink_release(&b->out);
 	free(b->segs.v);
@@ -53,7 +54,8 @@ static struct block *block_new(struct par *p)
 
 	if (!b || sink_init(&b->out, -1) ||
 	    (p->mode != PM_PRINT && (!(b->ev = malloc(sizeof(*b->ev) * BLOCK_EVENTS)) ||
-				     !(b->cur = malloc(sizeof(*b->cur) * BLOCK_EVENTS)))) ||
+				     !(b->cur = malloc(sizeof(*b->cur) * BLOCK_EVENTS)) ||
+				     !(b->fit = malloc(sizeof(*b->fit) * BLOCK_EVENTS)))) ||
 	    (p->mode == PM_PREPARE && (!(b->pre_off = malloc(sizeof(size_t) * BLOCK_EVENTS)) ||
 				       !(b->pre_len = malloc(sizeof(size_t) * BLOCK_EVENTS))))) {
 		block_free(b, p);
@@ -122,6 +124,7 @@ static int put_copy(struct worker *k, struct block *b, const struct tdat_event *
 	e->data = (const void *)(uintptr_t)b->blen;
 	e->file = k->rd->orig[file_index(k, ev->file)];
 	b->cur[b->nev] = k->rd->last;
+	b->fit[b->nev] = writer_fields_fit(k->p->w->ops, ev);
 	b->blen += need;
 	if (k->p->mode == PM_PREPARE) {
 		if ((r = k->w->ops->prepare(k->w, ev)) < 0 || k->w->sink.err)

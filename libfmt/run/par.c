@@ -195,10 +195,12 @@ static int put_events(struct par *p, const struct block *b)
 		w->pre = p->mode == PM_PREPARE && b->pre_len[i] != NO_PRE ? b->out.buf + b->pre_off[i]
 									  : NULL;
 		w->pre_len = w->pre ? b->pre_len[i] : 0;
+		w->fit = b->fit[i];
 		if (!(ret = writer_put_now(w, &ev)))
 			ret = merge_tally(p->m, b->cur[i], &ev);
 	}
 	w->pre = NULL;
+	w->fit = false;
 	if (!ret && b->post_len)
 		ret = w->ops->put_trailer(w, b->out.buf + b->post, b->post_len);
 	return ret;

@@ -36,6 +36,7 @@ struct block {
 	struct block *next;
 	struct tdat_event *ev;	/* PM_PREPARE, PM_COPY: the kept events, ->data an offset */
 	int *cur;		/* and each one's cursor (for tdat_merge_count()) */
+	bool *fit;		/* and whether its fields are inside it (writer_fields_fit()) */
 	size_t nev;
 	char *bytes;		/* their records */
 	size_t blen, bcap;

@@ -16,6 +16,10 @@
  *
  *   OP_HAND   an open slice for the caller's stacks: struct hand, then its bytes
  *   OP_PUT    the caller puts the event: u64 n, then its fields (put_fields())
+ *   OP_INST   an instant (JR_INSTANT): i64 tid, then two pieces (u64 n, n
+ *             bytes): ",\n" and the event up to its "ts":, the rest from its
+ *             ,"tid":; the caller puts the time and the pid between (also
+ *             with -j 2, where workers pair nothing)
  *   OP_LINE   the caller puts the event; nothing prepared
  *   OP_SLICE  the worker paired it; then OP_CHECK (a begin: the caller closes
  *             what it closes on its stacks), or OP_X slices: u8 on a thread,
@@ -31,7 +35,10 @@
 
 #include "write/json.h"
 
-enum { OP_HAND = 'H', OP_PUT = 'P', OP_LINE = 'L', OP_SLICE = 'S', OP_CHECK = 'C', OP_X = 'X' };
+enum {
+	OP_HAND = 'H', OP_PUT = 'P', OP_INST = 'I', OP_LINE = 'L', OP_SLICE = 'S', OP_CHECK = 'C',
+	OP_X = 'X'
+};
 
 struct hand {
 	int32_t input, buffer;
@@ -238,12 +245,35 @@ static int hand_one(void *ctx, const struct sl_entry *e)
 	return j->out->err ? TDAT_ENOMEM : 0;
 }
 
-/* OP_PUT with @ev's fields, or OP_LINE for an event that puts none. */
-static int put_op(struct tdat_sink *sk, const struct tdat_event *ev, const struct jtype *jt)
+/* OP_INST: @ev's instant but for its time and pid. */
+static void inst_op(struct json *j, struct tdat_sink *sk, const struct tdat_event *ev,
+		    const struct jtype *jt)
+{
+	uint64_t v = 0;
+	int64_t tid = tfield_num(ev, &jt->tt->pid, &v) ? (int64_t)v : -1;
+	size_t at;
+
+	sink_putc(sk, OP_INST);
+	sink_write(sk, &tid, sizeof(tid));
+	at = len_open(sk);
+	instant_head(j, sk, ev, jt);
+	len_close(sk, at);
+	at = len_open(sk);
+	instant_tail(j, sk, ev, jt, (uint32_t)tid);
+	len_close(sk, at);
+}
+
+/* OP_INST for an instant, OP_PUT with @ev's fields, or OP_LINE for an event that puts none. */
+static int put_op(struct json *j, struct tdat_sink *sk, const struct tdat_event *ev,
+		  const struct jtype *jt)
 {
 	size_t at;
 
-	if (jt->role != JR_INSTANT && jt->role != JR_SLICE) {
+	if (jt->role == JR_INSTANT) {
+		inst_op(j, sk, ev, jt);
+		return 0;
+	}
+	if (jt->role != JR_SLICE) {
 		sink_putc(sk, OP_LINE);
 		return 0;
 	}
@@ -264,7 +294,7 @@ static int sl_bottom(void *ctx, const struct sl_track *t, const struct tdat_even
 		return ret;
 	j->moded = true;
 	if (what == SLB_END)
-		return put_op(j->out, ev, j->cur);
+		return put_op(j, j->out, ev, j->cur);
 	sink_putc(j->out, OP_SLICE);
 	sink_putc(j->out, OP_CHECK);
 	return 0;
@@ -291,7 +321,7 @@ int json_prepare(struct tdat_writer *w, const struct tdat_event *ev)
 	 * counts (measured: no faster, 30 MB more).
 	 */
 	if (w->workers < PREPARE_MORE_JOBS)
-		return put_op(&w->sink, ev, jt);
+		return put_op(j, &w->sink, ev, jt);
 	if (!j->local) {
 		j->local = true;
 		slices_set_local(j->sl);
@@ -299,7 +329,7 @@ int json_prepare(struct tdat_writer *w, const struct tdat_event *ev)
 	if (jt->remaps && (ret = slices_hand_over(j->sl, NULL, hand_one, j)))
 		return ret;
 	if (jt->role != JR_SLICE)
-		return put_op(&w->sink, ev, jt);
+		return put_op(j, &w->sink, ev, jt);
 	/* the worker's own threads: one per tid, as the caller's between remaps */
 	if ((utid = pm_utid(j->pm, ev->input, tfield_num(ev, &jt->tt->pid, &v) ? (int64_t)v : -1)) < 0)
 		return TDAT_ENOMEM;
@@ -309,7 +339,7 @@ int json_prepare(struct tdat_writer *w, const struct tdat_event *ev)
 		/* named by a kernel symbol: the caller's, whose file has them loaded */
 		struct sl_track t = slices_track(j->sl, jt->sl, ev, utid);
 
-		return (ret = slices_hand_over(j->sl, &t, hand_one, j)) ? ret : put_op(&w->sink, ev, jt);
+		return (ret = slices_hand_over(j->sl, &t, hand_one, j)) ? ret : put_op(j, &w->sink, ev, jt);
 	}
 	if ((ret = slices_put(j->sl, jt->sl, ev, utid)))
 		return ret;
@@ -391,9 +421,19 @@ int json_take_ops(struct json *j, const struct tdat_event *ev, const char *p, si
 	if ((ret = adopt_all(j, &p, end)))
 		return ret;
 	*op = NULL;
-	j->pre_ev = NULL;
+	j->pre_ev = j->inst_ev = NULL;
 	if (p < end && *p == OP_SLICE) {
 		*op = p + 1;
+	} else if (p < end && *p == OP_INST) {
+		if ((size_t)(end - p) < 1 + sizeof(j->inst_tid))
+			return TDAT_EINVAL;
+		memcpy(&j->inst_tid, p + 1, sizeof(j->inst_tid));
+		p += 1 + sizeof(j->inst_tid);
+		if (!take(&p, end, &j->inst_head, &len) || !(j->inst_head_len = len) ||
+		    !take(&p, end, &j->inst_tail, &len))
+			return TDAT_EINVAL;
+		j->inst_tail_len = len;
+		j->inst_ev = ev;
 	} else if (p < end && *p == OP_PUT) {
 		p++;
 		if (!take(&p, end, &j->pre, &len))

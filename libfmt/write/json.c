@@ -313,8 +313,7 @@ uint32_t json_thread_pid(struct json *j, int utid, struct jthread *t)
 
 /* ---- events in traceEvents ---- */
 
-/* The label of @ev's buffer, NULL for an unnamed one. */
-static const struct jlabel *label_of(const struct json *j, const struct tdat_event *ev)
+const struct jlabel *label_of(const struct json *j, const struct tdat_event *ev)
 {
 	const struct jinput *in = &j->in[ev->input];
 
@@ -340,18 +339,46 @@ void put_cat(struct tdat_sink *sk, const char *cat, size_t len, const struct jla
 	sink_write(sk, cat + len - tail, tail);
 }
 
+void instant_head(const struct json *j, struct tdat_sink *sk, const struct tdat_event *ev,
+		  const struct jtype *jt)
+{
+	put_lit(sk, ",\n");
+	put_cat(sk, jt->head, jt->head_len, label_of(j, ev));
+}
+
+void instant_tail(const struct json *j, struct tdat_sink *sk, const struct tdat_event *ev,
+		  const struct jtype *jt, uint32_t tid)
+{
+	put_lit(sk, ",\"tid\":");
+	put_u64(sk, tid);
+	put_lit(sk, ",\"args\":");
+	put_args(j, sk, ev, jt, label_of(j, ev));
+	sink_putc(sk, '}');
+}
+
+/* The instant a worker prepared (OP_INST): its pieces, with the time and pid put between. */
+static void put_instant(struct json *j, struct tdat_sink *sk, const struct tdat_event *ev,
+			uint32_t pid)
+{
+	/* the head starts with the separator: the first event has no comma */
+	size_t skip = j->nev++ ? 0 : 1;
+
+	sink_write(sk, j->inst_head + skip, j->inst_head_len - skip);
+	put_us(sk, rel(j, ev->ts));
+	put_lit(sk, ",\"pid\":");
+	put_u64(sk, pid);
+	sink_write(sk, j->inst_tail, j->inst_tail_len);
+}
+
 void emit_instant(struct json *j, struct tdat_sink *sk, const struct tdat_event *ev,
 		  const struct jtype *jt, uint32_t pid, uint32_t tid)
 {
-	const struct jlabel *lb = label_of(j, ev);
-
 	sep(j, sk);
-	put_cat(sk, jt->head, jt->head_len, lb);
+	put_cat(sk, jt->head, jt->head_len, label_of(j, ev));
 	put_us(sk, rel(j, ev->ts));
-	put_ids(sk, pid, tid);
-	put_lit(sk, ",\"args\":");
-	put_args(j, sk, ev, jt, lb);
-	sink_putc(sk, '}');
+	put_lit(sk, ",\"pid\":");
+	put_u64(sk, pid);
+	instant_tail(j, sk, ev, jt, tid);
 }
 
 static void emit_lost(struct json *j, struct tdat_sink *sk, const struct tdat_event *ev)
@@ -400,7 +427,10 @@ static int json_put(struct tdat_writer *w, const struct tdat_event *ev)
 		j->last_ts = ev->ts;
 	if (ev->missed)
 		emit_lost(j, sk, ev);
-	tid = tfield_num(ev, &jt->tt->pid, &v) ? (int64_t)v : -1;
+	if (j->inst_ev == ev)
+		tid = j->inst_tid;
+	else
+		tid = tfield_num(ev, &jt->tt->pid, &v) ? (int64_t)v : -1;
 	if ((utid = pm_utid(j->pm, ev->input, tid)) < 0 || !(t = json_thread(j, utid)))
 		return TDAT_ENOMEM;
 	if (jt->feed || !t->fed) {
@@ -411,9 +441,11 @@ static int json_put(struct tdat_writer *w, const struct tdat_event *ev)
 	if (jt->role == JR_SLICE)
 		ret = op ? json_replay(j, ev, jt, utid, op, w->pre + w->pre_len)
 			 : put_slice(j, ev, jt, utid);
+	else if (j->inst_ev == ev)
+		put_instant(j, sk, ev, json_thread_pid(j, utid, &j->th[utid]));
 	else if (jt->role == JR_INSTANT || !line_buffer(j, ev, jt) || put_line(j, ev, jt, utid, tid))
 		emit_instant(j, sk, ev, jt, json_thread_pid(j, utid, &j->th[utid]), (uint32_t)tid);
-	j->pre_ev = NULL;
+	j->pre_ev = j->inst_ev = NULL;
 	if (!ret && j->stage.err) {
 		tdat_msg(w->errmsg, "temporary file: %s", strerror(j->stage.err));
 		return TDAT_EIO;

@@ -77,6 +77,10 @@ struct json {
 	const struct tdat_event *pre_ev;	/* the event being put, if a worker prepared its fields */
 	const char *pre;		/* those fields (json_prepare()) */
 	size_t pre_len;
+	const struct tdat_event *inst_ev;	/* the event being put, if a worker prepared its instant: */
+	int64_t inst_tid;		/* its tid, */
+	const char *inst_head, *inst_tail;	/* its ",\n" and bytes up to "ts":, from ,"tid": */
+	size_t inst_head_len, inst_tail_len;
 	bool local;			/* a -j worker pairing slices itself (json-slices.c) */
 	bool moded;			/* a worker: the event's mode op is written */
 	const struct jtype *cur;	/* a worker: the type of the event being prepared */
@@ -98,6 +102,8 @@ static inline uint32_t cpu_tid(int input, int cpu)
 }
 
 struct jtype *type_of(struct json *j, const struct tdat_event *ev);
+/* The label of @ev's buffer, NULL for an unnamed one. */
+const struct jlabel *label_of(const struct json *j, const struct tdat_event *ev);
 struct jcpu *cpu_of(struct json *j, int input, int cpu);
 /* "buffer":"LABEL" */
 void put_label(struct tdat_sink *sk, const struct jlabel *lb);
@@ -110,6 +116,12 @@ void put_args(const struct json *j, struct tdat_sink *sk, const struct tdat_even
 	      const struct jtype *jt, const struct jlabel *lb);
 void emit_instant(struct json *j, struct tdat_sink *sk, const struct tdat_event *ev,
 		  const struct jtype *jt, uint32_t pid, uint32_t tid);
+/* A worker: ,\n{"ph":"i",...,"ts": of @ev's instant, its first piece (OP_INST, json-slices.c) */
+void instant_head(const struct json *j, struct tdat_sink *sk, const struct tdat_event *ev,
+		  const struct jtype *jt);
+/* A worker: ,"tid":...,"args":{...}} of @ev's instant, its last piece */
+void instant_tail(const struct json *j, struct tdat_sink *sk, const struct tdat_event *ev,
+		  const struct jtype *jt, uint32_t tid);
 struct jthread *json_thread(struct json *j, int utid);
 /* The pid written with @utid's events and lines, fixed at first use. */
 uint32_t json_thread_pid(struct json *j, int utid, struct jthread *t);
@@ -276,17 +288,20 @@ static inline void put_digits(struct tdat_sink *sk, unsigned v, int n)
 	sink_commit(sk, (size_t)n);
 }
 
-/* Nanoseconds as microseconds with three decimals. */
+/* Nanoseconds as microseconds with three decimals, straight into the sink's buffer. */
 static inline void put_us(struct tdat_sink *sk, uint64_t ns)
 {
-	char b[32], *e = b + sizeof(b), *p;
-	unsigned f = (unsigned)(ns % 1000);
+	char *d = sink_reserve(sk, 32);
+	uint64_t us = ns / 1000;
+	unsigned f = (unsigned)(ns % 1000), n = ndigits(us);
 
-	e[-1] = (char)('0' + f % 10);
-	memcpy(e - 3, pairs + (f / 10) * 2, 2);
-	e[-4] = '.';
-	p = fmt_back(e - 4, ns / 1000);
-	sink_write(sk, p, (size_t)(e - p));
+	if (!d)
+		return;
+	fmt_back(d + n, us);
+	d[n] = '.';
+	memcpy(d + n + 1, pairs + (f / 10) * 2, 2);
+	d[n + 3] = (char)('0' + f % 10);
+	sink_commit(sk, n + 4);
 }
 
 #endif /* TDAT_WRITE_JSON_H */

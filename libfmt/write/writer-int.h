@@ -85,6 +85,7 @@ struct tdat_writer {
 	struct par_names names;		/* a worker's text: names left out and learnt (text.c) */
 	const char *pre;		/* put(): what a worker's ops->prepare made of the event, */
 	size_t pre_len;			/* NULL: nothing (run/par.c) */
+	bool fit;			/* put(): a worker found its fields inside its record */
 	bool worker;			/* a -j worker's writer (writer_open_worker()) */
 	int workers;			/* a worker's: how many share the run */
 	char *piece;			/* dat: the piece mark to write, NULL: none */
@@ -116,6 +117,12 @@ int writer_open_worker(struct tdat_writer *w, struct tdat_merge *m, unsigned fla
 
 /* tdat_writer_put() on this thread (what run/par.c's workers and caller call). */
 int writer_put_now(struct tdat_writer *w, const struct tdat_event *ev);
+/*
+ * Whether a writer of @ops need not count @ev as damaged (no fields
+ * outside its record): asked on a -j worker, so that the caller's
+ * writer_put_now() checks only the events that do not (w->fit).
+ */
+bool writer_fields_fit(const struct tdat_writer_ops *ops, const struct tdat_event *ev);
 
 /* An event of a type whose print format is not supported, printed with its fields only (notices.c). */
 void writer_unsupported(struct tdat_writer *w, const struct tdat_event *ev, const char *system,

@@ -409,6 +409,17 @@ static void check_fields(struct tdat_writer *w, const struct tdat_event *ev)
 			       "events have fields outside their record, written without them");
 }
 
+bool writer_fields_fit(const struct tdat_writer_ops *ops, const struct tdat_event *ev)
+{
+	const struct ttype *t;
+	char why[256];
+
+	if (!ops->fields)
+		return true;
+	t = file_type(ev->file, ev);
+	return t && (!t->event || ttype_fits(t, ev, why, sizeof(why)));
+}
+
 int tdat_writer_put(struct tdat_writer *w, const struct tdat_event *ev)
 {
 	return writer_put_now(w, ev);
@@ -418,7 +429,7 @@ int writer_put_now(struct tdat_writer *w, const struct tdat_event *ev)
 {
 	int ret;
 
-	if (w->ops->fields)
+	if (w->ops->fields && !w->fit)
 		check_fields(w, ev);
 	ret = w->ops->put(w, ev);
 
