@@ -31,6 +31,7 @@ struct text {
 	bool multi;
 	bool latency_only;	/* a latency file was printed; events are not */
 	struct text34 *v34;	/* NULL: 3.1.6's style */
+	struct textfast *fast;	/* print formats compiled (text-fast.c) */
 	struct tep_handle **known;	/* a -j worker: per input, the names its saved cmdlines give */
 	int nknown;
 	struct tep_record rec;
@@ -175,6 +176,10 @@ static int text_open(struct tdat_writer *w)
 		return TDAT_ENOMEM;
 	}
 	trace_seq_init(&t->seq);
+	if (!(t->fast = textfast_new())) {
+		free(in);
+		return TDAT_ENOMEM;
+	}
 	if (!w->opt.style_3_1 && !(t->v34 = text34_new())) {
 		free(in);
 		return TDAT_ENOMEM;
@@ -362,6 +367,25 @@ static void learn_names(struct tdat_writer *w, struct text *t, const struct tdat
 	}
 }
 
+/*
+ * The line's text: @s's, then @more's (text-fast.c's, with no NUL), without
+ * the newline it may end with.  trace-cmd prints it with "%.*s": it ends at
+ * a NUL byte.
+ */
+static void put_line(struct tdat_writer *w, struct trace_seq *s, const char *more, size_t n)
+{
+	size_t k;
+
+	if (n && more[n - 1] == '\n')
+		n--;
+	else if (!n && s->len && s->buffer[s->len - 1] == '\n')
+		s->len--;
+	k = strnlen(s->buffer, s->len);
+	sink_write(&w->sink, s->buffer, k);
+	if (k == s->len && n)
+		sink_write(&w->sink, more, n);
+	sink_putc(&w->sink, '\n');
+}
 
 static int text_put(struct tdat_writer *w, const struct tdat_event *ev)
 {
@@ -371,9 +395,9 @@ static int text_put(struct tdat_writer *w, const struct tdat_event *ev)
 	struct trace_seq *s = &t->seq;
 	struct tep_record *rec = &t->rec;
 	struct tep_event *event;
-	const char *name;
+	const char *name, *fast = NULL;
 	char why[256];
-	size_t len, at;
+	size_t len, at, flen = 0;
 	int pid, safe;
 	bool raw = w->opt.raw;
 
@@ -413,6 +437,8 @@ static int text_put(struct tdat_writer *w, const struct tdat_event *ev)
 	} else {
 		if (t->v34 && !raw && event && text34_is_sched_switch(event))
 			text34_sched_switch(t->v34, s, rec, event);
+		else if (!raw && event && textfast_print(t->fast, s, rec, event, &fast, &flen))
+			;
 		else
 			tep_print_event(tep, s, rec, "%s", raw ? TEP_PRINT_INFO_RAW : TEP_PRINT_INFO);
 		if (!raw)
@@ -425,11 +451,7 @@ static int text_put(struct tdat_writer *w, const struct tdat_event *ev)
 		if (event && (event->flags & TEP_EVENT_FL_FAILED) && file_print_unsupported(ev->file, event->id))
 			writer_unsupported(w, ev, event->system, event->name);
 	}
-	if (s->len && s->buffer[s->len - 1] == '\n')
-		s->len--;
-	/* trace-cmd prints the line with "%.*s": it ends at a NUL byte */
-	sink_write(&w->sink, s->buffer, strnlen(s->buffer, s->len));
-	sink_putc(&w->sink, '\n');
+	put_line(w, s, fast, flen);
 	return 0;
 }
 
@@ -441,6 +463,7 @@ static void text_free(struct tdat_writer *w)
 		return;
 	trace_seq_destroy(&t->seq);
 	text34_free(t->v34);
+	textfast_free(t->fast);
 	for (int i = 0; t->known && i < t->nknown; i++)
 		if (t->known[i])
 			tep_free(t->known[i]);

@@ -33,4 +33,17 @@ void text34_sched_switch(struct text34 *c, struct trace_seq *s, struct tep_recor
 void text34_raw_pointers(struct text34 *c, struct trace_seq *s, struct tep_record *rec,
 			 struct tep_event *event);
 
+/* ---- text-fast.c: print formats compiled once per event type (both styles) ---- */
+
+struct textfast;		/* the plans of the event types met */
+struct textfast *textfast_new(void);
+void textfast_free(struct textfast *t);
+/*
+ * @rec's text as tep_print_event(TEP_PRINT_INFO) prints it: a plugin
+ * handler's part in @s, the rest in *@text (no NUL in it; the plans' buffer,
+ * until the next call).  False: nothing printed, print it with libtraceevent.
+ */
+bool textfast_print(struct textfast *t, struct trace_seq *s, struct tep_record *rec,
+		    struct tep_event *event, const char **text, size_t *len);
+
 #endif /* TDAT_WRITE_TEXT34_H */
