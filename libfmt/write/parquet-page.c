@@ -253,6 +253,16 @@ static uint32_t hash(const unsigned char *p, uint32_t n)
 	return (uint32_t)(h ^ h >> 32);
 }
 
+/* Room in c->idx for @nv dictionary indices (c->idx NULL if there is none). */
+static void idx_room(struct pq_ctx *c, size_t nv)
+{
+	if (nv > c->idx_cap) {
+		free(c->idx);
+		c->idx = malloc(nv * sizeof(*c->idx));
+		c->idx_cap = c->idx ? nv : 0;
+	}
+}
+
 /*
  * Dictionary indices of the @nv strings of @col into c->idx; the distinct
  * values' offsets in @dict (in index order).  Returns their count, 0 if
@@ -269,11 +279,7 @@ static size_t make_dict(struct pq_ctx *c, const struct pq_col *col, size_t nv, u
 	slots = calloc(cap, sizeof(*slots));	/* offset + 1, 0 empty */
 	sidx = malloc(cap * sizeof(*sidx));
 	*dict = malloc(most * sizeof(**dict));
-	if (nv > c->idx_cap) {
-		free(c->idx);
-		c->idx_cap = nv;
-		c->idx = malloc(nv * sizeof(*c->idx));
-	}
+	idx_room(c, nv);
 	if (!slots || !sidx || !*dict || !c->idx)
 		goto fail;
 	for (size_t k = 0; k < nv; k++) {
@@ -328,11 +334,7 @@ static size_t make_int_dict(struct pq_ctx *c, const struct pq_col *col, size_t n
 	slots = calloc(cap, sizeof(*slots));	/* index + 1, 0 empty */
 	dv = malloc(most * sizeof(*dv));	/* the distinct values, in index order */
 	*dict = malloc(most * sizeof(**dict));
-	if (nv > c->idx_cap) {
-		free(c->idx);
-		c->idx_cap = nv;
-		c->idx = malloc(nv * sizeof(*c->idx));
-	}
+	idx_room(c, nv);
 	if (!slots || !dv || !*dict || !c->idx)
 		goto fail;
 	for (size_t k = 0; k < nv; k++) {
