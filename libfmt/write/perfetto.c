@@ -51,7 +51,7 @@
 #define BUNDLE_BYTES (64 * 1024)	/* bounds memory: 128 KiB at most a CPU */
 #define SEQ_ID 1
 #define ZBATCH (512 * 1024)	/* packet bytes per compressed_packets */
-#define ZLEVEL 1		/* a quarter of the time of level 6 for 1.2x its size */
+#define ZLEVEL 1		/* libdeflate: 0.4 times level 6's time, 1.12 times its size */
 
 /* Field numbers of Perfetto's trace.proto, trace_packet.proto and friends. */
 enum {

@@ -165,7 +165,7 @@ void pf_compact_free(struct pf_compact *c);
 void pb_raw_varint(struct tdat_sink *s, uint64_t v);
 
 /*
- * perfetto-zlib.c: "compression" zlib batches deflated (compress2() at
+ * perfetto-zlib.c: "compression" zlib batches deflated (libdeflate at
  * @level, one zlib stream each) on @workers threads (1 or less: the
  * caller's, in pf_zring_oldest()) and taken back in order.
  */

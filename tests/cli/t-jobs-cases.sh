@@ -5,7 +5,7 @@
 # decides in the window before, damaged chunks between cuts, merged files
 # of many buffers and several inputs (many blocks on a ring that wraps),
 # a full disk, typed csv's files named in order, standard input, a
-# selection, --lenient, parquet, tdat-split and gzip give at -j 2, 3 and 8
+# selection, --lenient, parquet, tdat-split, gzip and perfetto's zlib give at -j 2, 3 and 8
 # what -j 1 does; and the workers are threads that do run.
 . "${TOP_SRCDIR:-$(dirname "$0")/../..}/tests/cli/lib.sh"
 . "$TOP_SRCDIR/tests/cli/jobs-lib.sh"
@@ -195,6 +195,20 @@ done
 t_assert "gzip: -j 2 and -j 8 write the file -j 1 does" \
 	sh -c "cmp -s '$O/x1.txt.gz' '$O/x2.txt.gz' && cmp -s '$O/x1.txt.gz' '$O/x8.txt.gz'"
 t_assert "which is the text" cmp -s <(gzip -dc "$O/x2.txt.gz") <(tdat-convert $TD/chunks.dat)
+
+# perfetto --compression zlib: batches deflated on the workers, written in
+# order; chunks.dat's pages 4 times over make several batches (512 KiB each)
+tdat-convert -f dat --file-version 6 -o "$O/long-6.dat" $TD/chunks.dat &&
+	python3 tests/cli/make-long.py 4 "$O/long-6.dat" "$O/long.dat"
+for j in 1 2 8; do
+	t_exit "-j $j -f perfetto --compression zlib" 0 -- \
+		tdat-convert -j $j -f perfetto --compression zlib -o "$O/z$j.pftrace" "$O/long.dat"
+done
+tdat-convert -f perfetto -o "$O/plain.pftrace" "$O/long.dat"
+t_assert "perfetto zlib: the plain file is over 3 batches ($(stat -c %s "$O/plain.pftrace") bytes)" \
+	test "$(stat -c %s "$O/plain.pftrace")" -gt $((3 * 512 * 1024))
+t_assert "perfetto zlib: -j 2 and -j 8 write the file -j 1 does" \
+	sh -c "cmp -s '$O/z1.pftrace' '$O/z2.pftrace' && cmp -s '$O/z1.pftrace' '$O/z8.pftrace'"
 
 # the workers do run: -j 3 starts threads (clone), -j 1 none
 if command -v strace >/dev/null; then
