@@ -146,38 +146,71 @@ static void put_fields(struct tdat_sink *sk, const struct tdat_event *ev, const 
 	sink_putc(sk, '"');
 }
 
+/* @v in decimal at @d, a '-' first if negative; the bytes written (at most 21). */
+static size_t put_i64(char *d, int64_t v)
+{
+	if (v >= 0 && v < 10) {
+		*d = (char)('0' + v);
+		return 1;
+	}
+	if (v >= 0)
+		return fmt_u64(d, (uint64_t)v);
+	*d = '-';
+	return 1 + fmt_u64(d + 1, (uint64_t)0 - (uint64_t)v);
+}
+
+static inline char *put_cell(char *d, const char *cell, size_t len, char sep)
+{
+	memcpy(d, cell, len);
+	d[len] = sep;
+	return d + len + 1;
+}
+
+/* ts,cpu,input,buffer,pid,comm,system,event,lost, in one reservation of the sink */
+static int put_head(struct csv_input *in, struct tdat_sink *sk, const struct tdat_event *ev,
+		    const struct csv_type *t, int pid)
+{
+	const char *buf = in->buffer_cells[ev->buffer], *comm;
+	size_t blen = strlen(buf), clen;
+	char *d, *o;
+
+	if (!(comm = csv_comm_cell(&in->comms, ev->file->tep, pid, CSV_Q_BACKSLASH, &clen)))
+		return TDAT_ENOMEM;
+	if (!(o = d = sink_reserve(sk, 5 * 22 + blen + clen + t->head_len)))
+		return 0;	/* the sink's error is sticky */
+	o += fmt_u64(o, ev->ts);
+	*o++ = ',';
+	o += put_i64(o, ev->cpu);
+	*o++ = ',';
+	o += put_i64(o, ev->input);
+	*o++ = ',';
+	o = put_cell(o, buf, blen, ',');
+	o += put_i64(o, pid);
+	*o++ = ',';
+	memcpy(o, comm, clen);
+	o += clen;
+	memcpy(o, t->head, t->head_len);
+	o += t->head_len;
+	o += put_i64(o, ev->missed);
+	*o++ = ',';
+	sink_commit(sk, (size_t)(o - d));
+	return 0;
+}
+
 static int csv_put(struct tdat_writer *w, const struct tdat_event *ev)
 {
 	struct csv *c = w->priv;
-	struct csv_input *in = &c->in[ev->input];
 	struct tdat_sink *sk = &w->sink;
 	const struct csv_type *t = type_of(c, ev);
-	const char *cell;
-	size_t len;
 	uint64_t v;
-	int pid = -1;
+	int pid = -1, ret;
 
 	if (!t)
 		return TDAT_ENOMEM;
 	if (tfield_num(ev, &t->tt->pid, &v))
 		pid = (int)(int64_t)v;
-	csv_put_u64(sk, ev->ts);
-	sink_putc(sk, ',');
-	csv_put_i64(sk, ev->cpu);
-	sink_putc(sk, ',');
-	csv_put_i64(sk, ev->input);
-	sink_putc(sk, ',');
-	cell = in->buffer_cells[ev->buffer];
-	sink_write(sk, cell, strlen(cell));
-	sink_putc(sk, ',');
-	csv_put_i64(sk, pid);
-	sink_putc(sk, ',');
-	if (!(cell = csv_comm_cell(&in->comms, ev->file->tep, pid, CSV_Q_BACKSLASH, &len)))
-		return TDAT_ENOMEM;
-	sink_write(sk, cell, len);
-	sink_write(sk, t->head, t->head_len);
-	csv_put_i64(sk, ev->missed);
-	sink_putc(sk, ',');
+	if ((ret = put_head(&c->in[ev->input], sk, ev, t, pid)))
+		return ret;
 	put_fields(sk, ev, t);
 	sink_putc(sk, '\n');
 	return 0;

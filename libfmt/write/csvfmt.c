@@ -129,14 +129,16 @@ out:
 void csv_put_hex(struct tdat_sink *sk, uint64_t v)
 {
 	static const char hex[] = "0123456789abcdef";
-	char b[20], *p = b + sizeof(b);
+	unsigned n = v ? (67 - (unsigned)__builtin_clzll(v)) / 4 : 1;	/* digits */
+	char *d = sink_reserve(sk, 18);
 
-	do
-		*--p = hex[v & 15];
-	while (v >>= 4);
-	*--p = 'x';
-	*--p = '0';
-	sink_write(sk, p, (size_t)(b + sizeof(b) - p));
+	if (!d)
+		return;
+	d[0] = '0';
+	d[1] = 'x';
+	for (unsigned i = n + 1; i > 1; i--, v >>= 4)
+		d[i] = hex[v & 15];
+	sink_commit(sk, n + 2);
 }
 
 void csv_put_number(struct tdat_sink *sk, enum tkind kind, uint64_t v)
