@@ -171,63 +171,13 @@ int copy_stage(struct json *j, struct tdat_writer *w);
 
 /* ---- numbers ---- */
 
-static const char pairs[201] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-static const uint64_t pow10s[20] = {
-	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
-	100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
-	10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
-	100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
-};
-
-/* @v in decimal, backwards from @end; 32-bit arithmetic in 8-digit steps. */
-static inline char *fmt_back(char *end, uint64_t v)
-{
-	char *p = end;
-
-	while (v >= 100000000) {
-		uint32_t r = (uint32_t)(v % 100000000);
-
-		v /= 100000000;
-		for (int i = 0; i < 4; i++, r /= 100) {
-			p -= 2;
-			memcpy(p, pairs + (r % 100) * 2, 2);
-		}
-	}
-	for (uint32_t w = (uint32_t)v; ; ) {
-		if (w < 10) {
-			*--p = (char)('0' + w);
-			break;
-		}
-		p -= 2;
-		memcpy(p, pairs + (w % 100) * 2, 2);
-		if ((w /= 100) == 0)
-			break;
-	}
-	return p;
-}
-
-static inline unsigned ndigits(uint64_t v)
-{
-	/* v | 1 has as many digits as v (powers of ten are even), 0 has one */
-	unsigned t = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
-
-	return t + ((v | 1) >= pow10s[t]);
-}
-
 /* Straight into the sink's buffer: the hot path of every event. */
 static inline void put_u64(struct tdat_sink *sk, uint64_t v)
 {
 	char *d = sink_reserve(sk, 24);
-	unsigned n = ndigits(v);
 
-	if (!d)
-		return;
-	fmt_back(d + n, v);
-	sink_commit(sk, n);
+	if (d)
+		sink_commit(sk, fmt_u64(d, v));
 }
 
 /* A short string of @n bytes that may be copied 32 bytes at a time (padded). */
@@ -292,14 +242,15 @@ static inline void put_digits(struct tdat_sink *sk, unsigned v, int n)
 static inline void put_us(struct tdat_sink *sk, uint64_t ns)
 {
 	char *d = sink_reserve(sk, 32);
-	uint64_t us = ns / 1000;
-	unsigned f = (unsigned)(ns % 1000), n = ndigits(us);
+	unsigned f = (unsigned)(ns % 1000);
+	size_t n;
 
 	if (!d)
 		return;
-	fmt_back(d + n, us);
+	n = fmt_u64(d, ns / 1000);
 	d[n] = '.';
-	memcpy(d + n + 1, pairs + (f / 10) * 2, 2);
+	d[n + 1] = (char)('0' + f / 100);
+	d[n + 2] = (char)('0' + f / 10 % 10);
 	d[n + 3] = (char)('0' + f % 10);
 	sink_commit(sk, n + 4);
 }

@@ -143,8 +143,25 @@ HAVE_DUCKDB=
 readers_ready && HAVE_DUCKDB=1
 PQ=()
 k=0
+# the input's own outputs, made once for its three splits
+input_outputs() {
+	local f=$1 d=$2 r fmt
+	[[ -e $d/want.txt ]] && return
+	mkdir -p "$d"
+	r=$(tc31_readable "$f")	# a zlib capture: 3.4's zstd copy of it
+	if have_trace_cmd && [[ -n $r ]]; then
+		"$TRACE_CMD" report "$r" >"$d/want.txt" 2>/dev/null
+	else
+		tdat-convert "$f" >"$d/want.txt" 2>/dev/null
+	fi
+	for fmt in csv json perfetto sqlite; do
+		tdat-convert -f $fmt -o "$d/in.$fmt" "$f" 2>/dev/null
+	done
+	[[ -n $HAVE_DUCKDB ]] && tdat-convert -f parquet -o "$d/in.pq" "$f" 2>/dev/null
+}
 for f in $TD/*.dat; do
 	name=$(basename "$f" .dat)
+	in=$O/all/in-$name
 	for mode in "--every 20ms" "--events 300" "--per-cpu"; do
 		d=$O/all/$k && k=$((k + 1)) && mkdir -p "$d"
 		if ! tdat-split $mode -o "$d/p" "$f" 2>/dev/null || [[ $(ls "$d"/p.*.dat | wc -l) -lt 2 ]]; then
@@ -152,26 +169,19 @@ for f in $TD/*.dat; do
 		fi
 		p=("$d"/p.*.dat)
 		what="$name $mode (${#p[@]} pieces)"
-		r=$(tc31_readable "$f")	# a zlib capture: 3.4's zstd copy of it
-		if have_trace_cmd && [[ -n $r ]]; then
-			"$TRACE_CMD" report "$r" >"$d/want.txt" 2>/dev/null
-		else
-			tdat-convert "$f" >"$d/want.txt" 2>/dev/null
-		fi
+		input_outputs "$f" "$in"
 		tdat-convert "${p[@]}" >"$d/got.txt" 2>/dev/null
-		t_assert "$what: text is trace-cmd report's of the input" cmp -s "$d/got.txt" "$d/want.txt"
+		t_assert "$what: text is trace-cmd report's of the input" cmp -s "$d/got.txt" "$in/want.txt"
 		for fmt in csv json perfetto sqlite; do
-			tdat-convert -f $fmt -o "$d/in.$fmt" "$f" 2>/dev/null
 			tdat-convert -f $fmt -o "$d/p.$fmt" "${p[@]}" 2>/dev/null
 		done
-		t_assert "$what: CSV" cmp -s "$d/p.csv" "$d/in.csv"
-		t_assert "$what: JSON" cmp -s <(facts "$d/p.json") <(facts "$d/in.json")
-		t_assert "$what: .pftrace" cmp -s "$d/p.perfetto" "$d/in.perfetto"
-		is "$what: SQLite, every table" "$(sqlite_same "$d/p.sqlite" "$d/in.sqlite")" ""
+		t_assert "$what: CSV" cmp -s "$d/p.csv" "$in/in.csv"
+		t_assert "$what: JSON" cmp -s <(facts "$d/p.json") <(facts "$in/in.json")
+		t_assert "$what: .pftrace" cmp -s "$d/p.perfetto" "$in/in.perfetto"
+		is "$what: SQLite, every table" "$(sqlite_same "$d/p.sqlite" "$in/in.sqlite")" ""
 		if [[ -n $HAVE_DUCKDB ]]; then
-			tdat-convert -f parquet -o "$d/in.pq" "$f" 2>/dev/null
 			tdat-convert -f parquet -o "$d/p.pq" "${p[@]}" 2>/dev/null
-			PQ+=("$what|$d/p.pq=$d/in.pq")
+			PQ+=("$what|$d/p.pq=$in/in.pq")
 		fi
 	done
 done
