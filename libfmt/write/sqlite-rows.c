@@ -7,6 +7,7 @@
  * bound again.  The calling thread touches the connection only after
  * sqdb_drain().
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,9 +134,18 @@ int sqdb_table_prepare(struct sqdb *d, struct sq_table *t)
 static unsigned utf8_valid(const unsigned char *u, unsigned len)
 {
 	unsigned k = 0;
+	uint64_t w;
 	size_t l;
 
 	while (k < len) {
+		/* ASCII eight bytes at a time: most kernel strings are */
+		for (; len - k >= 8; k += 8) {
+			memcpy(&w, u + k, 8);
+			if (w & UINT64_C(0x8080808080808080))
+				break;
+		}
+		if (k >= len)
+			break;
 		l = u[k] < 0x80 ? 1 : utf8_len(u + k, len - k);
 		if (!l)
 			break;
