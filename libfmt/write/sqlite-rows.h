@@ -37,6 +37,7 @@ struct chunk {
 	struct sq_val *vals;		/* nrows * t->ncols */
 	char *arena;			/* the V_TEXT bytes */
 	size_t alen, acap;
+	unsigned gen;			/* which hand-over (the worker's count) it holds */
 	struct chunk *next;
 };
 
@@ -52,6 +53,7 @@ struct worker {
 	struct chunk *head, *tail, *free;
 	int queued;
 	int err;			/* first failure, sticky */
+	unsigned gen;			/* chunks inserted (struct chunk's gen) */
 	char msg[TDAT_MSG_LEN];
 };
 
@@ -64,6 +66,7 @@ struct sq_table {
 	const char **vtypes;		/* its args value_type */
 	sqlite3_stmt *one, *many;	/* used by the worker only; many once needed */
 	struct sq_val *bound_one, *bound_many;	/* what their parameters hold */
+	unsigned gen_one, gen_many;	/* the chunk their text was bound from */
 	struct chunk *cur;		/* rows being filled */
 	bool ipk;			/* column 0 is the INTEGER PRIMARY KEY (the rowid) */
 	bool any;			/* it has a row: its largest rowid is max_id */
