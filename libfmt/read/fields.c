@@ -352,17 +352,6 @@ void file_types_free(struct tdat_file *f)
 	f->types = NULL;
 }
 
-bool tfield_num(const struct tdat_event *ev, const struct tfield *f, uint64_t *v)
-{
-	if (!f || !f->size || f->offset + f->size > ev->size ||
-	    (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8))
-		return false;
-	*v = field_raw(ev->file, (const unsigned char *)ev->data + f->offset, f->size);
-	if (f->kind == TK_INT && f->size < 8)
-		*v = (uint64_t)((int64_t)(*v << (64 - 8 * f->size)) >> (64 - 8 * f->size));
-	return true;
-}
-
 /*
  * The bytes of a stack's entries: to the record's end or an entry whose low 32
  * bits are all ones, as trace-cmd's stack printer reads them.
@@ -602,8 +591,13 @@ bool ttype_fits(const struct ttype *t, const struct tdat_event *ev, char *why, s
 {
 	const struct tfield *common[3] = { &t->pid, &t->cflags, &t->preempt };
 
-	if (ev->size >= t->need && !t->dynamic)
+	if (ev->size >= t->need) {	/* every fixed field fits: only the dynamic ones to see */
+		for (int i = 0; t->dynamic && i < t->nfields; i++)
+			if ((t->fields[i].flags & TEP_FIELD_IS_DYNAMIC) &&
+			    !field_fits(ev, &t->fields[i], why, len))
+				return false;
 		return true;
+	}
 	for (int i = 0; i < 3; i++)
 		if (!field_fits(ev, common[i], why, len))
 			return false;
