@@ -39,7 +39,7 @@ int pq_ctx_init(struct pq_ctx *c, int level, char *err)
 
 void pq_ctx_release(struct pq_ctx *c)
 {
-	pq_pending_drop(c);
+	pq_pool_stop(c);
 	for (int i = 0; c->more && i < c->nmore; i++)
 		pq_ctx_release(&c->more[i]);
 	free(c->more);
@@ -365,8 +365,6 @@ int pq_flush(struct pq_ctx *c, struct pq_table *t, int fd)
 	uint64_t start, raw = 0;
 	int ret = 0;
 
-	if ((ret = pq_drain(c)))	/* a row group in flight first */
-		return ret;
 	if (cols_failed(t)) {	/* a lost value would shift the rows after it */
 		tdat_msg(c->err, "out of memory");
 		return TDAT_ENOMEM;
@@ -392,6 +390,8 @@ int pq_flush(struct pq_ctx *c, struct pq_table *t, int fd)
 			tdat_msg(c->err, "out of memory");
 		return ret;
 	}
+	if ((ret = pq_drain(c, t)))	/* its row groups in flight first */
+		goto out;
 	start = t->off;
 	th_init(&m, &meta);
 	ret = pq_chunks(c, t, &out, &m, &raw);
@@ -526,7 +526,7 @@ int pq_finish(struct pq_ctx *c, struct pq_table *t, int fd)
 	int ret = pq_flush(c, t, fd);
 
 	if (!ret)
-		ret = pq_drain(c);	/* this table's last row group */
+		ret = pq_drain(c, t);	/* this table's last row groups */
 	c->kept -= t->kept;	/* the table is done: its memory goes */
 	t->kept = 0;
 	pq_cols_release(t->cols, t->ncols);

@@ -94,7 +94,7 @@ struct pq_ctx {
 	struct pq_ctx *more;	/* helpers' contexts (parquet-par.c), nmore of them */
 	int nmore;
 	char *errs;		/* their messages, TDAT_MSG_LEN each */
-	struct pq_pending *pend;	/* a row group in flight on the helpers, or NULL */
+	struct pq_pool *pool;	/* the helpers and the row groups in flight, or NULL */
 	/*
 	 * Buffers of written row groups are emptied and kept for the next ones,
 	 * which then grow no more (no copies, no fresh pages), while the
@@ -246,12 +246,15 @@ int pq_chunks(struct pq_ctx *c, struct pq_table *t, struct tdat_sink *out, struc
 	      uint64_t *raw);
 /* Whether @t's row group is worth encoding on @c's helpers. */
 bool pq_async_fits(const struct pq_ctx *c, const struct pq_table *t);
-/* Hand @t's row group to the helpers; @t goes on empty (call pq_drain() first). */
+/* Hand @t's row group to the helpers (a queue of them in flight); @t goes on empty. */
 int pq_launch(struct pq_ctx *c, struct pq_table *t, int fd);
-/* Write and place the row group in flight, if any (waiting for it); 0 or an error. */
-int pq_drain(struct pq_ctx *c);
-/* Forget the row group in flight (on failure), once its helpers are done. */
-void pq_pending_drop(struct pq_ctx *c);
+/*
+ * Write and place the row groups of @t in flight (of every table if NULL),
+ * in order, waiting for them; 0 or an error.
+ */
+int pq_drain(struct pq_ctx *c, const struct pq_table *t);
+/* Stop the helpers; forget the row groups in flight (on failure: none at a good end). */
+void pq_pool_stop(struct pq_ctx *c);
 /* parquet-enc.c: the RowGroup struct of @rows rows just placed; flush @out into @t's file. */
 void pq_row_group(struct pq_table *t, const struct tdat_sink *meta, uint64_t start, uint64_t raw,
 		  uint64_t rows);
