@@ -183,6 +183,9 @@ int pqm_close(struct pqm *m)
 
 	if (!ret && m->tmp.err)
 		ret = TDAT_ENOMEM;
+	for (int k = 0; k < MT_NTABLES && !ret; k++)	/* as parquet_close() */
+		if (m->f[k].t.rows)
+			ret = mfile_flush(m, &m->f[k], false);
 	for (int k = 0; k < MT_NTABLES && !ret; k++)
 		ret = mfile_flush(m, &m->f[k], true);
 	return ret;

@@ -555,6 +555,10 @@ static int parquet_close(struct tdat_writer *w)
 	struct pqw *d = w->priv;
 	int ret = 0;
 
+	/* every last row group on its way first (to the helpers with -j), then the footers */
+	for (int i = 0; i < d->nfiles && !ret; i++)
+		if (d->files[i]->t.rows)
+			ret = pfile_flush(w, d, d->files[i], false);
 	for (int i = 0; i < d->nfiles && !ret; i++)
 		ret = pfile_flush(w, d, d->files[i], true);
 	if (!ret && (ret = pqm_close(d->model)) && !*w->errmsg)
