@@ -480,9 +480,7 @@ static void put_sym(struct pqw *d, struct pq_col *c, const struct tdat_event *ev
 /* The row is complete in @f: count what it holds. */
 static void row_end(struct pqw *d, struct pfile *f)
 {
-	size_t old = f->t.buffered;
-
-	d->buffered += pq_row_end(&f->t) - old;
+	d->buffered += pq_row_end(&f->t);
 }
 
 /* The file whose row group holds the most bytes. */
