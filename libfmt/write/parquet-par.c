@@ -37,7 +37,7 @@
 #include "write/parquet.h"
 #include "write/thrift.h"
 
-#define PQ_FLIGHT ((size_t)16 << 20)	/* bytes of the row groups in flight, but one */
+#define PQ_FLIGHT ((size_t)8 << 20)	/* bytes of the row groups in flight, but one */
 #define PQ_FLIGHT_MAX 16	/* row groups in flight */
 
 struct chunks {
