@@ -39,7 +39,7 @@ int pq_ctx_init(struct pq_ctx *c, int level, char *err)
 
 void pq_ctx_release(struct pq_ctx *c)
 {
-	pq_pending_drop(c);
+	pq_pool_stop(c);
 	for (int i = 0; c->more && i < c->nmore; i++)
 		pq_ctx_release(&c->more[i]);
 	free(c->more);
@@ -63,8 +63,10 @@ int pq_table_init(struct pq_table *t, const char *name, int ncols)
 	t->cols = calloc((size_t)(ncols ? ncols : 1), sizeof(*t->cols));
 	if (!t->cols || sink_init(&t->rgs, -1) || sink_init(&t->rgs_sorted, -1))
 		return TDAT_ENOMEM;
-	for (int i = 0; i < ncols; i++)
+	for (int i = 0; i < ncols; i++) {
 		t->cols[i].vals.fd = t->cols[i].defs.fd = t->cols[i].lens.fd = -1;
+		t->cols[i].bytes = &t->buffered;
+	}
 	return 0;
 }
 
@@ -155,9 +157,8 @@ void pq_put_str(struct pq_col *c, const void *p, size_t n)
 
 	sink_write(&c->vals, &len, 4);
 	sink_write(&c->vals, p, n);
-	c->nrows++;
-	if (c->nnull)
-		sink_putc(&c->defs, 1);
+	*c->bytes += 4 + n;
+	pq_put_def(c);
 }
 
 size_t pq_text_clean(char *dst, const char *s, size_t n)
@@ -201,14 +202,14 @@ void pq_put_text(struct pq_col *c, const char *s, size_t n)
 	len = (uint32_t)pq_text_clean(d + 4, s, n);
 	memcpy(d, &len, 4);
 	sink_commit(&c->vals, 4 + len);
-	c->nrows++;
-	if (c->nnull)
-		sink_putc(&c->defs, 1);
+	*c->bytes += 4 + len;
+	pq_put_def(c);
 }
 
 void pq_put_list(struct pq_col *c, uint32_t n)
 {
 	sink_write(&c->lens, &n, 4);
+	*c->bytes += 4;
 	c->nempty += !n;
 	c->nrows++;
 }
@@ -225,9 +226,11 @@ void pq_put_null(struct pq_col *c)
 	if (!c->nnull++ && c->nrows && (d = sink_reserve(&c->defs, c->nrows))) {
 		memset(d, 1, c->nrows);	/* the rows before it all had values */
 		sink_commit(&c->defs, c->nrows);
+		*c->bytes += c->nrows;
 	}
 	c->nrows++;
 	sink_putc(&c->defs, 0);
+	++*c->bytes;
 }
 
 /* Is the row just put in order by @t's sort column? (Not if its value is null.) */
@@ -256,14 +259,13 @@ static void sort_check(struct pq_table *t)
 
 size_t pq_row_end(struct pq_table *t)
 {
-	size_t b = 0;
+	size_t added = t->buffered - t->counted;
 
 	if (t->sort_col >= 0 && !t->unsorted)
 		sort_check(t);	/* (once out of order, the rest need no check) */
 	t->rows++;
-	for (int i = 0; i < t->ncols; i++)
-		b += t->cols[i].vals.len + t->cols[i].defs.len + t->cols[i].lens.len;
-	return t->buffered = b;
+	t->counted = t->buffered;
+	return added;
 }
 
 static size_t cols_cap(const struct pq_col *cols, int n)
@@ -365,8 +367,6 @@ int pq_flush(struct pq_ctx *c, struct pq_table *t, int fd)
 	uint64_t start, raw = 0;
 	int ret = 0;
 
-	if ((ret = pq_drain(c)))	/* a row group in flight first */
-		return ret;
 	if (cols_failed(t)) {	/* a lost value would shift the rows after it */
 		tdat_msg(c->err, "out of memory");
 		return TDAT_ENOMEM;
@@ -392,6 +392,8 @@ int pq_flush(struct pq_ctx *c, struct pq_table *t, int fd)
 			tdat_msg(c->err, "out of memory");
 		return ret;
 	}
+	if ((ret = pq_drain(c, t)))	/* its row groups in flight first */
+		goto out;
 	start = t->off;
 	th_init(&m, &meta);
 	ret = pq_chunks(c, t, &out, &m, &raw);
@@ -402,7 +404,7 @@ int pq_flush(struct pq_ctx *c, struct pq_table *t, int fd)
 	pq_row_group(t, &meta, start, raw, t->rows);
 	t->total_rows += t->rows;
 	t->rows = 0;
-	t->buffered = 0;
+	t->buffered = t->counted = 0;
 	pq_keep(c, t, t->cols);
 out:
 	if (!ret)
@@ -526,7 +528,7 @@ int pq_finish(struct pq_ctx *c, struct pq_table *t, int fd)
 	int ret = pq_flush(c, t, fd);
 
 	if (!ret)
-		ret = pq_drain(c);	/* this table's last row group */
+		ret = pq_drain(c, t);	/* this table's last row groups */
 	c->kept -= t->kept;	/* the table is done: its memory goes */
 	t->kept = 0;
 	pq_cols_release(t->cols, t->ncols);

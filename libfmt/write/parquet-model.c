@@ -122,10 +122,9 @@ static struct mfile *largest(struct pqm *m)
 static int row_end(struct pqm *m, int k)
 {
 	struct mfile *f = &m->f[k];
-	size_t old = f->t.buffered;
 	int ret = 0;
 
-	m->buffered += pq_row_end(&f->t) - old;
+	m->buffered += pq_row_end(&f->t);
 	if (f->t.rows >= PQM_GROUP_ROWS && (ret = mfile_flush(m, f, false)))
 		return ret;
 	if (m->buffered <= PQM_BUDGET)
@@ -183,6 +182,9 @@ int pqm_close(struct pqm *m)
 
 	if (!ret && m->tmp.err)
 		ret = TDAT_ENOMEM;
+	for (int k = 0; k < MT_NTABLES && !ret; k++)	/* as parquet_close() */
+		if (m->f[k].t.rows)
+			ret = mfile_flush(m, &m->f[k], false);
 	for (int k = 0; k < MT_NTABLES && !ret; k++)
 		ret = mfile_flush(m, &m->f[k], true);
 	return ret;

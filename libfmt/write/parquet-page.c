@@ -242,13 +242,23 @@ static uint32_t hash(const unsigned char *p, uint32_t n)
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, x;
 	uint32_t i = 0;
 
-	for (; i + 8 <= n; i += 8) {
+	for (; i + 8 < n; i += 8) {
 		memcpy(&x, p + i, 8);
 		h = (h ^ x) * 0xff51afd7ed558ccdull;
 		h ^= h >> 29;
 	}
-	for (x = 0; i < n; i++)
-		x = x << 8 | p[i];
+	if (n >= 8) {		/* the last 8 bytes (overlapping those before) */
+		memcpy(&x, p + n - 8, 8);
+	} else if (n >= 4) {	/* two 4-byte loads, overlapping */
+		uint32_t lo, hi;
+
+		memcpy(&lo, p, 4);
+		memcpy(&hi, p + n - 4, 4);
+		x = (uint64_t)hi << 32 | lo;
+	} else {
+		for (x = 0; i < n; i++)
+			x = x << 8 | p[i];
+	}
 	h = (h ^ x) * 0xc4ceb9fe1a85ec53ull;
 	return (uint32_t)(h ^ h >> 32);
 }

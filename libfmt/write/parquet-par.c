@@ -1,25 +1,30 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * parquet-par.c - a row group's column chunks encoded and compressed on
+ * parquet-par.c - row groups' column chunks encoded and compressed on
  * helper threads (tdat_writer_set_jobs()) while the caller goes on filling
  * the next rows: the same files as one thread.
  *
  * When a table's row group is flushed with helpers (pq_launch()), its
  * column buffers move into a frozen copy of the table and the table goes on
  * with the emptied ones of its row group before (its spare, pq_keep()) or
- * with none; the helpers each take the next column, the largest first
- * (the caller waits less for the last in pq_drain()), and build its
- * pages into a memory sink with a context of their own (zstd, scratch
- * buffers), counting offsets from the chunk's start.  The next flush of any
- * table, or the table's end, first drains that row group (pq_drain()): the
- * caller encodes the columns no helper has taken yet, then writes its
- * chunks in column order into the table's file and places each
- * (pq_chunk_place(): offsets and ColumnChunk structs), then its
- * RowGroup struct, and keeps the emptied buffers as the table's spare while
- * the allowance lasts.  One row group is in flight at a time, which bounds the
- * memory; the flush decisions do not depend on it, so the files do not
- * depend on the thread count.  Small row groups, or no helper, take the
- * one-thread path (pq_chunks()).
+ * with none.  The row group joins a queue of row groups in flight; the
+ * helpers (started with the first, kept until pq_ctx_release()) each take
+ * the next column of the oldest row group with columns left, the largest
+ * first (the caller waits less for the last), and build its pages into a
+ * memory sink with a context of their own (zstd, scratch buffers),
+ * counting offsets from the chunk's start.  A row group is drained
+ * (pq_drain()) when its table is flushed on the caller's thread or ends,
+ * when the queue holds more than PQ_FLIGHT bytes or PQ_FLIGHT_MAX row
+ * groups (the oldest, until it has room), or, done, at the next flush:
+ * the caller encodes the columns no helper has taken yet, waits for the
+ * others, then writes its chunks in column order into the table's file and
+ * places each (pq_chunk_place(): offsets and ColumnChunk structs), then
+ * its RowGroup struct, and keeps the emptied buffers as the table's spare
+ * while the allowance lasts.  A table's row groups are drained in their
+ * order, so each lands where one thread would have put it; the flush
+ * decisions do not depend on the queue, so the files do not depend on the
+ * thread count.  Small row groups, or no helper, take the one-thread path
+ * (pq_chunks()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +37,8 @@
 #include "write/parquet.h"
 #include "write/thrift.h"
 
-#define PAR_MIN_ROWS 8192	/* fewer rows: not worth a thread */
+#define PQ_FLIGHT ((size_t)8 << 20)	/* bytes of the row groups in flight, but one */
+#define PQ_FLIGHT_MAX 16	/* row groups in flight */
 
 struct chunks {
 	struct pq_table *t;
@@ -40,9 +46,32 @@ struct chunks {
 	struct pq_stats *st;
 	struct tdat_sink *out;
 	int *ret;
-	pthread_mutex_t mu;
 	int *order;		/* the columns, the largest first */
-	int next;		/* the next of them to take */
+	int next;		/* the next of them to take (under the pool's lock) */
+	int done;		/* columns encoded (under the pool's lock) */
+};
+
+/* A row group in flight (see the top of the file). */
+struct pq_pending {
+	struct pq_table ft;	/* frozen: its own columns, the buffers moved into them */
+	struct pq_table *live;
+	int fd;			/* its own descriptor of the table's file (-1: none) */
+	size_t bytes;		/* its buffers' bytes (ft.buffered) */
+	struct chunks cs;
+	struct pq_pending *next;	/* in the queue */
+};
+
+/* The helpers and the queue of row groups in flight, oldest first. */
+struct pq_pool {
+	pthread_mutex_t mu;
+	pthread_cond_t work;	/* a column to take, or stop */
+	pthread_cond_t done;	/* a row group encoded */
+	struct pq_pending *head, *tail;
+	int n;
+	size_t bytes;
+	bool stop;
+	pthread_t th[PQ_MAX_HELPERS];
+	int nth;
 };
 
 int pq_chunks(struct pq_ctx *c, struct pq_table *t, struct tdat_sink *out, struct thrift *meta,
@@ -55,46 +84,62 @@ int pq_chunks(struct pq_ctx *c, struct pq_table *t, struct tdat_sink *out, struc
 	return ret;
 }
 
-/* Encode columns of cs->t with context @c until none is left. */
-static void take_columns(struct chunks *cs, struct pq_ctx *c)
+/* Encode column @i of @p with context @c (the pool's lock not held). */
+static void encode(struct pq_pending *p, int i, struct pq_ctx *c)
 {
-	for (;;) {
-		int i;
+	struct chunks *cs = &p->cs;
 
-		pthread_mutex_lock(&cs->mu);
-		i = cs->next < cs->t->ncols ? cs->order[cs->next++] : -1;
-		pthread_mutex_unlock(&cs->mu);
-		if (i < 0)
-			return;
-		cs->ch[i] = (struct pq_cchunk){ .c = c, .t = cs->t, .col = &cs->t->cols[i],
-						.out = &cs->out[i] };
-		cs->ret[i] = pq_chunk_encode(&cs->ch[i], &cs->st[i]);
-	}
+	cs->ch[i] = (struct pq_cchunk){ .c = c, .t = cs->t, .col = &cs->t->cols[i],
+					.out = &cs->out[i] };
+	cs->ret[i] = pq_chunk_encode(&cs->ch[i], &cs->st[i]);
 }
 
-struct helper {
-	struct chunks *cs;
+/* A column encoded (the pool's lock held). */
+static void column_done(struct pq_pool *pool, struct pq_pending *p)
+{
+	if (++p->cs.done == p->cs.t->ncols)
+		pthread_cond_broadcast(&pool->done);
+}
+
+/* The oldest row group with a column left to take, or NULL (the pool's lock held). */
+static struct pq_pending *with_work(struct pq_pool *pool)
+{
+	struct pq_pending *p = pool->head;
+
+	while (p && p->cs.next >= p->cs.t->ncols)
+		p = p->next;
+	return p;
+}
+
+struct helper_arg {
+	struct pq_pool *pool;
 	struct pq_ctx *c;
-	pthread_t th;
 };
 
 static void *helper_run(void *arg)
 {
-	struct helper *h = arg;
+	struct pq_pool *pool = ((struct helper_arg *)arg)->pool;
+	struct pq_ctx *c = ((struct helper_arg *)arg)->c;
+	struct pq_pending *p;
 
-	take_columns(h->cs, h->c);
+	free(arg);
+	pthread_mutex_lock(&pool->mu);
+	while (!pool->stop) {
+		int i;
+
+		if (!(p = with_work(pool))) {
+			pthread_cond_wait(&pool->work, &pool->mu);
+			continue;
+		}
+		i = p->cs.order[p->cs.next++];
+		pthread_mutex_unlock(&pool->mu);
+		encode(p, i, c);
+		pthread_mutex_lock(&pool->mu);
+		column_done(pool, p);
+	}
+	pthread_mutex_unlock(&pool->mu);
 	return NULL;
 }
-
-/* A row group in flight (see the top of the file). */
-struct pq_pending {
-	struct pq_table ft;	/* frozen: its own columns, the buffers moved into them */
-	struct pq_table *live;
-	int fd;			/* its own descriptor of the table's file (-1: none) */
-	struct chunks cs;
-	struct helper h[PQ_MAX_HELPERS];
-	int nh;
-};
 
 static void chunks_free(struct chunks *cs, int n)
 {
@@ -149,12 +194,9 @@ static int chunks_init(struct chunks *cs, struct pq_table *t)
 	return 0;
 }
 
-/* Wait for @p's helpers; free what it holds (its chunks and frozen buffers). */
+/* Free what @p holds (its chunks and frozen buffers); no helper works on it. */
 static void pending_free(struct pq_pending *p)
 {
-	for (int k = 0; k < p->nh; k++)
-		pthread_join(p->h[k].th, NULL);
-	pthread_mutex_destroy(&p->cs.mu);
 	chunks_free(&p->cs, p->ft.ncols);
 	pq_cols_release(p->ft.cols, p->ft.ncols);
 	free(p->ft.cols);
@@ -192,46 +234,44 @@ static int freeze(struct pq_pending *p, struct pq_table *t)
 		cols[i] = full;
 	}
 	p->ft.cols = cols;
+	p->bytes = t->buffered;
 	t->total_rows += t->rows;
 	t->rows = 0;
-	t->buffered = 0;
+	t->buffered = t->counted = 0;
 	return 0;
 }
 
 bool pq_async_fits(const struct pq_ctx *c, const struct pq_table *t)
 {
-	return c->nmore && t->ncols >= 2 && t->rows >= PAR_MIN_ROWS;
+	return c->nmore && t->rows;
 }
 
-int pq_launch(struct pq_ctx *c, struct pq_table *t, int fd)
+/* The pool of @c, its helpers started; NULL if none could start. */
+static struct pq_pool *pool_of(struct pq_ctx *c)
 {
-	struct pq_pending *p = calloc(1, sizeof(*p));
-	int ret;
+	struct pq_pool *pool = c->pool;
 
-	if (!p)
-		return TDAT_ENOMEM;
-	p->fd = -1;
-	pthread_mutex_init(&p->cs.mu, NULL);
-	if ((ret = freeze(p, t)) || (ret = chunks_init(&p->cs, &p->ft))) {
-		pending_free(p);
-		return ret;
-	}
-	p->live = t;
-	/* the caller closes its descriptor when this returns */
-	if ((p->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
-		tdat_msg(c->err, "%s: %s", t->name, strerror(errno));
-		pending_free(p);	/* the row group is lost: the writer fails */
-		return TDAT_EIO;
-	}
+	if (pool)
+		return pool;
+	if (!(pool = calloc(1, sizeof(*pool))))
+		return NULL;
+	pthread_mutex_init(&pool->mu, NULL);
+	pthread_cond_init(&pool->work, NULL);
+	pthread_cond_init(&pool->done, NULL);
 	for (int k = 0; k < c->nmore && k < PQ_MAX_HELPERS; k++) {
-		p->h[p->nh] = (struct helper){ .cs = &p->cs, .c = &c->more[k] };
-		if (!thread_start(&p->h[p->nh].th, TDAT_THREAD_PARQUET, helper_run, &p->h[p->nh]))
-			p->nh++;
+		struct helper_arg *a = malloc(sizeof(*a));
+
+		if (!a)
+			break;
+		*a = (struct helper_arg){ .pool = pool, .c = &c->more[k] };
+		if (thread_start(&pool->th[pool->nth], TDAT_THREAD_PARQUET, helper_run, a)) {
+			free(a);
+			break;
+		}
+		pool->nth++;
 	}
-	if (!p->nh)
-		take_columns(&p->cs, c);	/* no thread: here, now */
-	c->pend = p;
-	return 0;
+	c->pool = pool;
+	return pool;
 }
 
 /* Write the chunks of @p in column order and place them; the RowGroup struct. */
@@ -277,18 +317,34 @@ out:
 	return ret;
 }
 
-int pq_drain(struct pq_ctx *c)
+/*
+ * Finish @p: encode the columns no helper has taken (here, not idle), wait
+ * for the others, take it out of the queue; write it (the pool's lock held
+ * on entry, not on return).
+ */
+static int finish(struct pq_ctx *c, struct pq_pool *pool, struct pq_pending *p)
 {
-	struct pq_pending *p = c->pend;
+	struct pq_pending **pp = &pool->head, *prev = NULL;
 	int ret;
 
-	if (!p)
-		return 0;
-	c->pend = NULL;
-	take_columns(&p->cs, c);	/* the columns no helper has started: here, not idle */
-	for (int k = 0; k < p->nh; k++)
-		pthread_join(p->h[k].th, NULL);
-	p->nh = 0;
+	while (p->cs.next < p->cs.t->ncols) {
+		int i = p->cs.order[p->cs.next++];
+
+		pthread_mutex_unlock(&pool->mu);
+		encode(p, i, c);
+		pthread_mutex_lock(&pool->mu);
+		column_done(pool, p);
+	}
+	while (p->cs.done < p->cs.t->ncols)
+		pthread_cond_wait(&pool->done, &pool->mu);
+	for (; *pp != p; pp = &(*pp)->next)
+		prev = *pp;
+	*pp = p->next;
+	if (pool->tail == p)
+		pool->tail = prev;
+	pool->n--;
+	pool->bytes -= p->bytes;
+	pthread_mutex_unlock(&pool->mu);
 	ret = write_pending(c, p);
 	if (pq_keep(c, p->live, p->ft.cols))
 		p->ft.cols = NULL;	/* the table's spare now */
@@ -296,11 +352,116 @@ int pq_drain(struct pq_ctx *c)
 	return ret;
 }
 
-void pq_pending_drop(struct pq_ctx *c)
+/* The next row group to drain: @t's oldest (any table's if NULL), or NULL (lock held). */
+static struct pq_pending *next_of(struct pq_pool *pool, const struct pq_table *t)
 {
-	if (c->pend)
-		pending_free(c->pend);
-	c->pend = NULL;
+	struct pq_pending *p = pool->head;
+
+	while (p && t && p->live != t)
+		p = p->next;
+	return p;
+}
+
+int pq_drain(struct pq_ctx *c, const struct pq_table *t)
+{
+	struct pq_pool *pool = c->pool;
+	struct pq_pending *p;
+	int ret = 0;
+
+	if (!pool)
+		return 0;
+	pthread_mutex_lock(&pool->mu);
+	while (!ret && (p = next_of(pool, t))) {
+		ret = finish(c, pool, p);
+		pthread_mutex_lock(&pool->mu);
+	}
+	pthread_mutex_unlock(&pool->mu);
+	return ret;
+}
+
+/*
+ * Drain the oldest row groups that are encoded already, and, while the
+ * queue has no room for @bytes more, the oldest ones.
+ */
+static int make_room(struct pq_ctx *c, size_t bytes)
+{
+	struct pq_pool *pool = c->pool;
+	struct pq_pending *p;
+	int ret = 0;
+
+	if (!pool)
+		return 0;
+	pthread_mutex_lock(&pool->mu);
+	while (!ret && (p = pool->head) &&
+	       (p->cs.done == p->cs.t->ncols || pool->n >= PQ_FLIGHT_MAX ||
+		pool->bytes + bytes > PQ_FLIGHT)) {
+		ret = finish(c, pool, p);
+		pthread_mutex_lock(&pool->mu);
+	}
+	pthread_mutex_unlock(&pool->mu);
+	return ret;
+}
+
+int pq_launch(struct pq_ctx *c, struct pq_table *t, int fd)
+{
+	struct pq_pending *p;
+	struct pq_pool *pool;
+	int ret;
+
+	if ((ret = make_room(c, t->buffered)))
+		return ret;
+	if (!(pool = pool_of(c)) || !(p = calloc(1, sizeof(*p))))
+		return TDAT_ENOMEM;
+	p->fd = -1;
+	if ((ret = freeze(p, t)) || (ret = chunks_init(&p->cs, &p->ft))) {
+		pending_free(p);
+		return ret;
+	}
+	p->live = t;
+	/* the caller closes its descriptor when this returns */
+	if ((p->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+		tdat_msg(c->err, "%s: %s", t->name, strerror(errno));
+		pending_free(p);	/* the row group is lost: the writer fails */
+		return TDAT_EIO;
+	}
+	pthread_mutex_lock(&pool->mu);
+	if (pool->tail)
+		pool->tail->next = p;
+	else
+		pool->head = p;
+	pool->tail = p;
+	pool->n++;
+	pool->bytes += p->bytes;
+	pthread_cond_broadcast(&pool->work);
+	pthread_mutex_unlock(&pool->mu);
+	if (!pool->nth)
+		return pq_drain(c, t);	/* no thread: here, now */
+	return 0;
+}
+
+void pq_pool_stop(struct pq_ctx *c)
+{
+	struct pq_pool *pool = c->pool;
+
+	if (!pool)
+		return;
+	pthread_mutex_lock(&pool->mu);
+	pool->stop = true;
+	pthread_cond_broadcast(&pool->work);
+	pthread_mutex_unlock(&pool->mu);
+	for (int k = 0; k < pool->nth; k++)
+		pthread_join(pool->th[k], NULL);
+	while (pool->head) {
+		struct pq_pending *p = pool->head;
+
+		pool->head = p->next;
+		pending_free(p);
+	}
+	pthread_mutex_destroy(&pool->mu);
+	pthread_cond_destroy(&pool->work);
+	pthread_cond_destroy(&pool->done);
+	free(pool);
+	c->pool = NULL;
 }
 
 int pq_ctx_helpers(struct pq_ctx *c, int jobs)

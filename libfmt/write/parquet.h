@@ -46,6 +46,7 @@ struct pq_col {
 	bool list;
 	struct tdat_sink lens;	/* one uint32_t a row: its count of elements, or PQ_NULL_LIST */
 	uint64_t nempty;	/* rows with an empty list */
+	size_t *bytes;		/* its table's buffered: each put adds the bytes it stored */
 };
 
 struct pq_kv {
@@ -59,7 +60,9 @@ struct pq_table {
 	uint64_t rows;		/* in the row group being built */
 	uint64_t total_rows;
 	uint64_t off;		/* bytes in the file so far */
-	size_t buffered;	/* bytes of the row group being built (its values, levels, lengths) */
+	size_t buffered;	/* bytes of the row group being built (its values, levels,
+				 * lengths), counted by the puts (pq_col.bytes) */
+	size_t counted;		/* buffered at the last pq_row_end() */
 	size_t kept;		/* capacity counted in pq_ctx.kept for it (pq_keep()) */
 	bool rows_bound;	/* its owner writes a row group every so many rows: its
 				 * buffers' peak bounds them, and it keeps them (pq_keep()) */
@@ -94,7 +97,7 @@ struct pq_ctx {
 	struct pq_ctx *more;	/* helpers' contexts (parquet-par.c), nmore of them */
 	int nmore;
 	char *errs;		/* their messages, TDAT_MSG_LEN each */
-	struct pq_pending *pend;	/* a row group in flight on the helpers, or NULL */
+	struct pq_pool *pool;	/* the helpers and the row groups in flight, or NULL */
 	/*
 	 * Buffers of written row groups are emptied and kept for the next ones,
 	 * which then grow no more (no copies, no fresh pages), while the
@@ -127,19 +130,30 @@ static inline void pq_put_elem(struct pq_col *c, uint64_t v)
 {
 	uint32_t w = (uint32_t)v;
 
-	if (c->ptype == PQ_INT64)	/* little-endian host; constant sizes: plain stores */
+	if (c->ptype == PQ_INT64) {	/* little-endian host; constant sizes: plain stores */
 		sink_write(&c->vals, &v, 8);
-	else
+		*c->bytes += 8;
+	} else {
 		sink_write(&c->vals, &w, 4);
+		*c->bytes += 4;
+	}
+}
+
+/* A value of the row put: its definition level if the column has a null. */
+static inline void pq_put_def(struct pq_col *c)
+{
+	c->nrows++;
+	if (c->nnull) {
+		sink_putc(&c->defs, 1);
+		++*c->bytes;
+	}
 }
 
 /* Values of the row being built, one per column, then pq_row_end(). */
 static inline void pq_put_int(struct pq_col *c, uint64_t v)
 {
 	pq_put_elem(c, v);
-	c->nrows++;
-	if (c->nnull)
-		sink_putc(&c->defs, 1);
+	pq_put_def(c);
 }
 
 void pq_put_str(struct pq_col *c, const void *p, size_t n);
@@ -163,9 +177,8 @@ static inline void pq_put_kept(struct pq_col *c, const char *p, uint32_t n)
 	memcpy(d, &n, 4);
 	memcpy(d + 4, p, PQ_STR_PAD);	/* a constant size: plain stores */
 	c->vals.len += 4 + n;
-	c->nrows++;
-	if (c->nnull)
-		sink_putc(&c->defs, 1);
+	*c->bytes += 4 + n;
+	pq_put_def(c);
 }
 /*
  * Text: @n bytes of @s up to a NUL, stored as they are where they are UTF-8,
@@ -178,9 +191,8 @@ size_t pq_text_clean(char *dst, const char *s, size_t n);
 static inline void pq_put_double(struct pq_col *c, double v)
 {
 	sink_write(&c->vals, &v, 8);	/* PLAIN: IEEE 754, little-endian */
-	c->nrows++;
-	if (c->nnull)
-		sink_putc(&c->defs, 1);
+	*c->bytes += 8;
+	pq_put_def(c);
 }
 
 /* A null value (a null list in a LIST column). */
@@ -189,7 +201,7 @@ void pq_put_null(struct pq_col *c);
 /* The row's value of a LIST column: the @n elements just put with pq_put_elem(). */
 void pq_put_list(struct pq_col *c, uint32_t n);
 
-/* The row is complete; returns the bytes the table's row group holds (t->buffered). */
+/* The row is complete; returns the bytes it added to t->buffered. */
 size_t pq_row_end(struct pq_table *t);
 /*
  * A row group of @t is written from @cols (@t's own columns, or the frozen
@@ -246,12 +258,15 @@ int pq_chunks(struct pq_ctx *c, struct pq_table *t, struct tdat_sink *out, struc
 	      uint64_t *raw);
 /* Whether @t's row group is worth encoding on @c's helpers. */
 bool pq_async_fits(const struct pq_ctx *c, const struct pq_table *t);
-/* Hand @t's row group to the helpers; @t goes on empty (call pq_drain() first). */
+/* Hand @t's row group to the helpers (a queue of them in flight); @t goes on empty. */
 int pq_launch(struct pq_ctx *c, struct pq_table *t, int fd);
-/* Write and place the row group in flight, if any (waiting for it); 0 or an error. */
-int pq_drain(struct pq_ctx *c);
-/* Forget the row group in flight (on failure), once its helpers are done. */
-void pq_pending_drop(struct pq_ctx *c);
+/*
+ * Write and place the row groups of @t in flight (of every table if NULL),
+ * in order, waiting for them; 0 or an error.
+ */
+int pq_drain(struct pq_ctx *c, const struct pq_table *t);
+/* Stop the helpers; forget the row groups in flight (on failure: none at a good end). */
+void pq_pool_stop(struct pq_ctx *c);
 /* parquet-enc.c: the RowGroup struct of @rows rows just placed; flush @out into @t's file. */
 void pq_row_group(struct pq_table *t, const struct tdat_sink *meta, uint64_t start, uint64_t raw,
 		  uint64_t rows);
