@@ -35,6 +35,12 @@ void put_esc(struct tdat_sink *sk, const void *s, size_t n, unsigned mode)
 	while (i < n && p[i]) {
 		unsigned ch = p[i];
 
+		/* most bytes: printable ASCII that needs no escape, copied as is */
+		if (ch > ' ' && ch < 0x7f && ch != '"' && ch != '\\' && ch != '-') {
+			*o++ = (char)ch;
+			i++;
+			continue;
+		}
 		if (ch >= 0x80) {
 			if ((l = utf8_len(p + i, n - i))) {
 				memcpy(o, p + i, l);
