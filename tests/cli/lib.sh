@@ -132,13 +132,18 @@ diag() {
 # TAP descriptions: escape '#' so it does not read as a directive.
 _t_desc() {
 	local d=${1//\\/\\\\}
-	printf '%s' "${d//#/\\#}"
+	# as $(...) had it: no newline at the end
+	while [[ $d == *$'\n' ]]; do
+		d=${d%$'\n'}
+	done
+	T_DESC=${d//#/\\#}
 }
 
 ok() {
 	T_COUNT=$((T_COUNT + 1))
 	T_LAST_OK=1
-	echo "ok $T_COUNT - $(_t_desc "$1")"
+	_t_desc "$1"
+	echo "ok $T_COUNT - $T_DESC"
 }
 
 # not_ok NAME [DIAG...]: a failed test, with diagnostic lines.
@@ -146,7 +151,8 @@ not_ok() {
 	T_COUNT=$((T_COUNT + 1))
 	T_FAILED=$((T_FAILED + 1))
 	T_LAST_OK=0
-	echo "not ok $T_COUNT - $(_t_desc "$1")"
+	_t_desc "$1"
+	echo "not ok $T_COUNT - $T_DESC"
 	shift
 	diag "$@"
 	return 0
@@ -155,7 +161,8 @@ not_ok() {
 # skip NAME REASON
 skip() {
 	T_COUNT=$((T_COUNT + 1))
-	echo "ok $T_COUNT - $(_t_desc "$1") # SKIP $2"
+	_t_desc "$1"
+	echo "ok $T_COUNT - $T_DESC # SKIP $2"
 }
 
 # is NAME GOT WANT: passes if the two strings are equal (a diff if not).
