@@ -28,13 +28,20 @@ same() {
 
 # same_out NAME ARGS...: tdat-convert ARGS -o OUT at -j 1 and at each N of
 # $JOBS (2, 8 unless set): the same file (or folder), the same messages and
-# exit status
+# exit status (SO_MADE=1: the -j 1 run made already, by the same command:
+# its output in $O/so1, its messages in $O/err1, its exit status in $SO_RC)
 same_out() {
 	local name=$1 j st1 st
 	shift
-	rm -rf "$O"/so[1-9]*
-	tdat-convert -j 1 "$@" -o "$O/so1" 2>"$O/err1"
-	st1=$?
+	if [[ -n ${SO_MADE-} ]]; then
+		# -j 1 run already, by this same command: $O/so1, $O/err1, $SO_RC
+		rm -rf "$O"/so[2-9]*
+		st1=$SO_RC
+	else
+		rm -rf "$O"/so[1-9]*
+		tdat-convert -j 1 "$@" -o "$O/so1" 2>"$O/err1"
+		st1=$?
+	fi
 	for j in ${JOBS:-2 8}; do
 		tdat-convert -j $j "$@" -o "$O/so$j" 2>"$O/err$j"
 		st=$?
