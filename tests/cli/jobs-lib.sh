@@ -7,10 +7,11 @@ export TDAT_JOBS_WINDOW=1	# a window a page (v6) or a chunk (v7): every cut ther
 # same NAME ARGS...: tdat-convert ARGS at -j 1 and at each N of $JOBS (2, 3,
 # 8 unless set): equal stdout, stderr and exit status
 same() {
-	local name=$1 j st1 st
+	local name=$1 j st1 st n1
 	shift
 	tdat-convert -j 1 "$@" >"$O/out1" 2>"$O/err1"
 	st1=$?
+	n1=$(wc -l <"$O/out1")	# once, not once for each N
 	for j in ${JOBS:-2 3 8}; do
 		tdat-convert -j $j "$@" >"$O/out$j" 2>"$O/err$j"
 		st=$?
@@ -21,20 +22,27 @@ same() {
 		elif ! cmp -s "$O/err1" "$O/err$j"; then
 			not_ok "$name: -j $j as -j 1" "messages differ:" "$(diff "$O/err1" "$O/err$j" | head -n 6)"
 		else
-			ok "$name: -j $j as -j 1 ($(wc -l <"$O/out1") lines, exit $st1)"
+			ok "$name: -j $j as -j 1 ($n1 lines, exit $st1)"
 		fi
 	done
 }
 
 # same_out NAME ARGS...: tdat-convert ARGS -o OUT at -j 1 and at each N of
 # $JOBS (2, 8 unless set): the same file (or folder), the same messages and
-# exit status
+# exit status (SO_MADE=1: the -j 1 run made already, by the same command:
+# its output in $O/so1, its messages in $O/err1, its exit status in $SO_RC)
 same_out() {
 	local name=$1 j st1 st
 	shift
-	rm -rf "$O"/so[1-9]*
-	tdat-convert -j 1 "$@" -o "$O/so1" 2>"$O/err1"
-	st1=$?
+	if [[ -n ${SO_MADE-} ]]; then
+		# -j 1 run already, by this same command: $O/so1, $O/err1, $SO_RC
+		rm -rf "$O"/so[2-9]*
+		st1=$SO_RC
+	else
+		rm -rf "$O"/so[1-9]*
+		tdat-convert -j 1 "$@" -o "$O/so1" 2>"$O/err1"
+		st1=$?
+	fi
 	for j in ${JOBS:-2 8}; do
 		tdat-convert -j $j "$@" -o "$O/so$j" 2>"$O/err$j"
 		st=$?

@@ -132,13 +132,18 @@ diag() {
 # TAP descriptions: escape '#' so it does not read as a directive.
 _t_desc() {
 	local d=${1//\\/\\\\}
-	printf '%s' "${d//#/\\#}"
+	# as $(...) had it: no newline at the end
+	while [[ $d == *$'\n' ]]; do
+		d=${d%$'\n'}
+	done
+	T_DESC=${d//#/\\#}
 }
 
 ok() {
 	T_COUNT=$((T_COUNT + 1))
 	T_LAST_OK=1
-	echo "ok $T_COUNT - $(_t_desc "$1")"
+	_t_desc "$1"
+	echo "ok $T_COUNT - $T_DESC"
 }
 
 # not_ok NAME [DIAG...]: a failed test, with diagnostic lines.
@@ -146,7 +151,8 @@ not_ok() {
 	T_COUNT=$((T_COUNT + 1))
 	T_FAILED=$((T_FAILED + 1))
 	T_LAST_OK=0
-	echo "not ok $T_COUNT - $(_t_desc "$1")"
+	_t_desc "$1"
+	echo "not ok $T_COUNT - $T_DESC"
 	shift
 	diag "$@"
 	return 0
@@ -155,7 +161,8 @@ not_ok() {
 # skip NAME REASON
 skip() {
 	T_COUNT=$((T_COUNT + 1))
-	echo "ok $T_COUNT - $(_t_desc "$1") # SKIP $2"
+	_t_desc "$1"
+	echo "ok $T_COUNT - $T_DESC # SKIP $2"
 }
 
 # is NAME GOT WANT: passes if the two strings are equal (a diff if not).
@@ -315,17 +322,19 @@ t_run() {
 	return 0
 }
 
-# Why the last run counts as a crash (signal, timeout, sanitizer), or nothing.
+# Why the last run counts as a crash (signal, timeout, sanitizer), or nothing:
+# in T_WHY (a variable, not a $(...) subshell for each check)
 _t_crash_reason() {
+	T_WHY=
 	if ((T_RC == 124)) && command -v timeout >/dev/null; then
-		echo "timed out after ${T_TIMEOUT}s"
+		T_WHY="timed out after ${T_TIMEOUT}s"
 	elif ((T_RC == 126 || T_RC == 127)); then
-		echo "could not run (status $T_RC): $T_CMD"
+		T_WHY="could not run (status $T_RC): $T_CMD"
 	elif ((T_RC >= 128)); then
-		echo "killed by signal $((T_RC - 128))$(kill -l $((T_RC - 128)) 2>/dev/null |
+		T_WHY="killed by signal $((T_RC - 128))$(kill -l $((T_RC - 128)) 2>/dev/null |
 			sed 's/^/ (SIG/; s/$/)/')"
 	elif [[ -n $T_ERR ]] && grep -Eq 'ERROR: (Address|Leak|Memory|Thread)Sanitizer|runtime error: ' "$T_ERR"; then
-		echo "sanitizer report on stderr"
+		T_WHY="sanitizer report on stderr"
 	fi
 }
 
@@ -354,14 +363,16 @@ _t_verdict() {
 t_nocrash() {
 	local name=$1 why
 	t_run "$@"
-	why=$(_t_crash_reason)
+	_t_crash_reason
+	why=$T_WHY
 	_t_verdict "$name" ${why:+"$why"}
 }
 
 # t_nosignal NAME: the last t_run did not die by a signal (or sanitizer).
 t_nosignal() {
 	local why
-	why=$(_t_crash_reason)
+	_t_crash_reason
+	why=$T_WHY
 	_t_verdict "$1" ${why:+"$why"}
 }
 
@@ -370,7 +381,8 @@ t_exit() {
 	local name=$1 want=$2 why
 	shift 2
 	t_run "$name" "$@"
-	why=$(_t_crash_reason)
+	_t_crash_reason
+	why=$T_WHY
 	if [[ -n $why ]]; then
 		_t_verdict "$name" "$why"
 	elif ((T_RC != want)); then
@@ -428,7 +440,8 @@ t_golden() {
 	local name=$1 want=$TOP_SRCDIR/tests/expected/$2 why problems=()
 	shift 2
 	t_run "$name" "$@"
-	why=$(_t_crash_reason)
+	_t_crash_reason
+	why=$T_WHY
 	[[ -n $why ]] && problems+=("$why")
 	mapfile -t -O "${#problems[@]}" problems < <(_t_compare "$T_OUT" "$want" stdout)
 	_t_verdict "$name" "${problems[@]}"
@@ -441,7 +454,8 @@ t_case() {
 	local name=$1 base=$TOP_SRCDIR/tests/expected/$2 why want_rc=0 problems=()
 	shift 2
 	t_run "$name" "$@"
-	why=$(_t_crash_reason)
+	_t_crash_reason
+	why=$T_WHY
 	[[ -n $why ]] && problems+=("$why")
 	mapfile -t -O "${#problems[@]}" problems < <(
 		_t_compare "$T_OUT" "$base.out" stdout

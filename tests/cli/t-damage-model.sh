@@ -74,13 +74,31 @@ done
 t_assert "most copies are damaged as the reader sees it ($damaged of ${#copies[@]}: exit 1)" \
 	test "$((damaged * 2))" -gt "${#copies[@]}"
 
-# verdicts NAME SIDE FILE: a line for each copy from the "PREFIX what ..." lines of FILE
+# grab FILE TAG: for each of prefixes, NUL-terminated, the lines of FILE that
+# hold "PREFIX TAG" (as grep -F finds them: anywhere in the line), in order,
+# joined by newlines; one awk for them all (not a grep for each copy)
+grab() {
+	printf '%s\n' "${prefixes[@]}" |
+		awk -v tag="$2" 'NR == FNR { p[++n] = $0 " " tag; got[n] = ""; next }
+			{ for (i = 1; i <= n; i++) if (index($0, p[i])) got[i] = got[i] (got[i] == "" ? "" : "\n") $0 }
+			END { for (i = 1; i <= n; i++) printf "%s%c", got[i], 0 }' - "$1"
+}
+
+# verdicts SIDE FILE: a line for each copy from the "PREFIX inv ..." lines of FILE
 verdicts() {
-	local side=$1 file=$2 p name bad
-	for p in "${prefixes[@]}"; do
+	local side=$1 file=$2 i p name bad l invs any
+	mapfile -t -d '' invs < <(grab "$file" "inv ")
+	mapfile -t -d '' any < <(grab "$file" "")
+	for i in "${!prefixes[@]}"; do
+		p=${prefixes[$i]}
 		name=${p##*/}.dat
-		bad=$(grep -F "$p inv " "$file" | sed "s|^$p inv ||")
-		if [[ -z $bad ]] && grep -qF "$p " "$file"; then
+		bad=
+		if [[ -n ${invs[$i]} ]]; then
+			while IFS= read -r l; do
+				bad+=${bad:+$'\n'}${l#"$p inv "}
+			done <<<"${invs[$i]}"
+		fi
+		if [[ -z $bad && -n ${any[$i]} ]]; then
 			ok "$name: $side: the model's invariants hold"
 		else
 			not_ok "$name: $side: the model's invariants hold" "${bad:-not checked}"
@@ -90,8 +108,10 @@ verdicts() {
 
 python3 tests/cli/damage-model.py check "${prefixes[@]}" >"$T_TMP/sqlite.chk" 2>&1
 verdicts sqlite "$T_TMP/sqlite.chk"
-for p in "${prefixes[@]}"; do
-	line=$(grep -F "$p events" "$T_TMP/sqlite.chk")
+mapfile -t -d '' lines < <(grab "$T_TMP/sqlite.chk" events)
+for i in "${!prefixes[@]}"; do
+	p=${prefixes[$i]}
+	line=${lines[$i]}
 	if [[ $line =~ ^[^\ ]+\ events\ [0-9]+$ ]]; then
 		ok "${p##*/}.dat: sqlite: every event of the csv (${line##* })"
 	else
@@ -107,16 +127,24 @@ if [[ -z $HAVE_DUCKDB ]]; then
 fi
 NPMDIR=$NPMDIR node tests/cli/damage-model-check.mjs "${prefixes[@]}" >"$T_TMP/parquet.chk" 2>&1
 verdicts parquet "$T_TMP/parquet.chk"
-for p in "${prefixes[@]}"; do
+mapfile -t -d '' excepts < <(grab "$T_TMP/parquet.chk" "except ")
+mapfile -t -d '' lines < <(grab "$T_TMP/parquet.chk" "events-except ")
+for i in "${!prefixes[@]}"; do
+	p=${prefixes[$i]}
 	name=${p##*/}.dat
-	diff=$(grep -F "$p except " "$T_TMP/parquet.chk" | grep -v " 0 0$")
-	if [[ $(grep -cF "$p except " "$T_TMP/parquet.chk") == 3 && -z $diff ]]; then
+	diff= n=0
+	if [[ -n ${excepts[$i]} ]]; then
+		while IFS= read -r l; do
+			n=$((n + 1))
+			[[ $l == *" 0 0" ]] || diff+=${diff:+$'\n'}$l
+		done <<<"${excepts[$i]}"
+	fi
+	if [[ $n == 3 && -z $diff ]]; then
 		ok "$name: parquet: sched_slice, thread_state and slice have the database's rows"
 	else
 		not_ok "$name: parquet: sched_slice, thread_state and slice have the database's rows" \
 			"${diff:-not checked: $(tail -3 "$T_TMP/parquet.chk")}"
 	fi
-	line=$(grep -F "$p events-except " "$T_TMP/parquet.chk")
-	is "$name: parquet: events.parquet has every event of the csv" "$line" "$p events-except 0 0"
+	is "$name: parquet: events.parquet has every event of the csv" "${lines[$i]}" "$p events-except 0 0"
 done
 done_testing

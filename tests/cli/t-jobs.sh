@@ -17,6 +17,7 @@ TD=testdata
 
 mkdir -p "$O/v6"
 turn=0
+declare -A nw	# nwindows of each input, for the checks at the end
 for dat in $TD/*.dat $TD/sym/*.dat $TD/bad/*.dat; do
 	f=${dat#"$TD"/}
 	v6=$O/v6/${f//\//_}
@@ -24,7 +25,9 @@ for dat in $TD/*.dat $TD/sym/*.dat $TD/bad/*.dat; do
 	for in in "$dat" "$v6"; do
 		[[ -s $in ]] || continue
 		[[ $in == "$v6" ]] && f="$f (v6)"
-		if (($(nwindows "$in") > 1)); then
+		n=$(nwindows "$in")
+		nw[$in]=$n
+		if ((n > 1)); then
 			all="2 3 8" one=$(set -- 2 3 8; shift $((turn++ % 3)); echo $1)
 		else
 			all=2 one=2
@@ -47,10 +50,13 @@ for dat in $TD/*.dat $TD/sym/*.dat $TD/bad/*.dat; do
 done
 # the cuts are real: the v6 copies of the captures with most to get right
 # (lost events, a stack's words past its record, two buffers, markers,
-# non-ns clocks) are read in many windows
+# non-ns clocks) are read in many windows (as jobs-lib.sh's windows: -j 2
+# --verbose, run in the loop above)
 for f in lost-events stack two-buffers markers clock-x86-tsc clock-counter chunks v6; do
-	windows "$f.dat (v6)" "$O/v6/$f.dat"
+	n=${nw[$O/v6/$f.dat]:-0}
+	t_assert "$f.dat (v6): -j 2 reads it in $n time windows" test "$n" -gt 1
 done
-windows "chunks.dat (v7, a window a chunk)" $TD/chunks.dat
+n=${nw[$TD/chunks.dat]:-0}
+t_assert "chunks.dat (v7, a window a chunk): -j 2 reads it in $n time windows" test "$n" -gt 1
 
 done_testing

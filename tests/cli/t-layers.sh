@@ -20,29 +20,41 @@ rank() {
 }
 
 # upward_includes: "FILE includes HEADER" for each include of a higher layer
+# (one awk over every source and header, in layer order)
 upward_includes() {
-	local l f inc to
+	local l files=()
 	for l in "${LAYERS[@]}"; do
-		for f in libfmt/"$l"/*.[ch]; do
-			while read -r inc; do
-				to=${inc%%/*}
-				[[ $inc == */* && -n $(rank "$to") ]] || continue
-				(($(rank "$to") > $(rank "$l"))) && echo "$f includes $inc"
-			done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
-		done
+		files+=(libfmt/"$l"/*.[ch])
 	done
+	awk -v layers="${LAYERS[*]}" '
+		BEGIN { n = split(layers, a, " "); for (i = 1; i <= n; i++) r[a[i]] = i }
+		FNR == 1 { split(FILENAME, p, "/"); from = r[p[2]] }
+		match($0, /^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*"/) {
+			inc = substr($0, RSTART, RLENGTH)
+			sub(/^[^"]*"/, "", inc)
+			sub(/"$/, "", inc)
+			k = index(inc, "/")
+			if (k == 0) next
+			to = substr(inc, 1, k - 1)
+			if ((to in r) && r[to] > from) print FILENAME " includes " inc
+		}' "${files[@]}"
 }
 
 # symbols OPT: "SYMBOL LAYER OBJECT" from nm OPT of every layer's objects
+# (one nm for them all: its start is most of its time on an object)
 symbols() {
-	local l o
+	local l o b objs=()
 	for l in "${LAYERS[@]}"; do
 		for o in "$OBJ/$l"/*.o; do
 			# an object of a source that is no more (a stale build) is not the library's
-			[[ -e $o && -e libfmt/$l/$(basename "$o" .o).c ]] || continue
-			nm "$@" "$o" | awk -v l="$l" -v o="${o#"$OBJ"/}" 'NF { print $NF, l, o }'
+			b=${o##*/}
+			[[ -e $o && -e libfmt/$l/${b%.o}.c ]] && objs+=("$l/$b")
 		done
-	done | sort -k1,1
+	done
+	((${#objs[@]})) || return 0
+	(cd "$OBJ" && nm -A "$@" "${objs[@]}") |
+		awk 'NF > 1 { o = substr($0, 1, index($0, ":") - 1); split(o, p, "/"); print $NF, p[1], o }' |
+		sort -k1,1
 }
 
 # upward USES DEFS: from "SYMBOL LAYER OBJECT" uses and "SYMBOL LAYER"
@@ -59,16 +71,30 @@ upward() {
 plan 6
 inc=$(upward_includes)
 is "no source or header includes a layer above its own" "$inc" ""
-# every header of the library compiles alone (it includes what it needs)
-alone=$(for h in libfmt/*/*.h; do
-	echo "#include \"${h#libfmt/}\"" |
-		${CC:-cc} -fsyntax-only -include "${BUILDDIR:-.}/config.h" -Ilibfmt -x c - >/dev/null 2>&1 || echo "$h"
-done)
+# every header of the library compiles alone (it includes what it needs): each
+# in a translation unit of its own, all of them in one compiler run; if that
+# fails, one run a header names those that do not
+alone1() {
+	echo "#include \"${1#libfmt/}\"" |
+		${CC:-cc} -fsyntax-only -include "${BUILDDIR:-.}/config.h" -Ilibfmt -x c - >/dev/null 2>&1
+}
+units=() i=0
+for h in libfmt/*/*.h; do
+	echo "#include \"${h#libfmt/}\"" >"$T_TMP/alone$i.c"
+	units+=("$T_TMP/alone$i.c")
+	i=$((i + 1))
+done
+alone=
+if ! ${CC:-cc} -fsyntax-only -include "${BUILDDIR:-.}/config.h" -Ilibfmt "${units[@]}" >/dev/null 2>&1; then
+	alone=$(for h in libfmt/*/*.h; do alone1 "$h" || echo "$h"; done)
+	[[ -n $alone ]] || alone="(the headers compile one by one, not in one run)"
+fi
 is "every header compiles alone" "$alone" ""
-nobj=$(symbols -g --defined-only | awk '{ print $3 }' | sort -u | wc -l)
+symbols -g --defined-only >"$T_TMP/defined"
+nobj=$(awk '{ print $3 }' "$T_TMP/defined" | sort -u | wc -l)
 t_assert "the objects of every layer are there to read ($nobj)" test "$nobj" -gt 40
 symbols -u >"$T_TMP/uses"
-symbols -g --defined-only | awk '!seen[$1]++ { print $1, $2 }' >"$T_TMP/defs"
+awk '!seen[$1]++ { print $1, $2 }' "$T_TMP/defined" >"$T_TMP/defs"
 t_assert "nm lists what the model uses of read/ (file_cpu_count)" \
 	grep -q "^file_cpu_count model " "$T_TMP/uses"
 is "no object uses a symbol of a layer above its own" "$(upward "$T_TMP/uses" "$T_TMP/defs")" ""
