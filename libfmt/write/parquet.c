@@ -319,31 +319,6 @@ static struct pfile *find_file(struct tdat_writer *w, struct pqw *d, const struc
 
 /* ---- rows ---- */
 
-/*
- * tfield_num() with its common case inline: a little-endian file, a field
- * of 1, 2, 4 or 8 bytes inside the record (the same value and answer).
- */
-static inline bool num_of(const struct tdat_event *ev, const struct tfield *f, uint64_t *v)
-{
-	const unsigned char *p = (const unsigned char *)ev->data + f->offset;
-	unsigned size = f->size;
-	uint16_t v16;
-	uint32_t v32;
-
-	if (ev->file->info.big_endian || f->offset + size > ev->size)
-		return tfield_num(ev, f, v);
-	switch (size) {
-	case 1: *v = p[0]; break;
-	case 2: memcpy(&v16, p, 2); *v = v16; break;
-	case 4: memcpy(&v32, p, 4); *v = v32; break;
-	case 8: memcpy(v, p, 8); break;
-	default: return false;
-	}
-	if (f->kind == TK_INT && size < 8)
-		*v = (uint64_t)((int64_t)(*v << (64 - 8 * size)) >> (64 - 8 * size));
-	return true;
-}
-
 /* @n bytes of @s as text (stopping at a NUL; pq_put_text()). */
 static void put_text(struct pqw *d, struct pq_col *c, const char *s, size_t n)
 {
@@ -405,7 +380,7 @@ static int put_common(struct pqw *d, struct pq_table *t, struct pq_table *all,
 	uint64_t v;
 	int pid = -1;
 
-	if (num_of(ev, &tt->pid, &v))
+	if (tfield_num(ev, &tt->pid, &v))
 		pid = (int)(int64_t)v;
 	if (!(comm = comm_of(d, in, ev->file->tep, pid, &len)))
 		return TDAT_ENOMEM;
@@ -474,7 +449,7 @@ static void put_field(struct pqw *d, struct pq_col *c, const struct tdat_event *
 	uint64_t v;
 
 	if (f->kind != TK_STR && f->kind != TK_ARRAY) {
-		if (num_of(ev, f, &v))
+		if (tfield_num(ev, f, &v))
 			pq_put_int(c, v);
 		else
 			pq_put_null(c);
