@@ -23,8 +23,8 @@
  * while the allowance lasts.  A table's row groups are drained in their
  * order, so each lands where one thread would have put it; the flush
  * decisions do not depend on the queue, so the files do not depend on the
- * thread count.  Small row groups, or no helper, take the one-thread path
- * (pq_chunks()).
+ * thread count.  Without helpers (or for a row group of no rows) the
+ * caller takes the one-thread path (pq_chunks()).
  */
 #include <errno.h>
 #include <fcntl.h>
