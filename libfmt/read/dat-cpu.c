@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * dat-cpu.c - a cursor over the ring-buffer pages of one CPU of one buffer,
- * in the kbuffer shape: load a page, peek an event, move on.
+ * in the shape of libtraceevent's kbuffer: load a page, peek an event, move on.
  *
  * Memory stays bounded whatever the trace's length: uncompressed data is
  * read a window of pages at a time with pread(); compressed (v7) data is
@@ -289,7 +289,7 @@ static bool tail_not_zero(const unsigned char *page, size_t from, size_t to)
 	return false;
 }
 
-/* Load the next page into kbuf; TDAT_END when this CPU has no more. */
+/* Load the next page (rbpage.h); TDAT_END when this CPU has no more. */
 /* A 32-bit word of the file's byte order (inline: this runs for every event). */
 static inline uint32_t word32(bool big, const unsigned char *p)
 {
@@ -483,16 +483,57 @@ static int next_page(struct cursor *c)
 		c->page_start = true;
 		c->page_len = avail;
 		c->page = page;
-		kbuffer_load_subbuffer(c->kbuf, (void *)page);
+		if (c->old)
+			kbuffer_load_subbuffer(c->old, (void *)page);
+		else
+			rbpage_load(&c->pg, page);
 		return 0;
 	}
 }
 
+/*
+ * The loaded page's next record, through rbpage.h, or kbuffer for a format
+ * before Linux 2.6.31: *@index and *@size are the page's place and commit
+ * size, as kbuffer_curr_index() and kbuffer_subbuffer_size() give them.
+ */
+static inline const unsigned char *page_read(struct cursor *c, uint64_t *ts, unsigned *index,
+					     unsigned *size)
+{
+	unsigned long long t;
+	const unsigned char *data;
+
+	if (!c->old) {
+		*index = c->pg.curr;
+		*size = c->pg.size;
+		return rbpage_read(&c->pg, ts);
+	}
+	data = kbuffer_read_event(c->old, &t);
+	*ts = t;
+	*index = (unsigned)kbuffer_curr_index(c->old);
+	*size = (unsigned)kbuffer_subbuffer_size(c->old);
+	return data;
+}
+
+/* Take the record page_read() gave: c->ev's size and lost events; move past it. */
+static inline void page_take(struct cursor *c)
+{
+	if (!c->old) {
+		c->ev.size = c->pg.next - c->pg.index;
+		c->ev.shown_missed = rbpage_missed(&c->pg);
+		rbpage_next(&c->pg);
+		return;
+	}
+	c->ev.size = (unsigned)kbuffer_event_size(c->old);
+	c->ev.shown_missed = kbuffer_missed_events(c->old);
+	kbuffer_next_event(c->old, NULL);
+}
+
 int cursor_peek(struct cursor *c)
 {
-	unsigned long long ts;
+	uint64_t ts;
 	const unsigned char *data, *page;
 	size_t hdr = 8 + (size_t)c->f->info.long_size;
+	unsigned index, size;
 	int ret;
 
 	if (c->have)
@@ -502,14 +543,14 @@ int cursor_peek(struct cursor *c)
 			return TDAT_END;
 		if (!c->loaded && (ret = next_page(c)))
 			return ret;
-		data = kbuffer_read_event(c->kbuf, &ts);
+		data = page_read(c, &ts, &index, &size);
 		if (!data) {
 			/*
 			 * A page read to its end stops exactly at its commit size; a damaged
 			 * length (of padding, say) jumps past it, and the events after it
 			 * would be lost without a word.
 			 */
-			if (kbuffer_curr_index(c->kbuf) > kbuffer_subbuffer_size(c->kbuf))
+			if (index > size)
 				damage(c, c->buf_off + c->page_pos, c->b->info.page_size,
 				       "event length runs past the page");
 			if ((ret = next_page(c)))
@@ -517,8 +558,8 @@ int cursor_peek(struct cursor *c)
 			continue;
 		}
 		page = c->page;
-		c->ev.size = (unsigned)kbuffer_event_size(c->kbuf);
-		if (data < page + hdr || (size_t)(data - page) + c->ev.size > hdr + kbuffer_subbuffer_size(c->kbuf)) {
+		page_take(c);
+		if (data < page + hdr || (size_t)(data - page) + c->ev.size > hdr + size) {
 			damage(c, c->buf_off + c->page_pos, c->b->info.page_size,
 			       "event length runs past the page");
 			if ((ret = next_page(c)))
@@ -529,9 +570,7 @@ int cursor_peek(struct cursor *c)
 		c->ev.raw_ts = ts;
 		c->ev.ts = file_ts(c->f, ts, c->ci->cpu);
 		c->ev.missed = c->page_start ? c->page_missed : 0;
-		c->ev.shown_missed = kbuffer_missed_events(c->kbuf);
 		c->page_start = false;
-		kbuffer_next_event(c->kbuf, NULL);
 		c->have = true;
 		return 0;
 	}
@@ -566,12 +605,15 @@ int cursor_init(struct cursor *c, struct tdat_file *f, int input, int buffer, in
 	c->ev.input = input;
 	c->ev.buffer = buffer;
 	c->ev.file = f;
-	c->kbuf = kbuffer_alloc(f->info.long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
-				f->info.big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
-	if (!c->kbuf)
-		return TDAT_ENOMEM;
-	if (tep_is_old_format(f->tep))
-		kbuffer_set_old_format(c->kbuf);
+	c->pg.big = f->info.big_endian;
+	c->pg.long8 = f->info.long_size == 8;
+	if (tep_is_old_format(f->tep)) {
+		c->old = kbuffer_alloc(c->pg.long8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+				       c->pg.big ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
+		if (!c->old)
+			return TDAT_ENOMEM;
+		kbuffer_set_old_format(c->old);
+	}
 	if (!c->ci->size) {
 		c->done = true;
 		return 0;
@@ -775,7 +817,7 @@ void cursor_release(struct cursor *c)
 	free(c->ahead.buf);
 	free(c->ahead.zbuf);
 	c->ahead.buf = c->ahead.zbuf = NULL;
-	kbuffer_free(c->kbuf);
+	kbuffer_free(c->old);
 	free(c->buf);
 	free(c->zbuf);
 	free(c->cut);
@@ -785,6 +827,6 @@ void cursor_release(struct cursor *c)
 	c->pbuf_cap = c->pzbuf_cap = 0;
 	c->cut = NULL;
 	c->zbuf = NULL;
-	c->kbuf = NULL;
+	c->old = NULL;
 	c->buf = NULL;
 }

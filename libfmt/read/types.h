@@ -19,6 +19,7 @@
 
 #include "tdat.h"
 #include "guard/guard.h"
+#include "read/rbpage.h"
 
 struct tep_handle;
 struct tep_plugin_list;
@@ -434,7 +435,8 @@ struct cursor {
 	int rank;		/* tie-break order in the merge */
 	unsigned piece;		/* the file's place in its split (0: not a piece) */
 	int member;		/* its file's index among every file the merge has */
-	struct kbuffer *kbuf;
+	struct rbpage pg;	/* the loaded page (rbpage.h) */
+	struct kbuffer *old;	/* it instead, for a format before Linux 2.6.31 */
 
 	unsigned char *buf;	/* window of pages, or one decompressed chunk */
 	size_t buf_cap, buf_len;
@@ -447,7 +449,7 @@ struct cursor {
 	unsigned char *zbuf;	/* one compressed chunk */
 	size_t zbuf_cap;
 
-	bool loaded;		/* a page is loaded in kbuf */
+	bool loaded;		/* a page is loaded (pg, or old) */
 	bool page_start;	/* next event is the page's first */
 	long long page_missed;	/* lost-events mark of the loaded page */
 	bool done;
