@@ -314,16 +314,6 @@ static struct ttype *build(struct tep_event *e, unsigned id)
 	return t;
 }
 
-/*
- * A record too short to hold its type id (a damaged page) is of type 0,
- * which no kernel gives an event: it is an unknown event, as the merge
- * counts it and tdat_event_name() names it, not a failure.
- */
-const struct ttype *file_type(struct tdat_file *f, const struct tdat_event *ev)
-{
-	return file_type_id(f, ev->size < 2 ? 0 : (unsigned)file_num(f, ev->data, 2));
-}
-
 const struct ttype *file_type_id(struct tdat_file *f, unsigned id)
 {
 	void **slot;

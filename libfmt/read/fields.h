@@ -4,15 +4,28 @@
 #define TDAT_READ_FIELDS_H
 
 #include "read/dat.h"
+#include "read/piece.h"
 #include "read/types.h"
+
+/* The type of event type id @id of @f (as file_type()); NULL without memory. */
+const struct ttype *file_type_id(struct tdat_file *f, unsigned id);
 
 /*
  * The type of @ev (built on first use, owned by the file; a record shorter
- * than a type id: type 0, of no format); NULL without memory.
+ * than a type id, on a damaged page: type 0, which no kernel gives an event,
+ * so an unknown event); NULL without memory.  Inline: every event's type is
+ * looked up by its reader and its writer.
  */
-const struct ttype *file_type(struct tdat_file *f, const struct tdat_event *ev);
-/* The type of event type id @id of @f (as file_type()); NULL without memory. */
-const struct ttype *file_type_id(struct tdat_file *f, unsigned id);
+static inline const struct ttype *file_type(struct tdat_file *f, const struct tdat_event *ev)
+{
+	const unsigned char *p = ev->data;
+	unsigned id = ev->size < 2 ? 0 : f->info.big_endian ? (unsigned)p[0] << 8 | p[1] :
+				     (unsigned)p[1] << 8 | p[0];
+	struct tdat_file *m = meta_of(f);
+	void **leaf = m->types ? m->types->leaf[(id >> 8) & (IDTAB_LEAVES - 1)] : NULL;
+
+	return leaf && leaf[id & 255] ? leaf[id & 255] : file_type_id(f, id);
+}
 const struct tfield *ttype_field(const struct ttype *t, const char *name);
 void file_types_free(struct tdat_file *f);
 /*
