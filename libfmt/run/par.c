@@ -51,15 +51,17 @@ static int run_serial(struct tdat_writer *w, struct tdat_select *sel, struct tda
  * How workers can take @w's events (@how: what reading in windows found of
  * its merge); false: they cannot.
  */
+static enum par_mode par_mode_of(const struct tdat_writer *w)
+{
+	if (w->ops->parallel && (w->sink.fd >= 0 || w->ops->put_segs))
+		return PM_PRINT;
+	return w->ops->prepare ? PM_PREPARE : PM_COPY;
+}
+
 static bool par_mode(struct tdat_writer *w, struct tdat_select *sel, const struct par_how *how,
 		     enum par_mode *mode)
 {
-	if (w->ops->parallel && (w->sink.fd >= 0 || w->ops->put_segs))
-		*mode = PM_PRINT;
-	else if (w->ops->prepare)
-		*mode = PM_PREPARE;
-	else
-		*mode = PM_COPY;
+	*mode = par_mode_of(w);
 	/* the merge's count is made of the copies: every event, and the caller sees each */
 	return !how->counting || (!sel && *mode != PM_PRINT);
 }
@@ -317,11 +319,12 @@ static int par_run(struct tdat_writer *w, struct tdat_select *sel, struct tdat_r
 	bool planned = true;
 	enum par_mode mode;
 
-	if (w->jobs < 2)
+	/* a format whose own threads take the cores -j gives: not even a plan */
+	if (w->jobs < 2 || nworkers(w, par_mode_of(w)) < 1)
 		return TDAT_EUNSUPP;
 	if ((ret = par_read_new(w->merge, sel, w->ops->names, w->window, &how, &pr)))
 		return ret;
-	if (!par_mode(w, sel, &how, &mode) || nworkers(w, mode) < 1) {
+	if (!par_mode(w, sel, &how, &mode)) {
 		par_read_free(pr);
 		return TDAT_EUNSUPP;
 	}
