@@ -321,15 +321,20 @@ static void check_length(struct cursor *c, const unsigned char *data, size_t len
 	if (id == c->lens[id % 16].id && len <= c->lens[id % 16].ok)
 		return;
 	ev = (struct tdat_event){ .file = c->f, .data = data, .size = (unsigned)len };
-	if (!(t = file_type(c->f, &ev)))
-		return;
-	if (!t->event) {
-		c->nofmt += len;	/* one report for the page: events_extent() */
-		return;
+	if (id == c->lens[id % 16].id && c->lens[id % 16].t) {
+		t = c->lens[id % 16].t;	/* longer than its fixed fields: strings, say */
+	} else {
+		if (!(t = file_type(c->f, &ev)))
+			return;
+		if (!t->event) {
+			c->nofmt += len;	/* one report for the page: events_extent() */
+			return;
+		}
+		sure = ttype_sure_len(t);
+		c->lens[id % 16].id = id;
+		c->lens[id % 16].ok = sure < UINT_MAX ? (unsigned)sure : UINT_MAX;
+		c->lens[id % 16].t = t;
 	}
-	sure = ttype_sure_len(t);
-	c->lens[id % 16].id = id;
-	c->lens[id % 16].ok = sure < UINT_MAX ? (unsigned)sure : UINT_MAX;
 	if (ttype_overlong(t, &ev, &extra))
 		damage(c, c->buf_off + c->page_pos, extra,
 		       "event longer than its format allows, perhaps hiding other events");

@@ -126,8 +126,8 @@ static uint64_t field_end(const struct tfield *f)
 }
 
 /*
- * The record size every fixed field of @t fits in, where they end; whether
- * some are dynamic, and whether the fields bound the record's length.
+ * The record size every fixed field of @t fits in, where they end; where
+ * the dynamic ones lie, and whether the fields bound the record's length.
  */
 static void learn_extent(struct ttype *t)
 {
@@ -143,8 +143,10 @@ static void learn_extent(struct ttype *t)
 			t->need = field_end(f);
 		if ((uint64_t)f->offset + f->size > t->fixed_end)
 			t->fixed_end = (uint64_t)f->offset + f->size;
-		if (f->flags & TEP_FIELD_IS_DYNAMIC)
-			t->dynamic = true;
+		if ((f->flags & TEP_FIELD_IS_DYNAMIC) && i >= 3) {
+			t->dyn_lo = t->dyn_hi ? t->dyn_lo : i - 3;
+			t->dyn_hi = i - 3 + 1;
+		}
 		if (f->stack || ((f->flags & TEP_FIELD_IS_ARRAY) && !f->size))
 			t->bounded = false;
 	}
@@ -582,7 +584,7 @@ bool ttype_fits(const struct ttype *t, const struct tdat_event *ev, char *why, s
 	const struct tfield *common[3] = { &t->pid, &t->cflags, &t->preempt };
 
 	if (ev->size >= t->need) {	/* every fixed field fits: only the dynamic ones to see */
-		for (int i = 0; t->dynamic && i < t->nfields; i++)
+		for (int i = t->dyn_lo; i < t->dyn_hi; i++)
 			if ((t->fields[i].flags & TEP_FIELD_IS_DYNAMIC) &&
 			    !field_fits(ev, &t->fields[i], why, len))
 				return false;
@@ -618,7 +620,7 @@ bool ttype_overlong(const struct ttype *t, const struct tdat_event *ev, unsigned
 
 	if (ev->size <= ttype_sure_len(t))
 		return false;
-	for (int i = 0; t->dynamic && i < t->nfields; i++)
+	for (int i = t->dyn_lo; i < t->dyn_hi; i++)
 		if ((t->fields[i].flags & TEP_FIELD_IS_DYNAMIC) && extent(ev, &t->fields[i], &at, &n) &&
 		    (uint64_t)at + n > end)
 			end = (uint64_t)at + n;

@@ -261,7 +261,8 @@ struct ttype {
 	struct tfield pid, cflags, preempt;	/* size 0, name NULL if absent */
 	uint64_t need;		/* a record this long holds every fixed field */
 	uint64_t fixed_end;	/* where the last fixed field ends */
-	bool dynamic;		/* some field is __data_loc or __rel_loc */
+	int dyn_lo, dyn_hi;	/* fields[dyn_lo..dyn_hi) holds every __data_loc or
+				 * __rel_loc one (none: empty) */
 	bool bounded;		/* the kernel sizes its records by the fields (not ftrace's
 				 * own events, flexible arrays or stacks) */
 	int nsyms;		/* fields with a sym */
@@ -468,6 +469,7 @@ struct cursor {
 	struct {
 		unsigned id;	/* a type checked for overlong records (by id % 16), */
 		unsigned ok;	/* and a length its records never pass (0: none yet) */
+		const struct ttype *t;	/* its type, for records that pass it */
 	} lens[16];
 	uint64_t nofmt;		/* bytes of records with no format on the page walked */
 	struct ahead ahead;
