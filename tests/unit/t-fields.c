@@ -90,7 +90,8 @@ static void check_dynamic(void)
 	t = s.t;
 	fn = ttype_field(t, "filename");
 	ok(fn && (fn->flags & TEP_FIELD_IS_DYNAMIC), "sched_process_exec's filename is a __data_loc");
-	ok(t->dynamic, "and the type says it has a dynamic field");
+	ok(t->dyn_lo <= fn - t->fields && fn - t->fields < t->dyn_hi,
+	   "and the type's range of dynamic fields holds it");
 	ok(ttype_fits(t, ev, why, sizeof(why)), "the real record fits");
 	ok(tfield_bytes(ev, fn, &p, &len) && len == strlen("/usr/bin/sh") && !memcmp(p, "/usr/bin/sh", len),
 	   "and its filename is read");
@@ -124,7 +125,7 @@ static void check_fixed(void)
 	t = s.t;
 	np = ttype_field(t, "next_prio");
 
-	ok(!t->dynamic && t->need == np->offset + np->size, "sched_switch needs every byte up to next_prio");
+	ok(t->dyn_lo == t->dyn_hi && t->need == np->offset + np->size, "sched_switch needs every byte up to next_prio");
 	ok(ttype_fits(t, ev, why, sizeof(why)), "the real record fits");
 	cut_inside(&s, np, "its last field");
 	ev->size = 6;
