@@ -128,17 +128,13 @@ out:
 
 void csv_put_hex(struct tdat_sink *sk, uint64_t v)
 {
-	static const char hex[] = "0123456789abcdef";
-	unsigned n = v ? (67 - (unsigned)__builtin_clzll(v)) / 4 : 1;	/* digits */
 	char *d = sink_reserve(sk, 18);
 
 	if (!d)
 		return;
 	d[0] = '0';
 	d[1] = 'x';
-	for (unsigned i = n + 1; i > 1; i--, v >>= 4)
-		d[i] = hex[v & 15];
-	sink_commit(sk, n + 2);
+	sink_commit(sk, 2 + fmt_hex64(d + 2, v));
 }
 
 void csv_put_number(struct tdat_sink *sk, enum tkind kind, uint64_t v)

@@ -59,17 +59,15 @@
 
 static void put_hex_str(struct tdat_sink *sk, uint64_t v)
 {
-	static const char hex[] = "0123456789abcdef";
-	char b[24], *p = b + sizeof(b);
+	char *d = sink_reserve(sk, 20);
+	size_t n;
 
-	*--p = '"';
-	do
-		*--p = hex[v & 15];
-	while (v >>= 4);
-	*--p = 'x';
-	*--p = '0';
-	*--p = '"';
-	sink_write(sk, p, (size_t)(b + sizeof(b) - p));
+	if (!d)
+		return;
+	memcpy(d, "\"0x", 3);
+	n = fmt_hex64(d + 3, v);
+	d[3 + n] = '"';
+	sink_commit(sk, n + 4);
 }
 
 /* ---- typed args ---- */

@@ -75,6 +75,8 @@ static inline void sink_putc(struct tdat_sink *s, char c)
 
 /* Decimal digits of @v at @d (room for 20); returns the count. */
 size_t fmt_u64(char *d, uint64_t v);
+/* Lowercase hex digits of @v, no leading zeros, at @d (16 bytes written); returns the count. */
+size_t fmt_hex64(char *d, uint64_t v);
 
 /* Length of the valid UTF-8 sequence at @p (of @n bytes), 0 if not valid. */
 size_t utf8_len(const unsigned char *p, size_t n);
