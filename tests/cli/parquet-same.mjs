@@ -1,6 +1,8 @@
 // parquet-same.mjs A=B ...: whether the Parquet datasets A and B hold the same
 // tables and rows, read by DuckDB (t-merged.sh: a merged trace.dat against its
-// inputs given together).  For each pair it prints one line:
+// inputs given together; t-pieces.sh: the pieces of a split against the
+// input).  The pairs are its arguments, or with none the lines of standard
+// input ("A<TAB>B", lib.sh's t_serve).  For each pair it prints one line:
 //   same A B FILES ROWS           every .parquet file under A is under B (and
 //                                 the other way round) with the same rows
 //   differ A B WHAT               the first difference: a file one side lacks,
@@ -10,6 +12,7 @@
 import { createRequire } from 'module';
 import { readdirSync, statSync } from 'fs';
 import { join, relative } from 'path';
+import { createInterface } from 'readline';
 
 const req = createRequire(process.env.NPMDIR + '/');
 const { DuckDBInstance } = req('@duckdb/node-api');
@@ -47,11 +50,24 @@ async function compare(a, b) {
 	return `same ${a} ${b} ${fa.length} ${rows}`;
 }
 
-for (const arg of process.argv.slice(2)) {
-	const [a, b] = arg.split('=');
+async function answer(a, b) {
 	try {
-		console.log(await compare(a, b));
+		return await compare(a, b);
 	} catch (e) {
-		console.log(`differ ${a} ${b} ${String(e.message).split('\n')[0]}`);
+		return `differ ${a} ${b} ${String(e.message).split('\n')[0]}`;
+	}
+}
+
+if (process.argv.length > 2) {
+	for (const arg of process.argv.slice(2)) {
+		const [a, b] = arg.split('=');
+		console.log(await answer(a, b));
+	}
+} else {
+	// no A=B: pairs from standard input, "A<TAB>B" a line, each answered
+	// before the next is read (lib.sh's t_serve: the test may remove A and B)
+	for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+		const [a, b] = line.split('\t');
+		process.stdout.write((await answer(a, b)) + '\n');
 	}
 }
