@@ -4,7 +4,8 @@
 // table NAME of DB, every column that is a string in both (VARCHAR as
 // DuckDB reads the Parquet file, TEXT as sqlite3 declares it) is read in
 // row order: the Parquet file with DuckDB (@duckdb/node-api from NPMDIR),
-// the table with the sqlite3 program (-json, ORDER BY id).  It prints
+// the table with the sqlite3 program (-json, ORDER BY id), all of a file's
+// columns in one query and all of a table's in one sqlite3 run.  It prints
 //   text TABLE COL N same           N rows, every value equal (ts too)
 //   text TABLE COL N differ I P S   the first row I that differs, both values
 //                                   as JSON
@@ -29,22 +30,32 @@ function sqlite(sql) {
 	return r.stdout.trim() ? JSON.parse(r.stdout) : [];
 }
 
+// the TEXT columns of every table, in one sqlite3 run
+const textCols = new Map();
+for (const r of sqlite(`select m.name t, p.name c from sqlite_master m, pragma_table_info(m.name) p
+			where m.type = 'table' and p.type = 'TEXT'`)) {
+	if (!textCols.has(r.t))
+		textCols.set(r.t, new Set());
+	textCols.get(r.t).add(r.c);
+}
+
 let escapes = 0, fffd = 0;
 for (const f of readdirSync(dir + '/event').filter((n) => n.endsWith('.parquet')).sort()) {
 	const table = f.slice(0, -8).split('.').slice(1).join('.'), path = `${dir}/event/${f}`;
-	const text = new Set(sqlite(`select name from pragma_table_info(${lit(table)})
-				      where type = 'TEXT'`).map((r) => r.name));
+	const text = textCols.get(table) ?? new Set();
 	/* a field named as a common column is field_NAME in the Parquet file */
 	const cols = (await q(`describe select * from ${lit(path)}`))
 		.filter((r) => r[1] === 'VARCHAR' && r[0] !== 'comm')
 		.map((r) => [r[0], r[0].replace(/^field_(comm|pid|cpu|ts|input|lost|buffer)$/, '$1')])
 		.filter((r) => text.has(r[1]));
 	cols.unshift(['ts', 'ts']);	/* the rows' alignment */
-	for (const [pc, c] of cols) {
-		const p = (await q(`select ${id(pc)} from ${lit(path)}`)).map((r) =>
-			typeof r[0] === 'bigint' ? String(r[0]) : r[0]);
-		const s = sqlite(`select cast(${id(c)} as text) v from ${id(table)} order by id`)
-			.map((r) => r.v);
+	/* all the columns at once: one DuckDB query, one sqlite3 run a table */
+	const prow = await q(`select ${cols.map(([pc]) => id(pc)).join(', ')} from ${lit(path)}`);
+	const srow = sqlite(`select ${cols.map(([, c], k) => `cast(${id(c)} as text) v${k}`).join(', ')}
+			     from ${id(table)} order by id`);
+	cols.forEach(([, c], k) => {
+		const p = prow.map((r) => typeof r[k] === 'bigint' ? String(r[k]) : r[k]);
+		const s = srow.map((r) => r['v' + k]);
 		let i = 0;
 		while (i < p.length && i < s.length && p[i] === s[i])
 			i++;
@@ -55,7 +66,7 @@ for (const f of readdirSync(dir + '/event').filter((n) => n.endsWith('.parquet')
 		console.log(i === p.length && i === s.length ? `text ${table} ${c} ${p.length} same` :
 			    `text ${table} ${c} ${p.length} differ ${i} ${JSON.stringify(p[i])} ` +
 			    JSON.stringify(s[i]));
-	}
+	});
 }
 console.log(`escapes ${escapes}`);
 console.log(`fffd ${fffd}`);
