@@ -500,3 +500,56 @@ t_golden_dir() {
 	[[ -n $(find "$got" -mindepth 1 -print -quit 2>/dev/null) ]] || problems+=("$got is empty")
 	if ((${#problems[@]})); then not_ok "$name" "${problems[@]}"; else ok "$name"; fi
 }
+
+# --- checkers that stay up ----------------------------------------------------
+# A checker in python3 or node starts slower than it compares one pair of
+# files: a test starts it once and asks it item by item, in the order of its
+# checks, each answer read before the next check (so the files asked about
+# can be removed at once, and a failure names the item that failed).
+
+# t_serve NAME CMD...: start CMD in the background, reading lines from a fifo
+# and writing one answer line a line asked to another (NAME a shell word)
+t_serve() {
+	local name=$1 wfd rfd
+	shift
+	rm -f "$T_TMP/serve-$name.in" "$T_TMP/serve-$name.out"
+	mkfifo "$T_TMP/serve-$name.in" "$T_TMP/serve-$name.out" || {
+		echo "Bail out! cannot make the fifos of $name"
+		exit 1
+	}
+	# without the other checkers' input fds: each sees its end when it is told
+	(
+		for v in ${!T_SERVE_W_@} ${!T_SERVE_R_@}; do
+			fd=${!v}
+			exec {fd}>&-
+		done
+		exec "$@"
+	) <"$T_TMP/serve-$name.in" >"$T_TMP/serve-$name.out" &
+	printf -v "T_SERVE_PID_$name" %s "$!"
+	exec {wfd}>"$T_TMP/serve-$name.in" {rfd}<"$T_TMP/serve-$name.out"
+	printf -v "T_SERVE_W_$name" %s "$wfd"
+	printf -v "T_SERVE_R_$name" %s "$rfd"
+}
+
+# t_ask NAME LINE: send LINE to NAME's checker; its answer in T_REPLY (the
+# reason in it when the checker is gone or does not answer: then it starts
+# "checker NAME"; the line is written by a subshell, so that a checker gone
+# is a SIGPIPE of that subshell, not of the test)
+t_ask() {
+	local pid=T_SERVE_PID_$1 w=T_SERVE_W_$1 r=T_SERVE_R_$1
+	T_REPLY=
+	if [[ -z ${!pid-} ]] || ! kill -0 "${!pid}" 2>/dev/null; then
+		T_REPLY="checker $1 is not running"
+	elif ! (printf '%s\n' "$2" >&"${!w}") 2>/dev/null || ! IFS= read -r T_REPLY <&"${!r}"; then
+		T_REPLY="checker $1 did not answer${T_REPLY:+ (got \"$T_REPLY\")}"
+	fi
+}
+
+# t_serve_end NAME: the checker is told that nothing more comes, and waited for
+t_serve_end() {
+	local pid=T_SERVE_PID_$1 w=T_SERVE_W_$1 r=T_SERVE_R_$1 wfd rfd
+	wfd=${!w-} rfd=${!r-}
+	[[ -n $wfd ]] && exec {wfd}>&- {rfd}<&-
+	[[ -n ${!pid-} ]] && wait "${!pid}" 2>/dev/null
+	unset "T_SERVE_PID_$1" "T_SERVE_W_$1" "T_SERVE_R_$1"
+}

@@ -22,15 +22,18 @@
 //   hyparquet BASE N SAME    hyparquet's row count, and whether its ts, last
 //                            column and LIST columns equal DuckDB's (yes/no)
 //   lists BASE N             elements of its LIST columns hyparquet read (if any)
+// With no arguments it reads "DIR<TAB>CSVDIR<TAB>OUT" lines from standard
+// input and writes those lines for each to OUT, answering "done" (lib.sh's
+// t_serve).
 import { createRequire } from 'module';
-import { readdirSync, readFileSync } from 'fs';
+import { readdirSync, readFileSync, writeFileSync } from 'fs';
+import { createInterface } from 'readline';
 import { pathToFileURL } from 'url';
 
 const req = createRequire(process.env.NPMDIR + '/');
 const { DuckDBInstance } = req('@duckdb/node-api');
 const hyp = await import(pathToFileURL(req.resolve('hyparquet')));
 const { compressors } = await import(pathToFileURL(req.resolve('hyparquet-compressors')));
-const [dir, csvdir] = process.argv.slice(2);
 const con = await (await DuckDBInstance.create(':memory:')).connect();
 const q = async (sql) => (await con.runAndReadAll(sql)).getRowsJS();
 const lit = (s) => "'" + s.replaceAll("'", "''") + "'";
@@ -151,69 +154,99 @@ const cpus = (c, e) => `list_sort(flatten(list_transform(generate_series(1, len(
 	lambda i: list_transform(list_filter(generate_series(0, ${8 * e - 1}),
 		lambda j: (cast(${c} as UBIGINT[])[i] >> j) & 1 = 1), lambda j: (i - 1) * ${8 * e} + j))))`;
 
-// the long size of the capture (trace.json, tdat-info --json): a flexible array of longs
-let lsize = 8;
-try {
-	lsize = +(readFileSync(dir + '/_tdat/trace.json', 'utf8').match(/"long_size":(\d+)/) || [, 8])[1];
-} catch (e) { /* no trace.json: 8 */ }
+// check DIR CSVDIR: the lines above, on standard output
+async function check(dir, csvdir) {
+	// the long size of the capture (trace.json, tdat-info --json): a flexible array of longs
+	let lsize = 8;
+	try {
+		lsize = +(readFileSync(dir + '/_tdat/trace.json', 'utf8').match(/"long_size":(\d+)/) || [, 8])[1];
+	} catch (e) { /* no trace.json: 8 */ }
 
-const ev = await q(`select system, event, count(*) from ${lit(dir + '/events.parquet')} group by all`);
-for (const [s, e, n] of ev)
-	console.log(`events ${s}.${e} ${n}`);
+	const ev = await q(`select system, event, count(*) from ${lit(dir + '/events.parquet')} group by all`);
+	for (const [s, e, n] of ev)
+		console.log(`events ${s}.${e} ${n}`);
 
-// the analysis tables (DIR/analysis/) are t-parquet-model.sh's
-for (const f of readdirSync(dir + '/event').filter((n) => n.endsWith('.parquet')).sort()) {
-	const base = f.slice(0, -8), path = dir + '/event/' + f, csv = csvdir + '/' + base + '.csv';
-	const cols = (await q(`describe select * from ${lit(path)}`)).map((r) => [r[0], r[1]]);
-	console.log(`rows ${base} ${(await q(`select count(*) from ${lit(path)}`))[0][0]}`);
+	// the analysis tables (DIR/analysis/) are t-parquet-model.sh's
+	for (const f of readdirSync(dir + '/event').filter((n) => n.endsWith('.parquet')).sort()) {
+		const base = f.slice(0, -8), path = dir + '/event/' + f, csv = csvdir + '/' + base + '.csv';
+		const cols = (await q(`describe select * from ${lit(path)}`)).map((r) => [r[0], r[1]]);
+		console.log(`rows ${base} ${(await q(`select count(*) from ${lit(path)}`))[0][0]}`);
 
-	const kv = await q(`select decode(value) from parquet_kv_metadata(${lit(path)})
-			    where decode(key) = 'tdat.format'`);
-	const format = kv.length ? kv[0][0] : '', syms = symFields(format);
-	if (/^name: kernel_stack$/m.test(format))
-		syms.add('caller');	/* a stack's symbols, one string */
-	const want = Object.entries(fixed).concat(formatTypes(format, lsize).flatMap((c) =>
-		syms.has(c[0]) && c[1] !== 'VARCHAR' ? [c, [c[0] + '_sym', 'VARCHAR']] : [c]));
-	cols.forEach(([name, type], i) => {
-		const w = want[i] || [name, 'VARCHAR'];	/* a message field past the format */
-		if (type !== w[1] || (name !== w[0] && name !== 'field_' + w[0]))
-			console.log(`type ${base} ${name} ${type} ${w[0]}:${w[1]}`);
-	});
+		const kv = await q(`select decode(value) from parquet_kv_metadata(${lit(path)})
+				    where decode(key) = 'tdat.format'`);
+		const format = kv.length ? kv[0][0] : '', syms = symFields(format);
+		if (/^name: kernel_stack$/m.test(format))
+			syms.add('caller');	/* a stack's symbols, one string */
+		const want = Object.entries(fixed).concat(formatTypes(format, lsize).flatMap((c) =>
+			syms.has(c[0]) && c[1] !== 'VARCHAR' ? [c, [c[0] + '_sym', 'VARCHAR']] : [c]));
+		cols.forEach(([name, type], i) => {
+			const w = want[i] || [name, 'VARCHAR'];	/* a message field past the format */
+			if (type !== w[1] || (name !== w[0] && name !== 'field_' + w[0]))
+				console.log(`type ${base} ${name} ${type} ${w[0]}:${w[1]}`);
+		});
 
-	const pq = cols.map(([c, t]) => t === 'VARCHAR' ? `coalesce(${id(c)}, '')` : id(c));
-	const cs = cols.map(([c, t], i) => t === 'VARCHAR' ? `coalesce(unesc(${id(c)}), '')` :
-			    want[i] && want[i][2] ? `cast(${cpus(id(c), want[i][2])} as ${t})` :
-			    `cast(${id(c)} as ${t})`);
-	const P = `select ${pq.join(', ')} from ${lit(path)}`;
-	const C = `select ${cs.join(', ')} from read_csv(${lit(csv)}, header = true, all_varchar = true,
-		   delim = ',', quote = '"', escape = '"')`;
-	const a = (await q(`select count(*) from (${P} except all ${C})`))[0][0];
-	const b = (await q(`select count(*) from (${C} except all ${P})`))[0][0];
-	console.log(`except ${base} ${a} ${b}`);
-	const big = cols.filter(([, t]) => t === 'UBIGINT')
-		.map(([c]) => `(select count(*) from ${lit(path)} where ${id(c)} >= 9223372036854775808)`);
-	if (big.length)
-		console.log(`big ${base} ${(await q(`select ${big.join(' + ')}`))[0][0]}`);
+		const pq = cols.map(([c, t]) => t === 'VARCHAR' ? `coalesce(${id(c)}, '')` : id(c));
+		const cs = cols.map(([c, t], i) => t === 'VARCHAR' ? `coalesce(unesc(${id(c)}), '')` :
+				    want[i] && want[i][2] ? `cast(${cpus(id(c), want[i][2])} as ${t})` :
+				    `cast(${id(c)} as ${t})`);
+		const P = `select ${pq.join(', ')} from ${lit(path)}`;
+		const C = `select ${cs.join(', ')} from read_csv(${lit(csv)}, header = true, all_varchar = true,
+			   delim = ',', quote = '"', escape = '"')`;
+		// EXCEPT ALL both ways in one pass (parquet-same.mjs): s, for each
+		// distinct row, its copies in P less those in C
+		const [[a, b]] = await q(`select coalesce(sum(greatest(s, 0)), 0), coalesce(sum(greatest(-s, 0)), 0)
+			from (select * exclude (side_), sum(side_) as s from
+				(select *, 1 as side_ from (${P}) union all select *, -1 from (${C}))
+			group by all)`);
+		console.log(`except ${base} ${a} ${b}`);
+		const big = cols.filter(([, t]) => t === 'UBIGINT')
+			.map(([c]) => `(select count(*) from ${lit(path)} where ${id(c)} >= 9223372036854775808)`);
+		if (big.length)
+			console.log(`big ${base} ${(await q(`select ${big.join(' + ')}`))[0][0]}`);
 
-	const event = base.replace(/^[^.]*\./, '').replace(/\.\d+$/, '');
-	for (const [c] of cols.filter(([c]) => c.endsWith('_sym'))) {
-		const rows = await q(`select cpu, printf('%d.%06d', (ts + 500) // 1000000000,
-				      (ts + 500) // 1000 % 1000000), coalesce(${id(c)}, '') from ${lit(path)}`);
-		for (const [cpu, t, v] of rows)
-			console.log(`sym ${event} ${cpu} ${t} ${c.slice(0, -4)} ${v}`);
+		const event = base.replace(/^[^.]*\./, '').replace(/\.\d+$/, '');
+		for (const [c] of cols.filter(([c]) => c.endsWith('_sym'))) {
+			const rows = await q(`select cpu, printf('%d.%06d', (ts + 500) // 1000000000,
+					      (ts + 500) // 1000 % 1000000), coalesce(${id(c)}, '') from ${lit(path)}`);
+			for (const [cpu, t, v] of rows)
+				console.log(`sym ${event} ${cpu} ${t} ${c.slice(0, -4)} ${v}`);
+		}
+
+		const lists = cols.filter(([, t]) => t.endsWith('[]')).map(([c]) => c);
+		const read = [...new Set(['ts', cols[cols.length - 1][0], ...lists])];
+		const rows = await hyp.parquetReadObjects({ file: await hyp.asyncBufferFromFile(path),
+							    columns: read, compressors });
+		const duck = await q(`select ${read.map(id).join(', ')} from ${lit(path)}`);
+		const str = (v) => v === null || v === undefined ? 'null' : Array.isArray(v) ?
+			'[' + v.map(String).join(',') + ']' : String(v);
+		const same = rows.length === duck.length && rows.every((r, i) =>
+			read.every((c, k) => str(r[c]) === str(duck[i][k])));
+		console.log(`hyparquet ${base} ${rows.length} ${same ? 'yes' : 'no'}`);
+		if (lists.length)
+			console.log(`lists ${base} ${rows.reduce((n, r) =>
+				n + lists.reduce((m, c) => m + (r[c] ? r[c].length : 0), 0), 0)}`);
 	}
+}
 
-	const lists = cols.filter(([, t]) => t.endsWith('[]')).map(([c]) => c);
-	const read = [...new Set(['ts', cols[cols.length - 1][0], ...lists])];
-	const rows = await hyp.parquetReadObjects({ file: await hyp.asyncBufferFromFile(path),
-						    columns: read, compressors });
-	const duck = await q(`select ${read.map(id).join(', ')} from ${lit(path)}`);
-	const str = (v) => v === null || v === undefined ? 'null' : Array.isArray(v) ?
-		'[' + v.map(String).join(',') + ']' : String(v);
-	const same = rows.length === duck.length && rows.every((r, i) =>
-		read.every((c, k) => str(r[c]) === str(duck[i][k])));
-	console.log(`hyparquet ${base} ${rows.length} ${same ? 'yes' : 'no'}`);
-	if (lists.length)
-		console.log(`lists ${base} ${rows.reduce((n, r) =>
-			n + lists.reduce((m, c) => m + (r[c] ? r[c].length : 0), 0), 0)}`);
+if (process.argv.length > 2) {
+	await check(process.argv[2], process.argv[3]);
+} else {
+	// no arguments: "DIR<TAB>CSVDIR<TAB>OUT" lines from standard input
+	// (lib.sh's t_serve: one node for all of a test's datasets), the lines
+	// of each written to OUT, and what the readers say on the console and
+	// an error ("error ...") too, as 2>&1 had them; answered by "done"
+	const say = { log: console.log, warn: console.warn, error: console.error };
+	for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+		const [dir, csvdir, out] = line.split('\t');
+		const lines = [];
+		console.log = console.warn = console.error = (...a) => lines.push(a.join(' '));
+		try {
+			await check(dir, csvdir);
+		} catch (e) {
+			lines.push(`error ${String(e.message).split('\n')[0]}`);
+		}
+		Object.assign(console, say);
+		writeFileSync(out, lines.map((l) => l + '\n').join(''));
+		process.stdout.write('done\n');
+	}
 }

@@ -1,19 +1,23 @@
 // parquet-same.mjs A=B ...: whether the Parquet datasets A and B hold the same
 // tables and rows, read by DuckDB (t-merged.sh: a merged trace.dat against its
-// inputs given together).  For each pair it prints one line:
+// inputs given together; t-pieces.sh: the pieces of a split against the
+// input).  The pairs are its arguments, or with none the lines of standard
+// input ("A<TAB>B", lib.sh's t_serve).  For each pair it prints one line:
 //   same A B FILES ROWS           every .parquet file under A is under B (and
 //                                 the other way round) with the same rows
 //   differ A B WHAT               the first difference: a file one side lacks,
 //                                 or a file whose rows differ (EXCEPT ALL both
-//                                 ways, with the counts)
+//                                 ways, with the counts, in one GROUP BY)
 // NPMDIR names the folder where npm installed @duckdb/node-api.
 import { createRequire } from 'module';
 import { readdirSync, statSync } from 'fs';
 import { join, relative } from 'path';
+import { createInterface } from 'readline';
 
 const req = createRequire(process.env.NPMDIR + '/');
 const { DuckDBInstance } = req('@duckdb/node-api');
-const con = await (await DuckDBInstance.create(':memory:')).connect();
+// one thread: the files are small, and the test runs beside others
+const con = await (await DuckDBInstance.create(':memory:', { threads: '1' })).connect();
 const q = async (sql) => (await con.runAndReadAll(sql)).getRowsJS();
 const lit = (s) => "'" + s.replaceAll("'", "''") + "'";
 
@@ -37,9 +41,14 @@ async function compare(a, b) {
 	let rows = 0n;
 	for (const f of fa) {
 		const pa = lit(join(a, f)), pb = lit(join(b, f));
+		// EXCEPT ALL both ways, in one pass: s, for each distinct row, how
+		// many more times it is in A than in B; what A EXCEPT ALL B keeps
+		// is the sum of the positive ones, B EXCEPT ALL A the negative
 		const [[n, x, y]] = await q(`select (select count(*) from ${pa}),
-			(select count(*) from (from ${pa} except all from ${pb})),
-			(select count(*) from (from ${pb} except all from ${pa}))`);
+			coalesce(sum(greatest(s, 0)), 0), coalesce(sum(greatest(-s, 0)), 0)
+			from (select * exclude (side_), sum(side_) as s from
+				(select *, 1 as side_ from ${pa} union all select *, -1 from ${pb})
+			group by all)`);
 		if (x || y)
 			return `differ ${a} ${b} ${f}: ${x} rows only in the first, ${y} only in the second`;
 		rows += BigInt(n);
@@ -47,11 +56,24 @@ async function compare(a, b) {
 	return `same ${a} ${b} ${fa.length} ${rows}`;
 }
 
-for (const arg of process.argv.slice(2)) {
-	const [a, b] = arg.split('=');
+async function answer(a, b) {
 	try {
-		console.log(await compare(a, b));
+		return await compare(a, b);
 	} catch (e) {
-		console.log(`differ ${a} ${b} ${String(e.message).split('\n')[0]}`);
+		return `differ ${a} ${b} ${String(e.message).split('\n')[0]}`;
+	}
+}
+
+if (process.argv.length > 2) {
+	for (const arg of process.argv.slice(2)) {
+		const [a, b] = arg.split('=');
+		console.log(await answer(a, b));
+	}
+} else {
+	// no A=B: pairs from standard input, "A<TAB>B" a line, each answered
+	// before the next is read (lib.sh's t_serve: the test may remove A and B)
+	for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+		const [a, b] = line.split('\t');
+		process.stdout.write((await answer(a, b)) + '\n');
 	}
 }

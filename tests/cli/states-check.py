@@ -13,6 +13,10 @@
 #       the raw_syscalls slices of -f json and the slices of -f sqlite with
 #       the same thread and start: the same names
 # Prints "ok N" (N values compared) or the differences, one a line, and exits 1.
+#   states-check.py serve
+#       the checks above, one a line of standard input (the arguments
+#       tab-separated), each answered by a line: "ok N" or "bad " and the
+#       differences, tab-separated (lib.sh's t_serve)
 import collections
 import json
 import re
@@ -141,20 +145,44 @@ def syscalls(jpath, dbpath):
     return bad, n
 
 
-def main():
-    if sys.argv[1] == 'syscalls':
-        bad, n = syscalls(sys.argv[2], sys.argv[3])
+def check(argv):
+    """The differences found (at most 20) and the number of values compared."""
+    if argv[0] == 'syscalls':
+        bad, n = syscalls(argv[1], argv[2])
     else:
-        sw = report(sys.argv[2])
-        how, path = sys.argv[3], sys.argv[4]
+        sw = report(argv[1])
+        how, path = argv[2], argv[3]
         if how == 'json':
             bad, n = check_json(sw, path)
         else:
             bad, n = check_model(sw, *(sqlite_rows(path) if how == 'sqlite' else text_rows(path)))
         if not sw:
             bad.append('the report has no sched_switch')
+    return bad[:20], n
+
+
+def serve():
+    """The checks of standard input's lines (their arguments tab-separated),
+    each answered by a line: "ok N", or "bad " and the differences, a tab
+    between them (one python3 for all of a test's checks, lib.sh's t_serve)."""
+    while True:
+        line = sys.stdin.readline()
+        if not line:
+            break
+        try:
+            bad, n = check(line.rstrip('\n').split('\t'))
+        except Exception as e:
+            bad, n = ['%s: %s' % (type(e).__name__, e)], 0
+        print('bad ' + '\t'.join(bad) if bad else 'ok %d' % n, flush=True)
+
+
+def main():
+    if sys.argv[1] == 'serve':
+        serve()
+        return
+    bad, n = check(sys.argv[1:])
     if bad:
-        print('\n'.join(bad[:20]))
+        print('\n'.join(bad))
         sys.exit(1)
     print('ok %d' % n)
 

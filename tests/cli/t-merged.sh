@@ -18,39 +18,18 @@ export NPMDIR
 
 command -v python3 >/dev/null || skip_all "python3 is not installed (it reads the databases)"
 
-# sqlite_diff A B: "" if every table of A has B's rows (the metadata rows of
-# the files' own facts aside), else the first table that differs and how
-sqlite_diff() {
-	python3 - "$1" "$2" <<'PY'
-import sqlite3, sys
-a = sqlite3.connect(sys.argv[1])
-a.execute("attach ? as b", (sys.argv[2],))
-facts = "('trace_size_bytes', 'trace_file_version', 'trace_compression', 'trace_compression_version', 'trace_ts_offset')"
-names = [r[0] for r in a.execute("select name from sqlite_master where type = 'table' order by 1")]
-other = [r[0] for r in a.execute("select name from b.sqlite_master where type = 'table' order by 1")]
-if names != other:
-    print("tables", sorted(set(names) ^ set(other)))
-    sys.exit()
-for t in names:
-    where = " where name not in " + facts if t == "metadata" else ""
-    x = a.execute(f'select count(*) from (select * from main."{t}"{where} except select * from b."{t}"{where})').fetchone()[0]
-    y = a.execute(f'select count(*) from (select * from b."{t}"{where} except select * from main."{t}"{where})').fetchone()[0]
-    n = a.execute(f'select count(*) from main."{t}"{where}').fetchone()[0]
-    m = a.execute(f'select count(*) from b."{t}"{where}').fetchone()[0]
-    if x or y or n != m:
-        print(f"{t}: {n} and {m} rows, {x} only in the merged file's, {y} only in the inputs'")
-        sys.exit()
-PY
-}
+# the SQLite and Parquet comparisons: one python3 (sqlite-same.py) and one
+# node (parquet-same.mjs, DuckDB) for all the pairs, asked pair by pair
+# (lib.sh's t_serve): each pair's files are removed once compared
+FACTS=trace_size_bytes,trace_file_version,trace_compression,trace_compression_version,trace_ts_offset
+t_serve sq python3 "$TOP_SRCDIR/tests/cli/sqlite-same.py" "$FACTS" "the merged file's" "the inputs'"
 
 # facts FILE: a JSON trace without the files' own facts
 facts() { sed -E 's/"(file_version|compression|compression_version|file_size)":[^,}]*//g' "$1"; }
 
 # same_exports NAME "MERGED..." [OPTIONS --] INPUT...: every export of the
 # MERGED files (one, or the pieces of a split; the list is split on spaces)
-# equals that of the INPUTs given together (with OPTIONS); the Parquet
-# datasets are queued for one DuckDB run at the end
-PQ_PAIRS=()
+# equals that of the INPUTs given together (with OPTIONS)
 same_exports() {
 	local name=$1 d=$O/x opts=() f m
 	read -r -a m <<<"$2"
@@ -62,23 +41,27 @@ same_exports() {
 		tdat-convert -f $f -o "$d/m.$f" "${m[@]}" 2>"$d/m.err"
 		tdat-convert -f $f -o "$d/ab.$f" "${opts[@]}" "$@" 2>"$d/ab.err"
 	done
-	local why
-	why=$(sqlite_diff "$d/m.sqlite" "$d/ab.sqlite")
-	is "$name: SQLite, every table row for row" "$why" ""
+	# "" if every table of m has ab's rows (the metadata rows of the
+	# files' own facts aside), else the first table that differs and how
+	t_ask sq "$d/m.sqlite"$'\t'"$d/ab.sqlite"
+	[[ $T_REPLY == same ]] && T_REPLY=
+	is "$name: SQLite, every table row for row" "${T_REPLY#differ }" ""
 	t_assert "$name: CSV byte for byte ($(wc -l <"$d/m.csv") lines)" cmp -s "$d/m.csv" "$d/ab.csv"
 	t_assert "$name: JSON byte for byte but the files' facts" cmp -s <(facts "$d/m.json") <(facts "$d/ab.json")
 	t_assert "$name: .pftrace byte for byte" cmp -s "$d/m.perfetto" "$d/ab.perfetto"
 	if [[ -n $HAVE_DUCKDB ]]; then
-		mkdir -p "$O/pq/${#PQ_PAIRS[@]}"
-		tdat-convert -f parquet -o "$O/pq/${#PQ_PAIRS[@]}/m" "${m[@]}" 2>/dev/null
-		tdat-convert -f parquet -o "$O/pq/${#PQ_PAIRS[@]}/ab" "${opts[@]}" "$@" 2>/dev/null
-		PQ_PAIRS+=("$name|$O/pq/${#PQ_PAIRS[@]}/m=$O/pq/${#PQ_PAIRS[@]}/ab")
+		tdat-convert -f parquet -o "$d/m.pq" "${m[@]}" 2>/dev/null
+		tdat-convert -f parquet -o "$d/ab.pq" "${opts[@]}" "$@" 2>/dev/null
+		t_ask pq "$d/m.pq"$'\t'"$d/ab.pq"
+		t_assert "$name: Parquet, every file row for row (${T_REPLY#same * * })" \
+			test "${T_REPLY%% *}" = same
 	fi
 }
 
 HAVE_DUCKDB=
 if readers_ready; then
 	HAVE_DUCKDB=1
+	t_serve pq node "$TOP_SRCDIR/tests/cli/parquet-same.mjs"
 fi
 
 # ---- pairs of captures ----
@@ -160,16 +143,9 @@ else
 	skip "trace processor's sched of the merged file" "no trace_processor_shell ($TP)"
 fi
 
-# ---- the Parquet datasets, all in one DuckDB run ----
+t_serve_end sq
 if [[ -n $HAVE_DUCKDB ]]; then
-	args=()
-	for p in "${PQ_PAIRS[@]}"; do args+=("${p#*|}"); done
-	node "$TOP_SRCDIR/tests/cli/parquet-same.mjs" "${args[@]}" >"$O/pq.out" 2>&1
-	for k in "${!PQ_PAIRS[@]}"; do
-		line=$(sed -n "$((k + 1))p" "$O/pq.out")
-		t_assert "${PQ_PAIRS[k]%%|*}: Parquet, every file row for row (${line#same * * })" \
-			test "${line%% *}" = same
-	done
+	t_serve_end pq
 else
 	skip "the Parquet datasets of merged files" "$NPM_WHY"
 fi

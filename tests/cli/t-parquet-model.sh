@@ -17,28 +17,19 @@ command -v node >/dev/null || skip_all "node is not installed (apt-get install n
 command -v python3 >/dev/null || skip_all "python3 is not installed (it reads the sqlite tables)"
 need_readers
 
+# the checkers, started once for all captures (lib.sh's t_serve):
+# sqlite-export.py writes each table of a database as a CSV file,
+# parquet-model-check.mjs compares the dataset's tables with them
+t_serve ex python3 tests/cli/sqlite-export.py
+t_serve pm env NPMDIR="$NPMDIR" node tests/cli/parquet-model-check.mjs
+
 # export_tables DB DIR TABLE...: each TABLE of database DB as DIR/TABLE.csv
-# (one python3 for them all): the column names, then the rows, NULL as \N,
-# text as it is, up to a NUL (SQLite and the dataset hold the same text:
-# doc/tdat-parquet.7, a byte that is not UTF-8 is U+FFFD in both)
 export_tables() {
-	python3 - "$@" <<'PY'
-import csv, sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-db.text_factory = bytes
-def esc(b):
-	return b.split(b'\0')[0].decode('utf-8')
-for t in sys.argv[3:]:
-	cur = db.execute('select * from "%s"' % t)
-	with open('%s/%s.csv' % (sys.argv[2], t), 'w', encoding='utf-8') as out:
-		w = csv.writer(out, lineterminator='\n')
-		w.writerow([d[0] for d in cur.description])
-		for row in cur:
-			w.writerow(['\\N' if v is None else esc(v) if isinstance(v, bytes) else v
-				    for v in row])
-PY
+	t_ask ex "$(IFS=$'\t'; echo "$*")"
+	[[ $T_REPLY == done ]] || echo "$T_REPLY" >&2
 }
 
+# check DIR CSVDIR: parquet-model-check.mjs's lines for the dataset DIR
 check() {
 	NPMDIR=$NPMDIR node tests/cli/parquet-model-check.mjs "$1" "$2" "${TABLES[@]}" 2>&1
 }
@@ -51,7 +42,8 @@ for dat in $TD/*.dat $TD/signal/signals.dat; do
 	t_exit "$f.dat: -f sqlite" 0 -- tdat-convert -f sqlite -o "$out.db" "$dat"
 	mkdir -p "$out.csv"
 	export_tables "$out.db" "$out.csv" "${TABLES[@]}"
-	check "$out" "$out.csv" >"$out.chk"
+	t_ask pm "$out"$'\t'"$out.csv"$'\t'"$out.chk"$'\t'"$(IFS=$'\t'; echo "${TABLES[*]}")"
+	[[ $T_REPLY == done ]] || echo "error $T_REPLY" >"$out.chk"
 	for t in "${TABLES[@]}"; do
 		cols=$(sed -n "s/^cols $t //p" "$out.chk")
 		if [[ -n $cols && $cols == "$(head -n 1 "$out.csv/$t.csv")" ]]; then
@@ -66,6 +58,9 @@ for dat in $TD/*.dat $TD/signal/signals.dat; do
 		fi
 	done
 done
+
+t_serve_end ex
+t_serve_end pm
 
 # counter.value is a DOUBLE whose statistics are the bounds of sqlite's values
 out=$T_TMP/atrace

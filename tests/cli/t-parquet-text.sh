@@ -14,6 +14,8 @@ TD=testdata
 command -v node >/dev/null || skip_all "node is not installed (apt-get install nodejs npm)"
 command -v sqlite3 >/dev/null || skip_all "sqlite3 is not installed (apt-get install sqlite3)"
 need_readers
+# one node for all captures, asked capture by capture (lib.sh's t_serve)
+t_serve pt env NPMDIR="$NPMDIR" node tests/cli/parquet-text.mjs
 
 for dat in $TD/*.dat; do
 	f=$(basename "$dat" .dat)
@@ -24,12 +26,14 @@ for dat in $TD/*.dat; do
 		not_ok "$f.dat: a dataset and a database are written"
 		continue
 	fi
-	NPMDIR=$NPMDIR node tests/cli/parquet-text.mjs "$out" "$out.db" >"$out.chk" 2>&1
+	t_ask pt "$out"$'\t'"$out.db"$'\t'"$out.chk"
+	[[ $T_REPLY == done ]] || echo "error $T_REPLY" >"$out.chk"
 	t_assert "$f.dat: every string column of every event table equals sqlite's, row for row ($(grep -c ' same$' "$out.chk") columns)" \
 		test -z "$(grep -v ' same$\|^escapes \|^fffd ' "$out.chk")" -a -s "$out.chk"
 	[[ $f == markers ]] && cp "$out.chk" "$T_TMP/markers.kept"
 	rm -rf "$out" "$out.db"
 done
+t_serve_end pt
 
 n=$(sed -n 's/^escapes //p' "$T_TMP/markers.kept")
 t_assert "markers.dat: the texts compared hold newlines, tabs or backslashes ($n values)" \

@@ -25,6 +25,13 @@ counts_report() {
 }
 
 need_readers
+# parquet-check.mjs: one node for all datasets, asked one by one (lib.sh's t_serve)
+t_serve pc env NPMDIR="$NPMDIR" node tests/cli/parquet-check.mjs
+# pcheck DIR CSVDIR OUT: parquet-check.mjs's lines for DIR in OUT
+pcheck() {
+	t_ask pc "$1"$'\t'"$2"$'\t'"$3"
+	[[ $T_REPLY == done ]] || echo "error $T_REPLY" >"$3"
+}
 big=0 nsyms=0
 lists=0
 for dat in $TD/*.dat; do
@@ -33,7 +40,7 @@ for dat in $TD/*.dat; do
 	t_exit "$f.dat: -f parquet" 0 -- tdat-convert -f parquet -o "$out" "$dat"
 	t_exit "$f.dat: typed CSV to compare with" 0 -- \
 		tdat-convert -f csv --split-by-event -o "$out.csv" "$dat"
-	NPMDIR=$NPMDIR node tests/cli/parquet-check.mjs "$out" "$out.csv" >"$out.chk" 2>&1
+	pcheck "$out" "$out.csv" "$out.chk"
 	info=$(counts_info "$dat")
 	rows=$(sed -n 's/^rows //p' "$out.chk" | sort)
 	t_same "$f.dat: one file per event type, rows as tdat-info counts them" "$rows" "$info"
@@ -70,7 +77,7 @@ done
 K=$T_TMP/kmem
 t_exit "sym/kmem.dat: -f parquet" 0 -- tdat-convert -f parquet -o "$K" $TD/sym/kmem.dat
 tdat-convert -f csv --split-by-event -o "$K.csv" $TD/sym/kmem.dat
-NPMDIR=$NPMDIR node tests/cli/parquet-check.mjs "$K" "$K.csv" >"$K.chk" 2>&1
+pcheck "$K" "$K.csv" "$K.chk"
 t_none "sym/kmem.dat: types as declared, call_site_sym expected; rows equal the typed CSV's" \
 	"$(grep -v '^rows\|^events\|^except [^ ]* 0 0$\|^hyparquet [^ ]* [0-9]* yes$\|^big\|^sym' "$K.chk")"
 syms=$(sed -n 's/^sym //p' "$K.chk" | sort)
@@ -101,7 +108,7 @@ t_assert "a capture of 20 times chunks.dat's pages is made" test -s "$LONG.dat"
 tdat-convert -f csv --split-by-event -o "$LONG.csv" "$LONG.dat"
 for j in 1 2; do
 	t_exit "long, -j $j: -f parquet" 0 -- tdat-convert -j $j -f parquet -o "$LONG-j$j" "$LONG.dat"
-	NPMDIR=$NPMDIR node tests/cli/parquet-check.mjs "$LONG-j$j" "$LONG.csv" >"$LONG-j$j.chk" 2>&1
+	pcheck "$LONG-j$j" "$LONG.csv" "$LONG-j$j.chk"
 	t_none "long, -j $j: rows equal the typed CSV's (EXCEPT ALL), hyparquet reads them" \
 		"$(grep -v '^rows\|^events\|^except [^ ]* 0 0$\|^hyparquet [^ ]* [0-9]* yes$\|^big\|^lists\|^sym' "$LONG-j$j.chk")"
 	NPMDIR=$NPMDIR node tests/cli/parquet-sorted.mjs "$LONG-j$j" >"$LONG-j$j.srt" 2>&1
@@ -182,7 +189,7 @@ CM=$T_TMP/cpumask
 if command -v python3 >/dev/null && python3 tests/cli/make-cpumask.py $TD/v6.dat "$CM.dat"; then
 	t_exit "cpumasks: -f parquet" 0 -- tdat-convert -f parquet -o "$CM" "$CM.dat"
 	tdat-convert -f csv --split-by-event -o "$CM.csv" "$CM.dat"
-	NPMDIR=$NPMDIR node tests/cli/parquet-check.mjs "$CM" "$CM.csv" >"$CM.chk" 2>&1
+	pcheck "$CM" "$CM.csv" "$CM.chk"
 	t_none "cpumasks: INTEGER[], the CSV's words' bits (EXCEPT ALL), hyparquet reads them" \
 		"$(grep -v '^rows\|^events\|^except [^ ]* 0 0$\|^hyparquet [^ ]* [0-9]* yes$\|^big\|^lists\|^sym' "$CM.chk")"
 	t_same "cpumasks: hyparquet read their elements" "$(sed -n 's/^lists ipi.ipi_send_cpumask //p' "$CM.chk")" 9
@@ -190,7 +197,7 @@ if command -v python3 >/dev/null && python3 tests/cli/make-cpumask.py $TD/v6.dat
 	python3 tests/cli/make-cpumask.py --past-end $TD/v6.dat "$CM-past.dat"
 	t_exit "cpumasks: a mask past its record's end: exit 1" 1 -- tdat-convert -f parquet -o "$CM-past" "$CM-past.dat"
 	tdat-convert --lenient -f csv --split-by-event -o "$CM-past.csv" "$CM-past.dat" 2>/dev/null
-	NPMDIR=$NPMDIR node tests/cli/parquet-check.mjs "$CM-past" "$CM-past.csv" >"$CM-past.chk" 2>&1
+	pcheck "$CM-past" "$CM-past.csv" "$CM-past.chk"
 	t_same "cpumasks: a null list and an empty one differ (DuckDB, hyparquet, footer null_count)" \
 		"$(q "select list(cpumask is null order by ts), list(len(cpumask) order by ts) from '$CM-past/event/ipi.ipi_send_cpumask.parquet'")
 $(q "select stats_null_count from parquet_metadata('$CM-past/event/ipi.ipi_send_cpumask.parquet') where path_in_schema = 'cpumask, list, element'")
@@ -221,7 +228,7 @@ t_exit "a damaged capture: exit 1" 1 -- tdat-convert -f parquet -o "$T_TMP/dmg" 
 t_stderr_match "one message counts the events written without the field" \
 	"^tdat-convert: $B: [0-9]+ events have fields outside their record, written without them"
 tdat-convert --lenient -f csv --split-by-event -o "$T_TMP/dmg.csv" $B 2>/dev/null
-NPMDIR=$NPMDIR node tests/cli/parquet-check.mjs "$T_TMP/dmg" "$T_TMP/dmg.csv" >"$T_TMP/dmg.chk" 2>&1
+pcheck "$T_TMP/dmg" "$T_TMP/dmg.csv" "$T_TMP/dmg.chk"
 t_none "its rows equal the typed CSV's, types as declared" \
 	"$(grep -v '^rows\|^events\|^except [^ ]* 0 0$\|^hyparquet [^ ]* [0-9]* yes$\|^big\|^sym' "$T_TMP/dmg.chk")"
 t_same "prev_comm is NULL where the text output says UNSAFE TO PRINT" \
@@ -271,7 +278,7 @@ t_exit "tdat-filter --compression-level 19" 0 -- \
 l1=$(pqbytes "$T_TMP/l1") l3=$(pqbytes "$T_TMP/l3") l5=$(pqbytes "$T_TMP/l5") l19=$(pqbytes "$T_TMP/l19")
 t_assert "a higher level gives a smaller dataset (1: $l1, 3: $l3, 5: $l5, 19: $l19 bytes)" \
 	test "$l19" -lt "$l5" -a "$l5" -le "$l3" -a "$l3" -le "$l1"
-NPMDIR=$NPMDIR node tests/cli/parquet-check.mjs "$T_TMP/l19" "$T_TMP/chunks.csv" >"$T_TMP/l19.chk" 2>&1
+pcheck "$T_TMP/l19" "$T_TMP/chunks.csv" "$T_TMP/l19.chk"
 t_none "level 19: the readers read the same rows (EXCEPT ALL, hyparquet)" \
 	"$(grep -v '^rows\|^events\|^except [^ ]* 0 0$\|^hyparquet [^ ]* [0-9]* yes$\|^big\|^lists\|^sym' "$T_TMP/l19.chk")"
 for bad in 0 23 -1 3x ''; do
@@ -294,4 +301,5 @@ t_exit "an unreadable input fails" 1 -- tdat-convert -f parquet -o "$T_TMP/fail/
 t_empty_dir "and leaves no directory behind" "$T_TMP/fail"
 t_exit "-o - is a usage error" 2 -- tdat-convert -f parquet -o - $TD/markers.dat
 t_stderr_match "that asks for a directory" "needs an output directory"
+t_serve_end pc
 done_testing

@@ -121,27 +121,15 @@ t_run "a seek into the middle of the pieces" -- tdat-convert -f csv --start +500
 t_assert "reads what the input gives from there" cmp -s "$T_OUT" "$O/k-start.csv"
 
 # ---- the pieces of every capture, read together, are the capture ----
-# sqlite_same A B: every table of database A has B's rows, but for the files'
-# own facts (a v6 input is cut into v7 pieces)
-sqlite_same() {
-	python3 - "$1" "$2" <<'PY'
-import sqlite3, sys
-a = sqlite3.connect(sys.argv[1])
-a.execute("attach ? as b", (sys.argv[2],))
-for (t,) in a.execute("select name from sqlite_master where type = 'table'").fetchall():
-    w = (" where name not in ('trace_size_bytes', 'trace_file_version', 'trace_compression',"
-         " 'trace_compression_version')") if t == "metadata" else ""
-    x = a.execute(f'select count(*) from (select * from main."{t}"{w} except select * from b."{t}"{w})').fetchone()[0]
-    y = a.execute(f'select count(*) from (select * from b."{t}"{w} except select * from main."{t}"{w})').fetchone()[0]
-    if x or y:
-        print(f"{t}: {x} rows only in the pieces', {y} only in the input's")
-        break
-PY
-}
+# the SQLite and Parquet comparisons: one python3 (sqlite-same.py: every
+# table of the pieces' database has the input's rows, but for the files' own
+# facts, as a v6 input is cut into v7 pieces) and one node (parquet-same.mjs,
+# DuckDB) for all the splits, asked split by split (lib.sh's t_serve)
+t_serve sq python3 "$TOP_SRCDIR/tests/cli/sqlite-same.py" \
+	trace_size_bytes,trace_file_version,trace_compression,trace_compression_version "the pieces'" "the input's"
 facts() { sed -E 's/"(file_version|compression|compression_version|file_size)":[^,}]*//g' "$1"; }
 HAVE_DUCKDB=
-readers_ready && HAVE_DUCKDB=1
-PQ=()
+readers_ready && HAVE_DUCKDB=1 && t_serve pq node "$TOP_SRCDIR/tests/cli/parquet-same.mjs"
 k=0
 # the input's own outputs, made once for its three splits
 input_outputs() {
@@ -178,21 +166,21 @@ for f in $TD/*.dat; do
 		t_assert "$what: CSV" cmp -s "$d/p.csv" "$in/in.csv"
 		t_assert "$what: JSON" cmp -s <(facts "$d/p.json") <(facts "$in/in.json")
 		t_assert "$what: .pftrace" cmp -s "$d/p.perfetto" "$in/in.perfetto"
-		is "$what: SQLite, every table" "$(sqlite_same "$d/p.sqlite" "$in/in.sqlite")" ""
+		t_ask sq "$d/p.sqlite"$'\t'"$in/in.sqlite"
+		[[ $T_REPLY == same ]] && T_REPLY=
+		is "$what: SQLite, every table" "${T_REPLY#differ }" ""
 		if [[ -n $HAVE_DUCKDB ]]; then
 			tdat-convert -f parquet -o "$d/p.pq" "${p[@]}" 2>/dev/null
-			PQ+=("$what|$d/p.pq=$in/in.pq")
+			t_ask pq "$d/p.pq"$'\t'"$in/in.pq"
+			t_assert "$what: Parquet, every file row for row" test "${T_REPLY%% *}" = same
+			[[ ${T_REPLY%% *} == same ]] || diag "$T_REPLY"
 		fi
+		rm -rf "$d"	# compared: only the input's outputs are asked again
 	done
 done
+t_serve_end sq
 if [[ -n $HAVE_DUCKDB ]]; then
-	args=()
-	for x in "${PQ[@]}"; do args+=("${x#*|}"); done
-	node "$TOP_SRCDIR/tests/cli/parquet-same.mjs" "${args[@]}" >"$O/pq.out" 2>&1
-	for i in "${!PQ[@]}"; do
-		line=$(sed -n "$((i + 1))p" "$O/pq.out")
-		t_assert "${PQ[i]%%|*}: Parquet, every file row for row" test "${line%% *}" = same
-	done
+	t_serve_end pq
 else
 	skip "the Parquet datasets of pieces" "$NPM_WHY"
 fi

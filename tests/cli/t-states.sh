@@ -27,31 +27,21 @@ report() {
 	"$1" report -N -t -i "$2" >"$3" 2>/dev/null && grep -q ' sched_switch: ' "$3"
 }
 
-# parquet_rows DIR OUT: the rows states-check.py compares, from the Parquet dataset DIR
-parquet_rows() {
-	NPMDIR=$NPMDIR node --input-type=module - "$1" >"$2" 2>&1 <<'JS'
-import { createRequire } from 'node:module';
-const { DuckDBInstance } = createRequire(process.env.NPMDIR + '/')('@duckdb/node-api');
-const dir = process.argv[2] + '/analysis/';
-const con = await (await DuckDBInstance.create(':memory:')).connect();
-const q = async (sql) => (await con.runAndReadAll(sql)).getRowsJS();
-for (const r of await q(`select ts + dur, cpu, end_state from '${dir}sched_slice.parquet'
-		where dur >= 0 and end_state is not null`))
-	console.log(['S', ...r].join('\t'));
-for (const r of await q(`select s.ts, t.tid, s.id, s.state from '${dir}thread_state.parquet' s
-		join '${dir}thread.parquet' t using (utid) where s.state != 'Running'`))
-	console.log(['T', ...r].join('\t'));
-JS
-}
+# the checkers, started once (lib.sh's t_serve): states-check.py's checks,
+# and states-rows.mjs: the rows it compares of a Parquet dataset (DuckDB)
+t_serve st python3 "$CHECK" serve
+[[ -n $DUCK ]] && t_serve pr env NPMDIR="$NPMDIR" node tests/cli/states-rows.mjs
 
 # check NAME ARGS...: states-check.py ARGS passes
 check() {
-	local name=$1 out
+	local name=$1
 	shift
-	if out=$(python3 "$CHECK" "$@" 2>&1); then
-		ok "$name (${out#ok } values)"
+	t_ask st "$(IFS=$'\t'; echo "$*")"
+	if [[ $T_REPLY == "ok "* ]]; then
+		ok "$name (${T_REPLY#ok } values)"
 	else
-		not_ok "$name" "$out"
+		T_REPLY=${T_REPLY#bad }
+		not_ok "$name" "${T_REPLY//$'\t'/$'\n'}"
 	fi
 }
 
@@ -76,10 +66,11 @@ for dat in $TD/*.dat $TD/*/*.dat; do
 			skip "$f: parquet states = trace-cmd report -N" "$NPM_WHY"
 		else
 			t_exit "$f: -f parquet" 0 -- tdat-convert -f parquet -o "$out.pq" "$dat"
-			if parquet_rows "$out.pq" "$out.pq.rows"; then
+			t_ask pr "$out.pq"$'\t'"$out.pq.rows"
+			if [[ $T_REPLY == done ]]; then
 				check "$f: parquet states = trace-cmd report -N" states "$r" rows "$out.pq.rows"
 			else
-				not_ok "$f: parquet states can be read" "$(head -5 "$out.pq.rows")"
+				not_ok "$f: parquet states can be read" "$T_REPLY"
 			fi
 		fi
 	fi
@@ -87,6 +78,9 @@ for dat in $TD/*.dat $TD/*/*.dat; do
 		check "$f: json syscall names = sqlite's" syscalls "$out.json" "$out.db"
 	fi
 done
+
+t_serve_end st
+[[ -n $DUCK ]] && t_serve_end pr
 
 # -j workers decode with the same tables
 k49=$TD/states/kernel-4.9.dat
