@@ -352,17 +352,32 @@ static int finish(struct pq_ctx *c, struct pq_pool *pool, struct pq_pending *p)
 	return ret;
 }
 
-/* The next row group to drain: @t's oldest (any table's if NULL), or NULL (lock held). */
-static struct pq_pending *next_of(struct pq_pool *pool, const struct pq_table *t)
+/* The next row group to drain: @arg's (a table's) oldest, any table's if NULL (lock held). */
+static struct pq_pending *oldest_of(const struct pq_pool *pool, const void *arg)
 {
 	struct pq_pending *p = pool->head;
 
-	while (p && t && p->live != t)
+	while (p && arg && p->live != arg)
 		p = p->next;
 	return p;
 }
 
-int pq_drain(struct pq_ctx *c, const struct pq_table *t)
+/*
+ * The oldest row group if it is encoded already, or while the queue has no
+ * room for *@arg (a size_t) bytes more; else NULL (lock held).
+ */
+static struct pq_pending *in_the_way(const struct pq_pool *pool, const void *arg)
+{
+	struct pq_pending *p = pool->head;
+
+	return p && (p->cs.done == p->cs.t->ncols || pool->n >= PQ_FLIGHT_MAX ||
+		     pool->bytes + *(const size_t *)arg > PQ_FLIGHT) ? p : NULL;
+}
+
+/* Finish the row groups @pick names, one after the other, until it names none. */
+static int drain_while(struct pq_ctx *c,
+		       struct pq_pending *(*pick)(const struct pq_pool *, const void *),
+		       const void *arg)
 {
 	struct pq_pool *pool = c->pool;
 	struct pq_pending *p;
@@ -371,12 +386,17 @@ int pq_drain(struct pq_ctx *c, const struct pq_table *t)
 	if (!pool)
 		return 0;
 	pthread_mutex_lock(&pool->mu);
-	while (!ret && (p = next_of(pool, t))) {
-		ret = finish(c, pool, p);
+	while (!ret && (p = pick(pool, arg))) {
+		ret = finish(c, pool, p);	/* unlocks */
 		pthread_mutex_lock(&pool->mu);
 	}
 	pthread_mutex_unlock(&pool->mu);
 	return ret;
+}
+
+int pq_drain(struct pq_ctx *c, const struct pq_table *t)
+{
+	return drain_while(c, oldest_of, t);
 }
 
 /*
@@ -385,21 +405,7 @@ int pq_drain(struct pq_ctx *c, const struct pq_table *t)
  */
 static int make_room(struct pq_ctx *c, size_t bytes)
 {
-	struct pq_pool *pool = c->pool;
-	struct pq_pending *p;
-	int ret = 0;
-
-	if (!pool)
-		return 0;
-	pthread_mutex_lock(&pool->mu);
-	while (!ret && (p = pool->head) &&
-	       (p->cs.done == p->cs.t->ncols || pool->n >= PQ_FLIGHT_MAX ||
-		pool->bytes + bytes > PQ_FLIGHT)) {
-		ret = finish(c, pool, p);
-		pthread_mutex_lock(&pool->mu);
-	}
-	pthread_mutex_unlock(&pool->mu);
-	return ret;
+	return drain_while(c, in_the_way, &bytes);
 }
 
 int pq_launch(struct pq_ctx *c, struct pq_table *t, int fd)
