@@ -292,10 +292,19 @@ static size_t make_dict(struct pq_ctx *c, const struct pq_col *col, size_t nv, u
 	idx_room(c, nv);
 	if (!slots || !sidx || !*dict || !c->idx)
 		goto fail;
-	for (size_t k = 0; k < nv; k++) {
-		uint32_t n = str_len(base + off), h = hash(base + off + 4, n);
-		size_t s = h & (cap - 1);
+	for (size_t k = 0, prev = 0; k < nv; k++) {
+		uint32_t n = str_len(base + off), h;
+		size_t s;
 
+		/* a run of one value (a task's events, a column of one buffer) */
+		if (k && str_len(base + prev) == n && !memcmp(base + prev + 4, base + off + 4, n)) {
+			c->idx[k] = c->idx[k - 1];
+			prev = off;
+			off += 4 + n;
+			continue;
+		}
+		h = hash(base + off + 4, n);
+		s = h & (cap - 1);
 		while (slots[s] && (str_len(base + slots[s] - 1) != n ||
 				    memcmp(base + slots[s] - 1 + 4, base + off + 4, n)))
 			s = (s + 1) & (cap - 1);
@@ -308,6 +317,7 @@ static size_t make_dict(struct pq_ctx *c, const struct pq_col *col, size_t nv, u
 			(*dict)[nd++] = (uint32_t)off;
 		}
 		c->idx[k] = sidx[s];
+		prev = off;
 		off += 4 + n;
 	}
 	free(slots);
@@ -335,7 +345,7 @@ static size_t make_int_dict(struct pq_ctx *c, const struct pq_col *col, size_t n
 	size_t most = nv / 4 < DICT_MAX ? nv / 4 + 1 : DICT_MAX, cap = 16, nd = 0;
 	unsigned shift = 64 - 4;
 	uint32_t *slots;
-	uint64_t *dv;
+	uint64_t *dv, last = 0;
 
 	while (cap < 2 * most) {
 		cap *= 2;
@@ -358,6 +368,11 @@ static size_t make_int_dict(struct pq_ctx *c, const struct pq_col *col, size_t n
 			memcpy(&v32, base + 4 * k, 4);
 			v = v32;
 		}
+		if (k && v == last) {	/* a run of one value */
+			c->idx[k] = c->idx[k - 1];
+			continue;
+		}
+		last = v;
 		for (i = (size_t)((v * 0x9e3779b97f4a7c15ull) >> shift); slots[i] && dv[slots[i] - 1] != v;
 		     i = (i + 1) & (cap - 1))
 			;
