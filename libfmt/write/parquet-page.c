@@ -40,6 +40,20 @@ static size_t run_len(const uint32_t *v, size_t i, size_t n)
 	return j - i;
 }
 
+/* Whether a run of at least 8 equal values starts at @i (all 8 compared at once). */
+static inline bool run8(const uint32_t *v, size_t i, size_t n)
+{
+	uint64_t a, b, c, d;
+
+	if (n - i < 8 || v[i] != v[i + 1])
+		return false;
+	memcpy(&a, v + i, 8);	/* v[i], v[i + 1]: equal, so any pair equal to it is too */
+	memcpy(&b, v + i + 2, 8);
+	memcpy(&c, v + i + 4, 8);
+	memcpy(&d, v + i + 6, 8);
+	return a == b && a == c && a == d;
+}
+
 /* Eight values of @bw bits (at most 16) packed into @bw bytes at @d. */
 static inline void pack8(unsigned char *d, const uint32_t *p, unsigned bw)
 {
@@ -92,7 +106,7 @@ void pq_hybrid(struct tdat_sink *s, const uint32_t *v, size_t n, unsigned bw)
 			continue;
 		}
 		/* groups of 8 up to the next run of 8 that starts a group, or the end */
-		for (j = i + 8; j < n && run_len(v, j, n) < 8; j += 8)
+		for (j = i + 8; j < n && !run8(v, j, n); j += 8)
 			;
 		if (j > n)
 			j = n;
@@ -236,6 +250,34 @@ static uint32_t str_len(const unsigned char *p)
 	return n;
 }
 
+/* Whether the @n bytes at @a and @b are the same: short ones in two loads each, never past them. */
+static inline bool same_bytes(const unsigned char *a, const unsigned char *b, uint32_t n)
+{
+	uint64_t x, y, u, w;
+	uint32_t x4, y4, u4, w4;
+
+	if (n > 16)
+		return !memcmp(a, b, n);
+	if (n >= 8) {	/* the first 8 and the last 8, overlapping */
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		memcpy(&u, a + n - 8, 8);
+		memcpy(&w, b + n - 8, 8);
+		return x == y && u == w;
+	}
+	if (n >= 4) {
+		memcpy(&x4, a, 4);
+		memcpy(&y4, b, 4);
+		memcpy(&u4, a + n - 4, 4);
+		memcpy(&w4, b + n - 4, 4);
+		return x4 == y4 && u4 == w4;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
 /* A string's hash, 8 bytes at a time (only its slot depends on it, not the output). */
 static uint32_t hash(const unsigned char *p, uint32_t n)
 {
@@ -274,6 +316,67 @@ static void idx_room(struct pq_ctx *c, size_t nv)
 }
 
 /*
+ * A dictionary's open-addressing table: slots hold a value's index + 1 (0:
+ * empty), at most half of them full.  It starts at SLOTS_MIN and grows by
+ * 4 (the values put again), so a chunk of few distinct values clears a
+ * small table, not one sized for the most it could hold.
+ */
+#define SLOTS_MIN 1024
+
+struct slots {
+	uint32_t *v;
+	size_t cap;		/* a power of 2 */
+	unsigned shift;		/* 64 - log2(cap): a 64-bit hash's top bits index it */
+};
+
+static bool slots_init(struct slots *t, size_t cap)
+{
+	t->cap = cap;
+	t->shift = 64 - (unsigned)__builtin_ctzll(cap);
+	return (t->v = calloc(cap, sizeof(*t->v))) != NULL;
+}
+
+/* The empty slot where a value of hash @h goes in @t. */
+static size_t slots_free(const struct slots *t, uint64_t h)
+{
+	size_t i = (size_t)(h >> t->shift);
+
+	while (t->v[i])
+		i = (i + 1) & (t->cap - 1);
+	return i;
+}
+
+static uint64_t str_hash(const unsigned char *base, uint32_t off)
+{
+	return hash(base + off + 4, str_len(base + off)) * 0x9e3779b97f4a7c15ull;
+}
+
+static uint64_t int_hash(uint64_t v)
+{
+	return v * 0x9e3779b97f4a7c15ull;
+}
+
+/*
+ * Room in @t for one more of the @nd values so far (their offsets in @dict
+ * for strings, else their values in @dv): false without memory.
+ */
+static bool slots_room(struct slots *t, size_t nd, const unsigned char *base, const uint32_t *dict,
+		       const uint64_t *dv)
+{
+	struct slots n;
+
+	if (2 * (nd + 1) <= t->cap)
+		return true;
+	if (!slots_init(&n, 4 * t->cap))
+		return false;
+	for (size_t k = 0; k < nd; k++)
+		n.v[slots_free(&n, dv ? int_hash(dv[k]) : str_hash(base, dict[k]))] = (uint32_t)k + 1;
+	free(t->v);
+	*t = n;
+	return true;
+}
+
+/*
  * Dictionary indices of the @nv strings of @col into c->idx; the distinct
  * values' offsets in @dict (in index order).  Returns their count, 0 if
  * there are too many (then the chunk is PLAIN).
@@ -281,51 +384,48 @@ static void idx_room(struct pq_ctx *c, size_t nv)
 static size_t make_dict(struct pq_ctx *c, const struct pq_col *col, size_t nv, uint32_t **dict)
 {
 	const unsigned char *base = (const unsigned char *)col->vals.buf;
-	size_t most = nv < DICT_MAX ? nv : DICT_MAX, cap = 16, nd = 0, bytes = 0, off = 0;
-	uint32_t *slots, *sidx;
+	size_t most = nv < DICT_MAX ? nv : DICT_MAX, nd = 0, bytes = 0, off = 0;
+	struct slots t = { 0 };
 
-	while (cap < 2 * most)	/* at most half full: as many slots as a chunk can use */
-		cap *= 2;
-	slots = calloc(cap, sizeof(*slots));	/* offset + 1, 0 empty */
-	sidx = malloc(cap * sizeof(*sidx));
 	*dict = malloc(most * sizeof(**dict));
 	idx_room(c, nv);
-	if (!slots || !sidx || !*dict || !c->idx)
+	if (!*dict || !c->idx || !slots_init(&t, SLOTS_MIN))
 		goto fail;
 	for (size_t k = 0, prev = 0; k < nv; k++) {
-		uint32_t n = str_len(base + off), h;
-		size_t s;
+		uint32_t n = str_len(base + off), *d = *dict;
+		uint64_t h;
+		size_t i;
 
 		/* a run of one value (a task's events, a column of one buffer) */
-		if (k && str_len(base + prev) == n && !memcmp(base + prev + 4, base + off + 4, n)) {
+		if (k && str_len(base + prev) == n && same_bytes(base + prev + 4, base + off + 4, n)) {
 			c->idx[k] = c->idx[k - 1];
 			prev = off;
 			off += 4 + n;
 			continue;
 		}
-		h = hash(base + off + 4, n);
-		s = h & (cap - 1);
-		while (slots[s] && (str_len(base + slots[s] - 1) != n ||
-				    memcmp(base + slots[s] - 1 + 4, base + off + 4, n)))
-			s = (s + 1) & (cap - 1);
-		if (!slots[s]) {
+		h = hash(base + off + 4, n) * 0x9e3779b97f4a7c15ull;	/* str_hash(), inline */
+		for (i = (size_t)(h >> t.shift);
+		     t.v[i] && (str_len(base + d[t.v[i] - 1]) != n ||
+				!same_bytes(base + d[t.v[i] - 1] + 4, base + off + 4, n));
+		     i = (i + 1) & (t.cap - 1))
+			;
+		if (!t.v[i]) {
 			bytes += 4 + n;
-			if (nd == DICT_MAX || bytes > DICT_BYTES)
+			if (nd == DICT_MAX || bytes > DICT_BYTES || !slots_room(&t, nd, base, d, NULL))
 				goto fail;
-			slots[s] = (uint32_t)off + 1;
-			sidx[s] = (uint32_t)nd;
-			(*dict)[nd++] = (uint32_t)off;
+			d[nd++] = (uint32_t)off;
+			t.v[slots_free(&t, h)] = (uint32_t)nd;
+			c->idx[k] = (uint32_t)nd - 1;
+		} else {
+			c->idx[k] = t.v[i] - 1;
 		}
-		c->idx[k] = sidx[s];
 		prev = off;
 		off += 4 + n;
 	}
-	free(slots);
-	free(sidx);
+	free(t.v);
 	return nd;
 fail:
-	free(slots);
-	free(sidx);
+	free(t.v);
 	free(*dict);
 	*dict = NULL;
 	return 0;
@@ -342,20 +442,14 @@ static size_t make_int_dict(struct pq_ctx *c, const struct pq_col *col, size_t n
 			    uint32_t **dict)
 {
 	const unsigned char *base = (const unsigned char *)col->vals.buf;
-	size_t most = nv / 4 < DICT_MAX ? nv / 4 + 1 : DICT_MAX, cap = 16, nd = 0;
-	unsigned shift = 64 - 4;
-	uint32_t *slots;
+	size_t most = nv / 4 < DICT_MAX ? nv / 4 + 1 : DICT_MAX, nd = 0;
+	struct slots t = { 0 };
 	uint64_t *dv, last = 0;
 
-	while (cap < 2 * most) {
-		cap *= 2;
-		shift--;
-	}
-	slots = calloc(cap, sizeof(*slots));	/* index + 1, 0 empty */
 	dv = malloc(most * sizeof(*dv));	/* the distinct values, in index order */
 	*dict = malloc(most * sizeof(**dict));
 	idx_room(c, nv);
-	if (!slots || !dv || !*dict || !c->idx)
+	if (!dv || !*dict || !c->idx || !slots_init(&t, SLOTS_MIN))
 		goto fail;
 	for (size_t k = 0; k < nv; k++) {
 		uint64_t v;
@@ -373,23 +467,26 @@ static size_t make_int_dict(struct pq_ctx *c, const struct pq_col *col, size_t n
 			continue;
 		}
 		last = v;
-		for (i = (size_t)((v * 0x9e3779b97f4a7c15ull) >> shift); slots[i] && dv[slots[i] - 1] != v;
-		     i = (i + 1) & (cap - 1))
+		for (i = (size_t)(int_hash(v) >> t.shift); t.v[i] && dv[t.v[i] - 1] != v;
+		     i = (i + 1) & (t.cap - 1))
 			;
-		if (!slots[i]) {
-			if (nd == most || (k >= INT_DICT_PROBE && 4 * nd > k))
+		if (!t.v[i]) {
+			if (nd == most || (k >= INT_DICT_PROBE && 4 * nd > k) ||
+			    !slots_room(&t, nd, NULL, NULL, dv))
 				goto fail;
 			dv[nd] = v;
 			(*dict)[nd++] = (uint32_t)(k * w);
-			slots[i] = (uint32_t)nd;
+			t.v[slots_free(&t, int_hash(v))] = (uint32_t)nd;
+			c->idx[k] = (uint32_t)nd - 1;
+		} else {
+			c->idx[k] = t.v[i] - 1;
 		}
-		c->idx[k] = slots[i] - 1;
 	}
-	free(slots);
+	free(t.v);
 	free(dv);
 	return nd;
 fail:
-	free(slots);
+	free(t.v);
 	free(dv);
 	free(*dict);
 	*dict = NULL;
