@@ -176,6 +176,13 @@ struct tdat_file {
 	size_t strings_len;
 
 	struct idtab *types;	/* struct ttype by event type id, built on use (NULL: none yet) */
+	/*
+	 * common_pid where libtraceevent's tep_data_pid() reads it (its first
+	 * event's format), found on the first tdat_event_pid() for @pid_tep
+	 * (event.c); pid_size 0: not there.
+	 */
+	const struct tep_handle *pid_tep;
+	int pid_off, pid_size;
 
 	/* cpustat.c: the CPUSTAT text parsed on first use */
 	struct tdat_kernel_cpu_stats *kstats;
