@@ -166,6 +166,13 @@ convert() {
 EVENTS_N=$("$BIN/tdat-info" --json "$BIG" | python3 -c 'import json, sys; print(json.load(sys.stdin)["events"])')
 say "$BIG: $EVENTS_N events, $(stat -c %s "$BIG") bytes, $(nproc) CPUs, best of $RUNS"
 
+# What two cores give here: one CPU-bound process alone, then two at once (a VM's
+# two vCPUs may be one core's two hyperthreads, or share a quota): -j 2 can gain
+# no more than this.
+spin() { awk 'BEGIN { for (i = 0; i < 4e7; i++) s += i % 7; print s > "/dev/null" }'; }
+t0=$(date +%s.%N); spin; t1=$(date +%s.%N); spin & spin; wait; t2=$(date +%s.%N)
+say "two cores: two CPU-bound processes at once did $(calc "2 * ($t1 - $t0) / ($t2 - $t1)")x the work of one in its time"
+
 for ((i = 0; i < RUNS; i++)); do
 	once report "$SCRATCH/report" "$TRACE_CMD" report -i "$BIG"
 done
