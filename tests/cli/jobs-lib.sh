@@ -5,12 +5,18 @@ O=$T_TMP
 export TDAT_JOBS_WINDOW=1	# a window a page (v6) or a chunk (v7): every cut there is
 
 # same NAME ARGS...: tdat-convert ARGS at -j 1 and at each N of $JOBS (2, 3,
-# 8 unless set): equal stdout, stderr and exit status
+# 8 unless set): equal stdout, stderr and exit status (SAME_MADE=1: the -j 1
+# run made already, by the same command or with -o FILE: its output in
+# $O/out1, its messages in $O/err1, its exit status in $SAME_RC)
 same() {
 	local name=$1 j st1 st n1
 	shift
-	tdat-convert -j 1 "$@" >"$O/out1" 2>"$O/err1"
-	st1=$?
+	if [[ -n ${SAME_MADE-} ]]; then
+		st1=$SAME_RC
+	else
+		tdat-convert -j 1 "$@" >"$O/out1" 2>"$O/err1"
+		st1=$?
+	fi
 	n1=$(wc -l <"$O/out1")	# once, not once for each N
 	for j in ${JOBS:-2 3 8}; do
 		tdat-convert -j $j "$@" >"$O/out$j" 2>"$O/err$j"

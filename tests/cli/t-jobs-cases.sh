@@ -74,6 +74,7 @@ fi
 # a stack trace goes with the event before it on its CPU: when that event is
 # in the window before, the worker marks it and the caller decides
 same "stack.dat (v6) -e sched_switch" -e sched_switch "$O/v6/stack.dat"
+frames=$(grep -c '=>' "$O/out1")	# -j 1's stack frames, counted below
 same "stack.dat (v6) -e sched_switch json" -f json -e sched_switch "$O/v6/stack.dat"
 same "stack.dat (v6) -e sched_switch -v -F" -e sched_switch -v -F 'sched_switch:prev_pid==0' \
 	"$O/v6/stack.dat"
@@ -82,8 +83,7 @@ same "stack.dat (v6) --cpu 0 -R" --cpu 0 -R "$O/v6/stack.dat"
 same_out "stack.dat (v6) -e sched_switch sqlite" -f sqlite -e sched_switch "$O/v6/stack.dat"
 same_out "stack.dat (v6) -e sched_switch typed csv" -f csv --split-by-event -e sched_switch \
 	"$O/v6/stack.dat"
-# (each run once, not once for the name and again for the check)
-frames=$(tdat-convert -j 1 -e sched_switch "$O/v6/stack.dat" | grep -c '=>')
+# (-j 1's run of same above, not one of its own)
 t_assert "stack.dat (v6) -e sched_switch: its stack traces are kept (-j 1 prints $frames frames)" \
 	test "$frames" -gt 100
 # windows_not_one MESSAGES: -j 2 --verbose said it read time windows, never on one thread
@@ -112,10 +112,12 @@ cp $TD/chunks.dat "$O/zdata.dat"
 printf '\377\377\377\377\377\377\377\377' | dd of="$O/zdata.dat" bs=1 seek=$((c5 + 40)) conv=notrunc 2>/dev/null
 cp $TD/chunks.dat "$O/zsize.dat"
 printf '\377\377\377\177' | dd of="$O/zsize.dat" bs=1 seek=$((c9 + 4)) conv=notrunc 2>/dev/null
+# (-j 1's json run once: its messages checked, then same's -j 1)
 for f in zdata zsize; do
-	t_assert "$f.dat: a damaged chunk in the middle of CPU 0 is reported" \
-		sh -c "tdat-convert -j 1 -f json -o /dev/null '$O/$f.dat' 2>&1 | grep -q 'offset'"
-	same "$f.dat json" -f json "$O/$f.dat"
+	tdat-convert -j 1 -f json "$O/$f.dat" >"$O/out1" 2>"$O/err1"
+	SAME_RC=$?
+	t_assert "$f.dat: a damaged chunk in the middle of CPU 0 is reported" grep -q 'offset' "$O/err1"
+	SAME_MADE=1 same "$f.dat json" -f json "$O/$f.dat"
 	same "$f.dat text" "$O/$f.dat"
 done
 
