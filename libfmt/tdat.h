@@ -868,8 +868,7 @@ void tdat_writer_set_jobs(struct tdat_writer *w, int jobs);
  * tdat_writer_set_window - the size of tdat_writer_run()'s time windows
  * @w: a writer
  * @bytes: trace data (decompressed) a window holds, about; 0: the default, 2 MiB
- *         (and 128 KiB for each CPU of the inputs at least; a trace read whole,
- *         without a time window, its size over 32 windows a worker, up to 8 MiB)
+ *         (and 128 KiB for each CPU of the inputs at least)
  *
  * Smaller windows spread a small trace over the workers, at the cost of
  * a seek for each; a trace that fits in one window is read on one thread.
