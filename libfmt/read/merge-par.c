@@ -13,25 +13,13 @@
 #include "read/read.h"
 
 #define WINDOW_BYTES (2u << 20)	/* decompressed trace bytes a window holds, about, */
-#define CPU_BYTES (128u << 10)	/* and at least this much a CPU (each one is seeked to it); */
-/*
- * a whole big trace, WINDOWS_EACH windows a worker, of at most WINDOW_MAX.
- * Each window costs the plan a sample of every CPU and each worker a seek
- * of every CPU, chunks decompressed for both: on big-mixed.dat (585 MB
- * decompressed, csv -j 2) 8 MiB windows took 4% fewer instructions than
- * 2 MiB ones (callgrind), and 32 a worker keep the last one, which the
- * other workers may wait for, small.
- */
-#define WINDOWS_EACH 32
-#define WINDOW_MAX ((uint64_t)8 << 20)
+#define CPU_BYTES (128u << 10)	/* and at least this much a CPU (each one is seeked to it) */
 
 struct par_read {
 	struct tdat_merge *m;
 	struct tdat_select *sel;
 	int ncur;
 	uint64_t window;	/* 0: the default */
-	uint64_t whole;		/* the trace's decompressed bytes, about */
-	int workers;		/* that read the windows */
 	struct plan *plan;	/* made at the first window */
 	struct cpos *at;	/* where what was taken ends, */
 	int last;		/* its cursor handed out last, */
@@ -60,7 +48,7 @@ static int check(struct tdat_merge *m, struct tdat_select *sel, bool names)
 }
 
 int par_read_new(struct tdat_merge *m, struct tdat_select *sel, bool names, uint64_t window,
-		 uint64_t whole, int workers, struct par_how *how, struct par_read **out)
+		 struct par_how *how, struct par_read **out)
 {
 	struct par_read *pr;
 	int ret;
@@ -74,8 +62,6 @@ int par_read_new(struct tdat_merge *m, struct tdat_select *sel, bool names, uint
 	pr->sel = sel;
 	pr->ncur = merge_ncursors(m);
 	pr->window = window;
-	pr->whole = whole;
-	pr->workers = workers > 0 ? workers : 1;
 	pr->last = -1;
 	if (!(pr->at = calloc((size_t)pr->ncur + 1, sizeof(*pr->at)))) {
 		free(pr);
@@ -103,16 +89,10 @@ static int plan(struct par_read *pr)
 	bool has_start = pr->sel && select_window_get(pr->sel, 0, &start) && start > 0;
 	bool has_end = pr->sel && select_window_get(pr->sel, 1, &end);
 	uint64_t last = (uint64_t)end;
-	uint64_t window = (uint64_t)pr->ncur * CPU_BYTES, share;
+	uint64_t window = (uint64_t)pr->ncur * CPU_BYTES;
 
 	if (window < WINDOW_BYTES)
 		window = WINDOW_BYTES;
-	/* the whole trace is read (a time window may hold a small part of it) */
-	if (!has_start && !has_end) {
-		share = pr->whole / ((uint64_t)pr->workers * WINDOWS_EACH);
-		share = share < WINDOW_MAX ? share : WINDOW_MAX;
-		window = share > window ? share : window;
-	}
 	return plan_new(pr->m, has_start ? (uint64_t)start : 0, has_end ? &last : NULL,
 			pr->window ? pr->window : window, &pr->plan);
 }

@@ -58,14 +58,13 @@ struct par_read;
 /*
  * Whether merge @m (and selection @sel, NULL: none) can be read in time
  * windows of about @window decompressed bytes (0: a size fit for its
- * CPUs and, read whole, for @workers on its @whole decompressed bytes):
- * 0 with *@out to read them, TDAT_EUNSUPP when not (pieces read one
+ * CPUs): 0 with *@out to read them, TDAT_EUNSUPP when not (pieces read one
  * after the other, notices, a window ending before it starts; with @names,
  * whose text learns task names as it prints, a --comm selection), or an
  * error.  The merge is not moved.
  */
 int par_read_new(struct tdat_merge *m, struct tdat_select *sel, bool names, uint64_t window,
-		 uint64_t whole, int workers, struct par_how *how, struct par_read **out);
+		 struct par_how *how, struct par_read **out);
 /* The next window into @cut (its arrays ncur + 1 long): 1, 0 after the last, or an error. */
 int par_read_next(struct par_read *pr, struct wcut *cut);
 /* Whether a window a worker began at places @start follows what was taken so far. */

@@ -318,14 +318,11 @@ static int par_run(struct tdat_writer *w, struct tdat_select *sel, struct tdat_r
 	int ret;
 	bool planned = true;
 	enum par_mode mode;
-	uint64_t whole = 0;
 
 	/* a format whose own threads take the cores -j gives: not even a plan */
 	if (w->jobs < 2 || nworkers(w, par_mode_of(w)) < 1)
 		return TDAT_EUNSUPP;
-	tdat_merge_jobs(w->merge, 1, &whole);
-	if ((ret = par_read_new(w->merge, sel, w->ops->names, w->window, whole,
-				nworkers(w, par_mode_of(w)), &how, &pr)))
+	if ((ret = par_read_new(w->merge, sel, w->ops->names, w->window, &how, &pr)))
 		return ret;
 	if (!par_mode(w, sel, &how, &mode)) {
 		par_read_free(pr);
