@@ -16,34 +16,36 @@ static const char *const sql_type[] = {
 	[MT_I32] = "INTEGER", [MT_I64] = "INTEGER", [MT_REAL] = "REAL", [MT_TEXT] = "TEXT",
 };
 
-/* "CREATE TABLE name(col TYPE, ...);" of table @k in @buf (@len bytes); false if cut. */
-static bool create_sql(int k, char *buf, size_t len)
+static const char aff_of[] = { [MT_I32] = 'I', [MT_I64] = 'I', [MT_REAL] = 'R', [MT_TEXT] = 'T' };
+
+/* "CREATE TABLE name(col TYPE, ...)" of table @k in @buf (@len bytes), its affinities in @aff; false if cut. */
+static bool create_sql(int k, char *buf, size_t len, char *aff)
 {
 	const struct mt_desc *t = &mt_tables[k];
 	size_t o = (size_t)snprintf(buf, len, "CREATE TABLE %s(", t->name);
 
-	for (int i = 0; i < t->ncols && o < len; i++)
+	for (int i = 0; i < t->ncols && o < len; i++) {
 		o += (size_t)snprintf(buf + o, len - o, "%s%s %s%s", i ? ", " : "", t->cols[i].name,
 				      sql_type[t->cols[i].type], i ? "" : " PRIMARY KEY");
+		aff[i] = aff_of[t->cols[i].type];
+	}
 	if (o < len)
-		o += (size_t)snprintf(buf + o, len - o, ");");
+		o += (size_t)snprintf(buf + o, len - o, ")");
 	return o < len;
 }
 
 int sq_model_create(struct sq *q)
 {
-	char sql[1024];
-	int ret;
+	char sql[1024], aff[64];
 
 	for (int k = 0; k < MT_NTABLES; k++) {
-		if (!create_sql(k, sql, sizeof(sql)))
+		if (mt_tables[k].ncols > (int)sizeof(aff) || !create_sql(k, sql, sizeof(sql), aff))
 			return TDAT_EINVAL;
-		if ((ret = sqdb_exec(&q->d, sql)))
-			return ret;
-		if (!(q->mt[k] = sqdb_fixed_table(&q->d, mt_tables[k].name, mt_tables[k].ncols)))
-			return sqdb_fail(&q->d, mt_tables[k].name);
-		/* an INTEGER PRIMARY KEY is the rowid */
+		if (!(q->mt[k] = sqdb_fixed_table(&q->d, mt_tables[k].name, mt_tables[k].ncols, aff, sql)))
+			return TDAT_ENOMEM;
+		/* an INTEGER PRIMARY KEY is the rowid; the model numbers rows 0, 1, ... as they begin */
 		q->mt[k]->ipk = mt_tables[k].cols[0].type == MT_I32 || mt_tables[k].cols[0].type == MT_I64;
+		q->mt[k]->dense = q->mt[k]->ipk;
 	}
 	return 0;
 }

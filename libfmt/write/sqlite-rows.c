@@ -26,15 +26,9 @@
 #include "write/sink.h"
 #include "sqlite-rows.h"
 
-/*
- * Rows per INSERT statement: the inserting thread's instructions
- * (callgrind) are fewest at 16; 8 and 32 cost 2% more, 64 7%, 256 31%,
- * and one row per statement 38%.
- */
-#define BATCH 16
 #define CHUNK_ROWS 512		/* rows per hand-over to the worker */
+#define FIRST_ROWS 16		/* rows of a table's first chunk: most of a small trace's are few */
 #define QUEUE_MAX 16		/* chunks in flight */
-#define MAX_VARS 32000		/* under SQLite's default 32766 parameters */
 
 /*
  * "@what: sqlite's message" into @buf, with the system's reason when a file
@@ -66,26 +60,6 @@ int sqdb_exec(struct sqdb *d, const char *sql)
 	return sqlite3_exec(d->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : sqdb_fail(d, "sqlite");
 }
 
-static sqlite3_stmt *prepare_insert(struct sqdb *d, struct sq_table *t, int rows)
-{
-	sqlite3_str *s = sqlite3_str_new(d->db);
-	sqlite3_stmt *st = NULL;
-	char *sql;
-
-	sqlite3_str_appendf(s, "INSERT INTO \"%w\" VALUES", t->name);
-	for (int r = 0; r < rows; r++) {
-		sqlite3_str_appendall(s, r ? ",(" : "(");
-		for (int c = 0; c < t->ncols; c++)
-			sqlite3_str_appendall(s, c ? ",?" : "?");
-		sqlite3_str_appendchar(s, 1, ')');
-	}
-	sql = sqlite3_str_finish(s);
-	if (!sql || sqlite3_prepare_v3(d->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL))
-		st = NULL;
-	sqlite3_free(sql);
-	return st;
-}
-
 /* Make @c hold rows of @t. */
 static int chunk_for(struct chunk *c, struct sq_table *t)
 {
@@ -99,6 +73,7 @@ static int chunk_for(struct chunk *c, struct sq_table *t)
 		c->vcap = need;
 	}
 	c->t = t;
+	c->ncols = t->ncols;
 	c->cap = t->chunk_rows;
 	c->nrows = 0;
 	c->alen = 0;
@@ -114,22 +89,11 @@ static void chunk_free(struct chunk *c)
 	}
 }
 
-int sqdb_table_prepare(struct sqdb *d, struct sq_table *t)
+/* Rows of @t (its current columns) can be filled. */
+static int table_ready(struct sq_table *t)
 {
-	sqlite3_finalize(t->one);
-	sqlite3_finalize(t->many);
-	t->batch = MAX_VARS / t->ncols < BATCH ? MAX_VARS / t->ncols : BATCH;
-	t->many = NULL;
-	free(t->bound_many);
-	t->bound_many = NULL;
-	if (!(t->one = prepare_insert(d, t, 1)))
-		return sqdb_fail(d, t->name);
-	free(t->bound_one);
-	/* all parameters start NULL: type V_NULL */
-	if (!(t->bound_one = calloc((size_t)t->ncols, sizeof(*t->bound_one))))
-		return TDAT_ENOMEM;
-	if (t->chunk_rows < t->batch)
-		t->chunk_rows = t->batch;
+	if (t->chunk_rows < FIRST_ROWS)
+		t->chunk_rows = FIRST_ROWS;
 	if (!t->cur && !(t->cur = calloc(1, sizeof(*t->cur))))
 		return TDAT_ENOMEM;
 	return chunk_for(t->cur, t);
@@ -142,7 +106,7 @@ int sqdb_table_prepare(struct sqdb *d, struct sq_table *t)
  */
 
 /* How many of @len bytes at @u are valid UTF-8 before the first that is not. */
-static unsigned utf8_valid(const unsigned char *u, unsigned len)
+unsigned sq_utf8_valid(const unsigned char *u, unsigned len)
 {
 	unsigned k = 0;
 	uint64_t w;
@@ -166,7 +130,7 @@ static unsigned utf8_valid(const unsigned char *u, unsigned len)
 }
 
 /* @len bytes at @u, @k of them valid, as valid UTF-8 at @o (room for 3 * @len); its length. */
-static size_t utf8_clean(char *o, const unsigned char *u, unsigned k, unsigned len)
+size_t sq_utf8_clean(char *o, const unsigned char *u, unsigned k, unsigned len)
 {
 	char *d = o;
 	size_t l;
@@ -188,105 +152,14 @@ static size_t utf8_clean(char *o, const unsigned char *u, unsigned k, unsigned l
 	return (size_t)(d - o);
 }
 
-/* A V_STATIC text (V_TEXT was made valid by v_text()). */
-static void bind_text(sqlite3_stmt *st, int i, const char *p, unsigned len)
+/* Store @c's rows; a failure is the worker's first, sticky. */
+static void store(struct sqdb *d, struct chunk *c)
 {
-	unsigned k = utf8_valid((const unsigned char *)p, len);
-	char *clean;
+	int ret = sqdb_store(d, c);
 
-	if (k >= len || !(clean = malloc((size_t)len * 3 + 1))) {
-		sqlite3_bind_text(st, i, p, (int)len, SQLITE_STATIC);
-		return;
-	}
-	sqlite3_bind_text(st, i, clean, (int)utf8_clean(clean, (const unsigned char *)p, k, len),
-			  SQLITE_TRANSIENT);
-	free(clean);
-}
-
-static void bind(sqlite3_stmt *st, int i, const struct chunk *c, const struct sq_val *v)
-{
-	switch (v->type) {
-	case V_INT: sqlite3_bind_int64(st, i, v->u.i); break;
-	case V_REAL: sqlite3_bind_double(st, i, v->u.d); break;
-	case V_TEXT: sqlite3_bind_text(st, i, c->arena + v->u.off, (int)v->len, SQLITE_STATIC); break;
-	case V_STATIC: bind_text(st, i, v->u.p, v->len); break;
-	default: sqlite3_bind_null(st, i); break;
-	}
-}
-
-/* Is @a what @b bound (type, length and value alike)?  Text of an arena is compared apart. */
-static inline bool same(const struct sq_val *a, const struct sq_val *b)
-{
-	return !memcmp(a, b, sizeof(*a));
-}
-
-/*
- * Is text @v the one bound at @b, in @c's arena?  Only when @b was bound
- * from @c itself (@keep): an arena of an earlier chunk may be gone.
- */
-static inline bool same_text(const struct chunk *c, bool keep, const struct sq_val *v,
-			     const struct sq_val *b)
-{
-	return keep && b->type == V_TEXT && b->len == v->len &&
-	       !memcmp(c->arena + b->u.off, c->arena + v->u.off, v->len);
-}
-
-/*
- * Insert @n values from @v with @st; 0 or the SQLite error.  Parameters
- * keep their values across executions, so what did not change (buffer,
- * input, often cpu, flags, a symbol or a name) is not bound again; *@gen
- * is the chunk its text was last bound from.
- */
-static int insert(sqlite3_stmt *st, struct sq_val *bound, unsigned *gen, const struct chunk *c,
-		  const struct sq_val *v, int n)
-{
-	bool keep = *gen == c->gen;
-	int rc;
-
-	for (int i = 0; i < n; i++) {
-		if (v[i].type == V_TEXT ? same_text(c, keep, &v[i], &bound[i]) : same(&v[i], &bound[i]))
-			continue;
-		bind(st, i + 1, c, &v[i]);
-		bound[i] = v[i];
-	}
-	*gen = c->gen;
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : rc;
-}
-
-/*
- * The multi-row INSERT of @t, prepared the first time a chunk holds a whole
- * batch: most tables of a small trace never do, and preparing a statement
- * of a few thousand parameters costs more than inserting their rows.
- */
-static int prepare_many(struct sqdb *d, struct sq_table *t)
-{
-	if (t->many)
-		return SQLITE_OK;
-	if (!t->bound_many && !(t->bound_many = calloc((size_t)(t->ncols * t->batch), sizeof(*t->bound_many))))
-		return SQLITE_NOMEM;
-	if (!(t->many = prepare_insert(d, t, t->batch)))
-		return sqlite3_errcode(d->db) == SQLITE_OK ? SQLITE_ERROR : sqlite3_errcode(d->db);
-	return SQLITE_OK;
-}
-
-/* The worker's job: every row of @c, BATCH rows per statement. */
-static void insert_chunk(struct sqdb *d, struct chunk *c)
-{
-	struct sq_table *t = c->t;
-	int n = t->ncols, r = 0, rc = 0;
-
-	c->gen = ++d->wk.gen;	/* its arena is not the one of any earlier chunk */
-	if (c->nrows >= t->batch)
-		rc = prepare_many(d, t);
-	for (; !rc && c->nrows - r >= t->batch; r += t->batch)
-		rc = insert(t->many, t->bound_many, &t->gen_many, c, &c->vals[r * n], t->batch * n);
-	for (; !rc && r < c->nrows; r++)
-		rc = insert(t->one, t->bound_one, &t->gen_one, c, &c->vals[r * n], n);
-	if (rc && !d->wk.err) {
-		db_reason(d, t->name, d->wk.msg, sizeof(d->wk.msg));
-		d->wk.err = rc == SQLITE_NOMEM ? TDAT_ENOMEM : TDAT_EIO;
+	if (ret && !d->wk.err) {
+		snprintf(d->wk.msg, sizeof(d->wk.msg), "%s", *d->errmsg ? d->errmsg : tdat_strerror(ret));
+		d->wk.err = ret;
 	}
 }
 
@@ -307,7 +180,7 @@ static void *worker_main(void *arg)
 		wk->busy = true;
 		pthread_mutex_unlock(&wk->lock);
 		if (!wk->err)
-			insert_chunk(d, c);
+			store(d, c);
 		pthread_mutex_lock(&wk->lock);
 		c->next = wk->free;
 		wk->free = c;
@@ -336,7 +209,7 @@ int sqdb_submit(struct sqdb *d, struct sq_table *t)
 	if (!c || !c->nrows)
 		return 0;
 	if (!wk->running) {
-		insert_chunk(d, c);
+		store(d, c);
 		c->nrows = 0;
 		c->alen = 0;
 		return worker_err(d);
@@ -418,24 +291,15 @@ struct sq_val *row_begin(struct sq_table *t)
 }
 
 /*
- * An id one more than the largest of its table goes in as NULL: SQLite then
- * makes the same rowid (its largest plus one) from the end of the table,
- * rather than searching the table for it (a binary search on every level),
- * as it does for an id it is given.  Most of the model's rows and runs of
- * events of one type come so.
+ * The rowid of a row of a table with an INTEGER PRIMARY KEY: its id, or,
+ * as SQLite makes one for NULL, the largest so far + 1 (or 1).
  */
 static void next_rowid(struct sq_table *t, struct sq_val *id)
 {
-	if (id->type == V_INT) {
-		int64_t i = id->u.i;
-
-		if (t->any && i == t->max_id + 1)
-			id->type = V_NULL;
-		if (!t->any || i > t->max_id)
-			t->max_id = i;
-	} else if (id->type == V_NULL) {	/* SQLite's rowid: the largest + 1, or 1 */
-		t->max_id = t->any ? t->max_id + 1 : 1;
-	}
+	if (id->type != V_INT)
+		v_int(id, t->any ? t->max_id + 1 : 1);
+	if (!t->any || id->u.i > t->max_id)
+		t->max_id = id->u.i;
 	t->any = true;
 }
 
@@ -466,13 +330,13 @@ char *row_arena(struct sq_table *t, size_t n)
 /* Copied here, made valid UTF-8 (by the caller's thread, not the inserting one). */
 int v_text(struct sq_table *t, struct sq_val *v, const void *p, size_t n)
 {
-	unsigned k = utf8_valid(p, (unsigned)n);
+	unsigned k = sq_utf8_valid(p, (unsigned)n);
 	char *d = row_arena(t, k < n ? n * 3 : n);
 
 	if (!d)
 		return TDAT_ENOMEM;
 	if (k < n)
-		n = utf8_clean(d, p, k, (unsigned)n);
+		n = sq_utf8_clean(d, p, k, (unsigned)n);
 	else
 		memcpy(d, p, n);
 	v->type = V_TEXT;
@@ -482,18 +346,15 @@ int v_text(struct sq_table *t, struct sq_val *v, const void *p, size_t n)
 	return 0;
 }
 
-void table_finalize(struct sq_table *t)
-{
-	sqlite3_finalize(t->one);
-	sqlite3_finalize(t->many);
-	t->one = t->many = NULL;
-}
-
 void table_free(struct sq_table *t)
 {
 	if (!t)
 		return;
-	table_finalize(t);
+	sqlite3_finalize(t->late);
+	sqp_tree_release(&t->tree);
+	free(t->order);
+	free(t->aff);
+	free(t->sql);
 	for (int i = 0; i < t->ncols; i++) {
 		free(t->cols[i]);
 		free(t->keys ? t->keys[i] : NULL);
@@ -501,8 +362,6 @@ void table_free(struct sq_table *t)
 	free(t->cols);
 	free(t->keys);
 	free(t->vtypes);
-	free(t->bound_one);
-	free(t->bound_many);
 	chunk_free(t->cur);
 	free(t->name);
 	free(t->sys);
@@ -510,20 +369,51 @@ void table_free(struct sq_table *t)
 	free(t);
 }
 
-/* A fixed table: created by the schema, rows of @ncols values. */
-struct sq_table *sqdb_fixed_table(struct sqdb *d, const char *name, int ncols)
+/* A fixed table: created by @sql, rows of @ncols values of affinities @aff. */
+struct sq_table *sqdb_fixed_table(struct sqdb *d, const char *name, int ncols, const char *aff,
+				  const char *sql)
 {
 	struct sq_table *t = calloc(1, sizeof(*t));
+	char *s = strdup(sql);
 
-	if (!t || !(t->name = strdup(name))) {
+	if (!t || !s || !(t->name = strdup(name))) {
 		free(t);
+		free(s);
 		return NULL;
 	}
 	t->ncols = ncols;
 	t->cols = calloc((size_t)ncols, sizeof(*t->cols));
-	if (!t->cols || sqdb_table_prepare(d, t)) {
+	if (!t->cols || sqdb_table_created(d, t, s)) {
 		table_free(t);
 		return NULL;
 	}
+	memcpy(t->aff, aff, (size_t)ncols);
 	return t;
+}
+
+/* @t is created by @sql (taken); or, created before, has columns added from @t->aff's length on. */
+int sqdb_table_created(struct sqdb *d, struct sq_table *t, char *sql)
+{
+	size_t had = t->aff ? strlen(t->aff) : 0;
+	char *aff = realloc(t->aff, (size_t)t->ncols + 1);
+
+	if (!aff) {
+		free(sql);
+		return TDAT_ENOMEM;
+	}
+	t->aff = aff;
+	memset(aff + had, '-', (size_t)t->ncols - had);	/* ALTER TABLE ADD COLUMN: no type */
+	aff[t->ncols] = 0;
+	free(t->sql);
+	t->sql = sql;
+	if (!had && !t->tree.room) {
+		struct sq_table **tl = realloc(d->tables, sizeof(*tl) * (size_t)(d->ntables + 1));
+
+		if (!tl)
+			return TDAT_ENOMEM;
+		d->tables = tl;
+		d->tables[d->ntables++] = t;
+		sqp_tree_init(&t->tree, SQP_PAGE);
+	}
+	return table_ready(t);
 }

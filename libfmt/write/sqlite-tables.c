@@ -145,9 +145,32 @@ static int add_col(struct sq_table *t, const char *want, const char *key, const 
 	return 0;
 }
 
+/* Is @t's column @c text (a string, or an array as JSON)? */
+static bool text_col(const struct sq_table *t, int c)
+{
+	return !strcmp(t->vtypes[c], "string") || !strcmp(t->vtypes[c], "json");
+}
+
+/* @s (sqlite3_malloc()'s) as a string to free(). */
+static char *strdup_sqlite(char *s)
+{
+	char *d = strdup(s);
+
+	sqlite3_free(s);
+	return d;
+}
+
+/* The fixed columns' affinities (fixed_cols[]) as the CREATE TABLE below types them. */
+static const char fixed_aff[NFIXED + 1] = "IIIIIITI";
+
+/*
+ * @t's CREATE TABLE statement (@from 0), or, created, the same with the
+ * columns from @from on added, untyped, as ALTER TABLE ADD COLUMN adds
+ * them to SQLite's text.
+ */
 static int add_cols_sql(struct sq *q, struct sq_table *t, int from)
 {
-	sqlite3_str *s = sqlite3_str_new(q->d.db);
+	sqlite3_str *s = sqlite3_str_new(NULL);
 	char *sql;
 	int ret;
 
@@ -156,18 +179,21 @@ static int add_cols_sql(struct sq *q, struct sq_table *t, int from)
 				    "cpu INTEGER, utid INTEGER, common_flags INTEGER, "
 				    "common_preempt_count INTEGER, buffer TEXT, input INTEGER", t->name);
 		for (int i = NFIXED; i < t->ncols; i++)
-			sqlite3_str_appendf(s, ", \"%w\" %s", t->cols[i],
-					    strcmp(t->vtypes[i], "string") && strcmp(t->vtypes[i], "json") ?
-					    "INTEGER" : "TEXT");
-		sqlite3_str_appendall(s, ");");
+			sqlite3_str_appendf(s, ", \"%w\" %s", t->cols[i], text_col(t, i) ? "TEXT" : "INTEGER");
+	} else {
+		sqlite3_str_append(s, t->sql, (int)strlen(t->sql) - 1);	/* without its ")" */
+		for (int i = from; i < t->ncols; i++)
+			sqlite3_str_appendf(s, ", \"%w\"", t->cols[i]);
 	}
-	for (int i = from ? from : t->ncols; i < t->ncols; i++)
-		sqlite3_str_appendf(s, "ALTER TABLE \"%w\" ADD COLUMN \"%w\";", t->name, t->cols[i]);
-	if (!(sql = sqlite3_str_finish(s)))
+	sqlite3_str_appendchar(s, 1, ')');
+	if (!(sql = sqlite3_str_finish(s)) || !(sql = strdup_sqlite(sql)))
 		return TDAT_ENOMEM;
-	ret = sqdb_exec(&q->d, sql);
-	sqlite3_free(sql);
-	return ret ? ret : sqdb_table_prepare(&q->d, t);
+	if ((ret = sqdb_table_created(&q->d, t, sql)) || from)
+		return ret;
+	memcpy(t->aff, fixed_aff, NFIXED);
+	for (int i = NFIXED; i < t->ncols; i++)
+		t->aff[i] = text_col(t, i) ? 'T' : 'I';
+	return 0;
 }
 
 static struct sq_table *event_table(struct sq *q, const struct ttype *tt)
@@ -235,7 +261,7 @@ fail:
 static int map_fields(struct sq *q, struct sq_table *t, const struct ttype *tt, char **keys,
 		      int *colmap)
 {
-	bool exists = t->one != NULL, missing = false;
+	bool exists = t->sql != NULL, missing = false;
 	int from = t->ncols, ret;
 
 	for (int k = 0; keys[k]; k++)
@@ -357,7 +383,7 @@ static void args_view(struct sq *q, sqlite3_str *s, struct sq_table **tl)
 		struct sq_table *t = tl[i];
 
 		for (int c = NFIXED; c < t->ncols; c++) {
-			bool text = !strcmp(t->vtypes[c], "string") || !strcmp(t->vtypes[c], "json");
+			bool text = text_col(t, c);
 
 			term(s, &n);
 			sqlite3_str_appendf(s, "SELECT id AS arg_set_id, %Q AS flat_key, %Q AS key, ",

@@ -168,23 +168,22 @@ static int sqlite_put(struct tdat_writer *w, const struct tdat_event *ev)
 
 /* ---- the fixed tables ---- */
 
-/* The tables that are not the model's: these, then the model's, then those of schema_end. */
+/*
+ * The tables that are not the model's, their columns' affinities and
+ * statements: the first FX_STATS, then the model's, then the others.
+ */
 static const struct {
 	const char *name;
 	int ncols;
+	const char *aff, *sql;
 } fixed[NFX] = {
-	{ "metadata", 5 }, { "cpu", 4 }, { "stats", 7 }, { "trace_bounds", 2 },
+	{ "metadata", 5, "TTITI", "CREATE TABLE metadata(name TEXT NOT NULL, key_type TEXT NOT NULL,"
+	  " int_value INTEGER, str_value TEXT, input INTEGER)" },
+	{ "cpu", 4, "IIII", "CREATE TABLE cpu(id INTEGER PRIMARY KEY, ucpu INTEGER, cpu INTEGER, input INTEGER)" },
+	{ "stats", 7, "ITITTIT", "CREATE TABLE stats(id INTEGER PRIMARY KEY, name TEXT, idx INTEGER,"
+	  " severity TEXT, source TEXT, value INTEGER, description TEXT)" },
+	{ "trace_bounds", 2, "II", "CREATE TABLE trace_bounds(start_ts INTEGER, end_ts INTEGER)" },
 };
-
-static const char schema[] =
-	"CREATE TABLE metadata(name TEXT NOT NULL, key_type TEXT NOT NULL, int_value INTEGER,"
-	" str_value TEXT, input INTEGER);\n"
-	"CREATE TABLE cpu(id INTEGER PRIMARY KEY, ucpu INTEGER, cpu INTEGER, input INTEGER);\n";
-
-static const char schema_end[] =
-	"CREATE TABLE stats(id INTEGER PRIMARY KEY, name TEXT, idx INTEGER, severity TEXT,"
-	" source TEXT, value INTEGER, description TEXT);\n"
-	"CREATE TABLE trace_bounds(start_ts INTEGER, end_ts INTEGER);\n";
 
 /*
  * The indexes are built by sorting whole tables (millions of slice rows)
@@ -321,10 +320,8 @@ static int open_db(struct sq *q, struct tdat_writer *w)
 		tdat_msg(w->errmsg, "a database cannot be gzipped");
 		return TDAT_EINVAL;
 	}
-	/* NOMUTEX: only one thread at a time uses the connection (see sqdb_drain()) */
-	if (sqlite3_open_v2(w->path, &q->d.db,
-			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL))
-		return q->d.db ? sqdb_fail(&q->d, "cannot open") : TDAT_ENOMEM;
+	if ((ret = sqdb_create(&q->d, w->path)))
+		return ret;
 	ops.ctx = q;
 	q->ninputs = tdat_merge_nfiles(w->merge);
 	q->in = calloc((size_t)q->ninputs + 1, sizeof(*q->in));
@@ -334,15 +331,13 @@ static int open_db(struct sq *q, struct tdat_writer *w)
 	for (int i = 0; i < q->ninputs; i++)
 		if (kseen_init(&q->in[i].seen, tdat_merge_file(w->merge, i)))
 			return TDAT_ENOMEM;
-	/* big pages: a quarter of the writes of the default 4 KiB */
-	if ((ret = sqdb_exec(&q->d, "PRAGMA page_size=32768; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-			" PRAGMA locking_mode=EXCLUSIVE; BEGIN;")) ||
-	    (ret = sqdb_exec(&q->d, schema)) || (ret = sq_model_create(q)) ||
-	    (ret = sqdb_exec(&q->d, schema_end)))
-		return ret;
-	for (int i = 0; i < NFX; i++)
-		if (!(q->fx[i] = sqdb_fixed_table(&q->d, fixed[i].name, fixed[i].ncols)))
-			return sqdb_fail(&q->d, fixed[i].name);
+	for (int i = 0; i < NFX; i++) {
+		if (i == FX_STATS && (ret = sq_model_create(q)))
+			return ret;
+		if (!(q->fx[i] = sqdb_fixed_table(&q->d, fixed[i].name, fixed[i].ncols, fixed[i].aff,
+						  fixed[i].sql)))
+			return TDAT_ENOMEM;
+	}
 	q->fx[FX_CPU]->ipk = q->fx[FX_STATS]->ipk = true;
 	if ((ret = metadata(q)) || (ret = cpus(q)))
 		return ret;
@@ -359,6 +354,7 @@ static int sqlite_open(struct tdat_writer *w)
 	w->priv = q;
 	q->w = w;
 	q->d.errmsg = w->errmsg;
+	q->d.file.fd = -1;
 	q->err = open_db(q, w);
 	if (q->err && !*w->errmsg)
 		tdat_msg(w->errmsg, "%s", tdat_strerror(q->err));
@@ -462,16 +458,14 @@ static int sqlite_close(struct tdat_writer *w)
 		v_int(&v[1], (int64_t)q->last_ts);
 	}
 	if ((ret = row_end(&q->d, q->fx[FX_BOUNDS])) || (ret = flush_all(q)) ||
-	    (ret = sq_event_views(q)) || (ret = sqdb_exec(&q->d, SORT_PRAGMAS)) ||
+	    (ret = sqdb_reopen(&q->d)) || (ret = sq_event_views(q)) || (ret = sqdb_exec(&q->d, SORT_PRAGMAS)) ||
 	    (ret = sqdb_exec(&q->d, views)) || (ret = sqdb_exec(&q->d, "COMMIT")))
 		return ret;
 	sqdb_stop(&q->d);
-	for (struct sq_table *t = q->tables; t; t = t->next)
-		table_finalize(t);
-	for (int i = 0; i < NFX; i++)
-		table_finalize(q->fx[i]);
-	for (int i = 0; i < MT_NTABLES; i++)
-		table_finalize(q->mt[i]);
+	for (int i = 0; i < q->d.ntables; i++) {
+		sqlite3_finalize(q->d.tables[i]->late);
+		q->d.tables[i]->late = NULL;
+	}
 	return sqlite3_close(q->d.db) == SQLITE_OK ? (q->d.db = NULL, 0) : sqdb_fail(&q->d, "close");
 }
 
@@ -481,7 +475,8 @@ static void sqlite_free(struct tdat_writer *w)
 
 	if (!q)
 		return;
-	sqdb_stop(&q->d);		/* before the statements it uses go */
+	sqdb_stop(&q->d);		/* before the tables it stores go */
+	sqdb_release(&q->d);
 	for (int i = 0; q->in && i < q->ninputs; i++) {
 		idtab_release(&q->in[i].types, sq_free_type);
 		kseen_release(&q->in[i].seen);

@@ -1,0 +1,567 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * sqlite-pages.c - a SQLite database file written page by page, without
+ * SQLite: the file format of https://www.sqlite.org/fileformat2.html.
+ *
+ * A table's rows come in rowid order, so its b-tree is built from the
+ * bottom up: cells fill a leaf until the next one does not fit, then the
+ * leaf is written at the next free page and its number and largest rowid
+ * go up to the interior level above it, which is written the same way,
+ * SQP_ENTRIES children a page.  A level keeps up to twice that many
+ * children before it writes the first half, so that at the end the last
+ * page of every level can be split with the one before it and no interior
+ * page is left with a single child.  At the end the top page of a tree is
+ * its root, and the first page of the file is the root of the schema's
+ * tree.  Every page is full but the last of each level; cells never move,
+ * and SQLite reads, indexes and appends to the file as to one of its own.
+ *
+ * Rows bigger than a page keep their start in the leaf and the rest in a
+ * chain of overflow pages, split where the format says.  Records use the
+ * smallest serial type of each value, as SQLite's own.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "read/types.h"
+#include "sqlite-pages.h"
+
+#define U SQP_PAGE			/* usable bytes of a page: nothing reserved */
+#define MAX_LOCAL (U - 35)		/* a table leaf cell's payload kept whole */
+#define MIN_LOCAL ((U - 12) * 32 / 255 - 23)
+#define LEAF_HDR 8
+#define INTERIOR_HDR 12
+#define INTERIOR_CELL 15		/* at most: pointer, child, 9-byte rowid */
+/* children of an interior page, so that one fits on page 1 too */
+#define SQP_ENTRIES ((U - SQP_HEADER - INTERIOR_HDR) / INTERIOR_CELL + 1)
+
+static inline unsigned vlen(uint64_t v)
+{
+	unsigned n = 1;
+
+	if (v <= 0x7f)
+		return 1;
+	if (v > 0x00ffffffffffffffull)
+		return 9;
+	while (v > 0x7f) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+/* SQLite's varint: big-endian 7-bit groups, the ninth byte whole. */
+static inline unsigned put_varint(unsigned char *p, uint64_t v)
+{
+	unsigned n;
+
+	if (v <= 0x7f) {
+		*p = (unsigned char)v;
+		return 1;
+	}
+	if ((n = vlen(v)) == 9) {
+		p[8] = (unsigned char)v;
+		v >>= 8;
+		for (int i = 7; i >= 0; i--, v >>= 7)
+			p[i] = (unsigned char)((v & 0x7f) | 0x80);
+		return 9;
+	}
+	for (int i = (int)n - 1; i >= 0; i--, v >>= 7)
+		p[i] = (unsigned char)((v & 0x7f) | (i == (int)n - 1 ? 0 : 0x80));
+	return n;
+}
+
+static unsigned get_varint(const unsigned char *p, const unsigned char *end, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	for (unsigned i = 0; i < 9; i++) {
+		if (p + i >= end)
+			return 0;
+		if (i == 8) {
+			*v = (x << 8) | p[i];
+			return 9;
+		}
+		x = (x << 7) | (p[i] & 0x7f);
+		if (!(p[i] & 0x80)) {
+			*v = x;
+			return i + 1;
+		}
+	}
+	return 0;
+}
+
+/* The low @n bytes of @v, big-endian, at @p. */
+static inline void put_be(unsigned char *p, uint64_t v, unsigned n)
+{
+	uint64_t be;
+
+	if (!n)
+		return;
+	be = __builtin_bswap64(v << (64 - 8 * n));
+	memcpy(p, &be, n);
+}
+
+static uint64_t get_be(const unsigned char *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+/* ---- records ---- */
+
+static const unsigned int_bytes[10] = { 0, 1, 2, 3, 4, 6, 8, 8, 0, 0 };
+
+static inline uint64_t int_type(int64_t i)
+{
+	uint64_t u = i < 0 ? ~(uint64_t)i : (uint64_t)i;
+
+	if ((uint64_t)i <= 1)
+		return 8 + (uint64_t)i;
+	return u <= 0x7f ? 1 : u <= 0x7fff ? 2 : u <= 0x7fffff ? 3 : u <= 0x7fffffff ? 4 :
+	       u <= 0x7fffffffffffull ? 5 : 6;
+}
+
+static inline uint64_t serial_type(const struct sqr_val *v)
+{
+	switch (v->type) {
+	case SQR_INT: return int_type(v->i);
+	case SQR_REAL: return 7;
+	case SQR_TEXT: return 13 + 2 * (uint64_t)v->len;
+	default: return 0;
+	}
+}
+
+size_t sqr_room(const struct sqr_val *v, int n)
+{
+	size_t room = 9;
+
+	for (int i = 0; i < n; i++)
+		room += 9 + (v[i].type == SQR_TEXT ? v[i].len : 8);
+	return room;
+}
+
+#define TYPES_MAX 64		/* columns whose serial types are kept on the stack */
+
+/* The body of value @v of serial type @t at @o; past it. */
+static inline unsigned char *put_body(unsigned char *o, const struct sqr_val *v, uint64_t t)
+{
+	uint64_t bits;
+
+	if (t >= 13) {
+		memcpy(o, v->p, v->len);
+		return o + v->len;
+	}
+	if (t == 7) {
+		memcpy(&bits, &v->d, 8);
+		put_be(o, bits, 8);
+		return o + 8;
+	}
+	put_be(o, (uint64_t)v->i, int_bytes[t]);
+	return o + int_bytes[t];
+}
+
+size_t sqr_encode(unsigned char *out, const struct sqr_val *v, int n)
+{
+	uint64_t ty[TYPES_MAX], t;
+	unsigned hs = 0, h;
+	unsigned char *o;
+
+	for (int i = 0; i < n; i++) {
+		t = serial_type(&v[i]);
+		if (i < TYPES_MAX)
+			ty[i] = t;
+		hs += vlen(t);
+	}
+	for (h = hs + 1; vlen(h) + hs != h;)
+		h = vlen(h) + hs;
+	o = out + put_varint(out, h);
+	for (int i = 0; i < n; i++)
+		o += put_varint(o, i < TYPES_MAX ? ty[i] : serial_type(&v[i]));
+	for (int i = 0; i < n; i++)
+		o = put_body(o, &v[i], i < TYPES_MAX ? ty[i] : serial_type(&v[i]));
+	return (size_t)(o - out);
+}
+
+bool sqr_decode(const unsigned char *rec, size_t len, int col, struct sqr_val *v)
+{
+	const unsigned char *end = rec + len, *p = rec, *body;
+	uint64_t h, t = 0, skip = 0, bits;
+	unsigned k;
+
+	*v = (struct sqr_val){ .type = SQR_NULL };
+	if (!(k = get_varint(p, end, &h)) || h > len)
+		return false;
+	body = rec + h;
+	for (p += k; p < body; p += k) {
+		if (!(k = get_varint(p, body, &t)))
+			return false;
+		if (col-- == 0)
+			break;
+		skip += t >= 13 ? (t - 13) / 2 : int_bytes[t < 10 ? t : 0];
+	}
+	if (col >= 0 || skip > (uint64_t)(end - body))
+		return col >= 0;	/* past its last column: NULL */
+	p = body + skip;
+	if (t >= 13) {
+		v->type = SQR_TEXT;
+		v->p = (const char *)p;
+		v->len = (size_t)(t - 13) / 2;
+		return v->len <= (size_t)(end - p);
+	}
+	if (t == 0 || t >= 10 || int_bytes[t] > (size_t)(end - p))
+		return t == 0;
+	if (t == 7) {
+		bits = get_be(p, 8);
+		memcpy(&v->d, &bits, 8);
+		v->type = SQR_REAL;
+		return true;
+	}
+	v->type = SQR_INT;
+	v->i = t >= 8 ? (int64_t)(t - 8) : (int64_t)get_be(p, int_bytes[t]);
+	if (t < 8 && int_bytes[t] < 8 && (p[0] & 0x80))	/* sign-extend */
+		v->i -= (int64_t)1 << (8 * int_bytes[t]);
+	return true;
+}
+
+/* ---- pages ---- */
+
+int sqp_file_init(struct sqp_file *f, int fd)
+{
+	*f = (struct sqp_file){ .fd = fd, .npages = 1 };
+	f->page = malloc(U);
+	f->cells = malloc(SQP_ENTRIES * (INTERIOR_CELL - 2));
+	f->off = malloc(sizeof(*f->off) * (U / 2));
+	return f->page && f->cells && f->off ? 0 : TDAT_ENOMEM;
+}
+
+void sqp_file_release(struct sqp_file *f)
+{
+	free(f->page);
+	free(f->cells);
+	free(f->off);
+	f->page = f->cells = NULL;
+	f->off = NULL;
+}
+
+static int write_page(struct sqp_file *f, uint32_t pg, const unsigned char *p)
+{
+	size_t done = 0;
+	off_t at = (off_t)(pg - 1) * U;
+
+	while (done < U) {
+		ssize_t n = pwrite(f->fd, p + done, U - done, at + (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			f->err = n < 0 ? errno : ENOSPC;
+			return TDAT_EIO;
+		}
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* Lay out a page of @n cells (@cells, @clen bytes, each at @coff) on f->page; its page number is @pg. */
+static int lay_out(struct sqp_file *f, uint32_t pg, int type, uint32_t right, const unsigned char *cells,
+		   size_t clen, const uint16_t *coff, int n)
+{
+	unsigned char *p = f->page;
+	unsigned hdr = pg == 1 ? SQP_HEADER : 0, hlen = type == 13 ? LEAF_HDR : INTERIOR_HDR;
+	size_t start = U - clen, ptrs = hdr + hlen + 2 * (size_t)n;
+
+	if (ptrs > start)
+		return TDAT_EINVAL;
+	memset(p, 0, hdr);
+	p[hdr] = (unsigned char)type;
+	put_be(p + hdr + 1, 0, 2);			/* no freeblock */
+	put_be(p + hdr + 3, (uint64_t)n, 2);
+	put_be(p + hdr + 5, start, 2);
+	p[hdr + 7] = 0;					/* no fragments */
+	if (type != 13)
+		put_be(p + hdr + 8, right, 4);
+	for (int i = 0; i < n; i++)
+		put_be(p + hdr + hlen + 2 * (size_t)i, start + coff[i], 2);
+	memset(p + ptrs, 0, start - ptrs);
+	memcpy(p + start, cells, clen);
+	return write_page(f, pg, p);
+}
+
+/* An interior page at @pg: its children e[0..@n), the last the right-most. */
+static int write_interior(struct sqp_file *f, uint32_t pg, const struct sqp_entry *e, int n)
+{
+	unsigned char *cells = f->cells;
+	uint16_t *coff = f->off;
+	size_t len = 0;
+
+	for (int i = 0; i < n - 1; i++) {
+		coff[i] = (uint16_t)len;
+		put_be(cells + len, e[i].child, 4);
+		len += 4 + put_varint(cells + len + 4, (uint64_t)e[i].key);
+	}
+	return lay_out(f, pg, 5, e[n - 1].child, cells, len, coff, n - 1);
+}
+
+static int add_entry(struct sqp_file *f, struct sqp_tree *t, int l, uint32_t child, int64_t key);
+
+/* Write e[0..@n) of level @l at a new page, and enter it in the level above. */
+static int push_interior(struct sqp_file *f, struct sqp_tree *t, int l, const struct sqp_entry *e, int n)
+{
+	uint32_t pg = ++f->npages;
+	int ret = write_interior(f, pg, e, n);
+
+	return ret ? ret : add_entry(f, t, l + 1, pg, e[n - 1].key);
+}
+
+static int add_entry(struct sqp_file *f, struct sqp_tree *t, int l, uint32_t child, int64_t key)
+{
+	struct sqp_level *lv;
+	int ret;
+
+	if (l == t->nlv) {
+		lv = realloc(t->lv, sizeof(*lv) * (size_t)(l + 1));
+		if (!lv)
+			return TDAT_ENOMEM;
+		t->lv = lv;
+		t->lv[t->nlv++] = (struct sqp_level){ 0 };
+	}
+	lv = &t->lv[l];
+	if (lv->n == lv->cap) {
+		int cap = lv->cap ? lv->cap * 2 : 16;
+		struct sqp_entry *e = realloc(lv->e, sizeof(*e) * (size_t)(cap < 2 * SQP_ENTRIES ? cap : 2 * SQP_ENTRIES));
+
+		if (!e)
+			return TDAT_ENOMEM;
+		lv->e = e;
+		lv->cap = cap < 2 * SQP_ENTRIES ? cap : 2 * SQP_ENTRIES;
+	}
+	lv->e[lv->n++] = (struct sqp_entry){ child, key };
+	if (lv->n < 2 * SQP_ENTRIES)
+		return 0;
+	if ((ret = push_interior(f, t, l, lv->e, SQP_ENTRIES)))
+		return ret;
+	lv = &t->lv[l];		/* push_interior() may have moved the levels */
+	memmove(lv->e, lv->e + SQP_ENTRIES, sizeof(*lv->e) * SQP_ENTRIES);
+	lv->n = SQP_ENTRIES;
+	return 0;
+}
+
+static int write_leaf(struct sqp_file *f, struct sqp_tree *t, uint32_t pg, int from, int to)
+{
+	size_t a = from < to ? t->coff[from] : 0, b = to < t->ncells ? t->coff[to] : t->clen;
+	uint16_t *off = f->off;
+
+	for (int i = from; i < to; i++)
+		off[i - from] = (uint16_t)(t->coff[i] - a);
+	return lay_out(f, pg, 13, 0, t->cells + a, b - a, off, to - from);
+}
+
+/* The rowid of @t's cell @i. */
+static int64_t cell_rowid(const struct sqp_tree *t, int i)
+{
+	const unsigned char *p = t->cells + t->coff[i], *end = t->cells + t->clen;
+	uint64_t v = 0;
+	unsigned k = get_varint(p, end, &v);
+
+	get_varint(p + k, end, &v);
+	return (int64_t)v;
+}
+
+/* Write the cells [@from, @to) as a leaf at a new page, and enter it above. */
+static int push_leaf(struct sqp_file *f, struct sqp_tree *t, int from, int to)
+{
+	uint32_t pg = ++f->npages;
+	int ret = write_leaf(f, t, pg, from, to);
+
+	return ret ? ret : add_entry(f, t, 0, pg, cell_rowid(t, to - 1));
+}
+
+/* The part of a payload of @p bytes kept in its cell, the rest overflowing. */
+static size_t local_size(size_t p)
+{
+	size_t k;
+
+	if (p <= MAX_LOCAL)
+		return p;
+	k = MIN_LOCAL + (p - MIN_LOCAL) % (U - 4);
+	return k <= MAX_LOCAL ? k : MIN_LOCAL;
+}
+
+/* Write @len bytes at @p to overflow pages; the first one's number. */
+static int write_overflow(struct sqp_file *f, const unsigned char *p, size_t len, uint32_t *first)
+{
+	int ret = 0;
+
+	*first = f->npages + 1;
+	while (len && !ret) {
+		size_t n = len < U - 4 ? len : U - 4;
+		uint32_t pg = ++f->npages;
+
+		put_be(f->page, len > n ? pg + 1 : 0, 4);
+		memcpy(f->page + 4, p, n);
+		memset(f->page + 4 + n, 0, U - 4 - n);
+		ret = write_page(f, pg, f->page);
+		p += n;
+		len -= n;
+	}
+	return ret;
+}
+
+static int leaf_room(struct sqp_tree *t, size_t need)
+{
+	if (t->clen + need > t->ccap) {
+		size_t cap = t->ccap ? t->ccap * 2 : 256;
+		unsigned char *c;
+
+		while (cap < t->clen + need)
+			cap *= 2;
+		if (!(c = realloc(t->cells, cap)))
+			return TDAT_ENOMEM;
+		t->cells = c;
+		t->ccap = cap;
+	}
+	if (t->ncells == t->coffcap) {
+		int cap = t->coffcap ? t->coffcap * 2 : 16;
+		uint16_t *o = realloc(t->coff, sizeof(*o) * (size_t)cap);
+
+		if (!o)
+			return TDAT_ENOMEM;
+		t->coff = o;
+		t->coffcap = cap;
+	}
+	return 0;
+}
+
+int sqp_tree_add(struct sqp_file *f, struct sqp_tree *t, int64_t rowid, const void *rec, size_t len)
+{
+	size_t local = local_size(len), need = vlen(len) + vlen((uint64_t)rowid) + local +
+					      (local < len ? 4 : 0);
+	unsigned char *c;
+	uint32_t over;
+	int ret;
+
+	if (t->any && rowid <= t->last)
+		return TDAT_EINVAL;
+	if (t->ncells && LEAF_HDR + 2 * (size_t)(t->ncells + 1) + t->clen + need > U) {
+		if ((ret = push_leaf(f, t, 0, t->ncells)))
+			return ret;
+		t->ncells = 0;
+		t->clen = 0;
+	}
+	if ((ret = leaf_room(t, need)))
+		return ret;
+	c = t->cells + t->clen;
+	c += put_varint(c, len);
+	c += put_varint(c, (uint64_t)rowid);
+	memcpy(c, rec, local);
+	if (local < len) {
+		if ((ret = write_overflow(f, (const unsigned char *)rec + local, len - local, &over)))
+			return ret;
+		put_be(c + local, over, 4);
+	}
+	t->coff[t->ncells++] = (uint16_t)t->clen;
+	t->clen += need;
+	t->any = true;
+	t->last = rowid;
+	return 0;
+}
+
+void sqp_tree_init(struct sqp_tree *t, unsigned room)
+{
+	*t = (struct sqp_tree){ .room = room };
+}
+
+void sqp_tree_release(struct sqp_tree *t)
+{
+	free(t->cells);
+	free(t->coff);
+	for (int i = 0; i < t->nlv; i++)
+		free(t->lv[i].e);
+	free(t->lv);
+	sqp_tree_init(t, t->room);
+}
+
+/* The page a root goes to: page 1 if asked, else the next. */
+static uint32_t root_page(struct sqp_file *f, uint32_t want)
+{
+	return want == 1 ? 1 : ++f->npages;
+}
+
+/* Every level's last pages, from the leaves up; the top one is the root. */
+static int finish_levels(struct sqp_file *f, struct sqp_tree *t, uint32_t *root)
+{
+	int ret = 0;
+
+	for (int l = 0; l < t->nlv && !ret; l++) {
+		struct sqp_entry *e = t->lv[l].e;
+		int n = t->lv[l].n;
+
+		if (l == t->nlv - 1 && n <= SQP_ENTRIES) {
+			if (n < 2)
+				return TDAT_EINVAL;	/* cannot be: a level gets two at the end */
+			*root = root_page(f, *root);
+			return write_interior(f, *root, e, n);
+		}
+		if (n <= SQP_ENTRIES)
+			ret = push_interior(f, t, l, e, n);
+		else if (!(ret = push_interior(f, t, l, e, n / 2)))
+			ret = push_interior(f, t, l, t->lv[l].e + n / 2, n - n / 2);
+	}
+	return ret ? ret : TDAT_EINVAL;
+}
+
+int sqp_tree_finish(struct sqp_file *f, struct sqp_tree *t, uint32_t *root)
+{
+	size_t bytes = LEAF_HDR + 2 * (size_t)t->ncells + t->clen;
+	int ret, half = t->ncells / 2;
+
+	if (!t->nlv && bytes <= (*root == 1 ? U - SQP_HEADER : U)) {
+		*root = root_page(f, *root);
+		return write_leaf(f, t, *root, 0, t->ncells);
+	}
+	if (!t->nlv) {	/* one leaf too big for page 1: two, under it */
+		if (half < 1)
+			return TDAT_EINVAL;
+		ret = push_leaf(f, t, 0, half);
+		ret = ret ? ret : push_leaf(f, t, half, t->ncells);
+	} else {
+		ret = push_leaf(f, t, 0, t->ncells);
+	}
+	return ret ? ret : finish_levels(f, t, root);
+}
+
+int sqp_file_header(struct sqp_file *f, uint32_t libversion)
+{
+	unsigned char h[SQP_HEADER] = "SQLite format 3";
+	size_t done = 0;
+
+	put_be(h + 16, U == 65536 ? 1 : U, 2);
+	h[18] = h[19] = 1;		/* rollback journal, not WAL */
+	h[21] = 64;			/* the payload fractions the format requires */
+	h[22] = 32;
+	h[23] = 32;
+	put_be(h + 24, 1, 4);		/* change counter */
+	put_be(h + 28, f->npages, 4);
+	put_be(h + 40, 1, 4);		/* schema cookie */
+	put_be(h + 44, 4, 4);		/* schema format 4 */
+	put_be(h + 56, 1, 4);		/* UTF-8 */
+	put_be(h + 92, 1, 4);		/* the page count is valid for change 1 */
+	put_be(h + 96, libversion, 4);
+	while (done < sizeof(h)) {
+		ssize_t n = pwrite(f->fd, h + done, sizeof(h) - done, (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			f->err = n < 0 ? errno : ENOSPC;
+			return TDAT_EIO;
+		}
+		done += (size_t)n;
+	}
+	return 0;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * sqlite-pages.h - a SQLite database file written page by page, without
+ * SQLite (sqlite-pages.c): records in the file format's encoding, and the
+ * b-tree of a rowid table built from the bottom up from rows given in
+ * rowid order.  Private to the sqlite writer.
+ */
+#ifndef TDAT_SQLITE_PAGES_H
+#define TDAT_SQLITE_PAGES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SQP_PAGE 32768u		/* the page size of the files written */
+#define SQP_HEADER 100u		/* page 1 begins with the file's header */
+
+/* The file being built: its pages, the first reserved for the schema. */
+struct sqp_file {
+	int fd;
+	uint32_t npages;		/* pages given out (page 1 included) */
+	unsigned char *page;		/* a page being laid out (SQP_PAGE bytes) */
+	unsigned char *cells;		/* an interior page's cells, packed */
+	uint16_t *off;			/* a page's cell offsets */
+	int err;			/* errno of the first failed write, sticky */
+};
+
+/* One level of interior pages being built: its children, the largest rowid of each. */
+struct sqp_level {
+	struct sqp_entry {
+		uint32_t child;
+		int64_t key;
+	} *e;
+	int n, cap;
+};
+
+/* The b-tree of one table, filled in rowid order. */
+struct sqp_tree {
+	unsigned char *cells;		/* the leaf being filled: its cells, packed */
+	size_t clen, ccap;
+	uint16_t *coff;			/* each cell's offset in cells */
+	int ncells, coffcap;
+	int64_t leaf_last;		/* the leaf's largest rowid */
+	struct sqp_level *lv;		/* lv[0] above the leaves, ... */
+	int nlv;
+	unsigned room;			/* bytes a page of it may fill (page 1: less its header) */
+	bool any;			/* it has a row */
+	int64_t last;			/* its largest rowid */
+};
+
+/* Start writing the file open at @fd (empty); 0 or TDAT_ENOMEM. */
+int sqp_file_init(struct sqp_file *f, int fd);
+void sqp_file_release(struct sqp_file *f);
+
+/* A tree for a table (@room: SQP_PAGE, or SQP_PAGE - SQP_HEADER for the schema's). */
+void sqp_tree_init(struct sqp_tree *t, unsigned room);
+void sqp_tree_release(struct sqp_tree *t);
+/*
+ * Add a row: @rowid greater than every one before (t->last), its record
+ * @rec of @len bytes.  0, TDAT_ENOMEM, or TDAT_EIO (f->err says why).
+ */
+int sqp_tree_add(struct sqp_file *f, struct sqp_tree *t, int64_t rowid, const void *rec, size_t len);
+/*
+ * Write what is left of @t; its root page is *@root (given out here, or
+ * page 1 if *@root is 1 on entry).  0, TDAT_ENOMEM or TDAT_EIO.
+ */
+int sqp_tree_finish(struct sqp_file *f, struct sqp_tree *t, uint32_t *root);
+/* Write page 1's first SQP_HEADER bytes: the file's header. */
+int sqp_file_header(struct sqp_file *f, uint32_t libversion);
+
+/*
+ * Records (the file format's "record format"): a value of a column, a row
+ * of them encoded, and decoded back.
+ */
+enum { SQR_NULL, SQR_INT, SQR_REAL, SQR_TEXT };
+
+struct sqr_val {
+	int type;
+	int64_t i;
+	double d;
+	const char *p;			/* SQR_TEXT: @len bytes */
+	size_t len;
+};
+
+/* Bytes the record of @v[0..@n) takes at most (sqr_encode()'s room). */
+size_t sqr_room(const struct sqr_val *v, int n);
+/* Encode @v[0..@n) at @out (sqr_room() bytes); its length. */
+size_t sqr_encode(unsigned char *out, const struct sqr_val *v, int n);
+/*
+ * Decode column @col of the record @rec (@len bytes) into @v: SQR_NULL past
+ * its last column; false if the record is not one sqr_encode() makes.
+ */
+bool sqr_decode(const unsigned char *rec, size_t len, int col, struct sqr_val *v);
+
+#endif /* TDAT_SQLITE_PAGES_H */
