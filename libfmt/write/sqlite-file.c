@@ -61,7 +61,7 @@ int sqdb_create(struct sqdb *d, const char *path)
 		tdat_msg(d->errmsg, "not an empty file: a database is written from its start");
 		return TDAT_EINVAL;
 	}
-	return sqp_file_init(&d->file, d->file.fd);
+	return sqp_file_init(&d->file, d->file.fd, SQP_PAGE);
 }
 
 /* ---- rows in order ---- */
@@ -350,7 +350,7 @@ static int finish_file(struct sqdb *d)
 	uint32_t root;
 	int ret = flush_orders(d);
 
-	sqp_tree_init(&st, SQP_PAGE - SQP_HEADER);
+	sqp_tree_init(&st);
 	for (int i = 0; i < d->ntables && !ret; i++) {
 		root = 0;
 		if (!(ret = sqp_tree_finish(&d->file, &d->tables[i]->tree, &root)))

@@ -7,7 +7,7 @@
  * bottom up: cells fill a leaf until the next one does not fit, then the
  * leaf is written at the next free page and its number and largest rowid
  * go up to the interior level above it, which is written the same way,
- * SQP_ENTRIES children a page.  A level keeps up to twice that many
+ * f->entries children a page (so that one fits on page 1 too).  A level keeps up to twice that many
  * children before it writes the first half, so that at the end the last
  * page of every level can be split with the one before it and no interior
  * page is left with a single child.  At the end the top page of a tree is
@@ -27,14 +27,13 @@
 #include "read/types.h"
 #include "sqlite-pages.h"
 
-#define U SQP_PAGE			/* usable bytes of a page: nothing reserved */
+#define U (f->size)			/* usable bytes of a page: nothing reserved */
 #define MAX_LOCAL (U - 35)		/* a table leaf cell's payload kept whole */
 #define MIN_LOCAL ((U - 12) * 32 / 255 - 23)
 #define LEAF_HDR 8
 #define INTERIOR_HDR 12
 #define INTERIOR_CELL 15		/* at most: pointer, child, 9-byte rowid */
-/* children of an interior page, so that one fits on page 1 too */
-#define SQP_ENTRIES ((U - SQP_HEADER - INTERIOR_HDR) / INTERIOR_CELL + 1)
+#define ENTRIES (f->entries)
 
 static inline unsigned vlen(uint64_t v)
 {
@@ -230,11 +229,14 @@ bool sqr_decode(const unsigned char *rec, size_t len, int col, struct sqr_val *v
 
 /* ---- pages ---- */
 
-int sqp_file_init(struct sqp_file *f, int fd)
+int sqp_file_init(struct sqp_file *f, int fd, unsigned size)
 {
-	*f = (struct sqp_file){ .fd = fd, .npages = 1 };
+	*f = (struct sqp_file){ .fd = fd, .npages = 1, .size = size };
+	if (size < 512 || size > 65536 || (size & (size - 1)))
+		return TDAT_EINVAL;
+	f->entries = (int)((size - SQP_HEADER - INTERIOR_HDR) / INTERIOR_CELL + 1);
 	f->page = malloc(U);
-	f->cells = malloc(SQP_ENTRIES * (INTERIOR_CELL - 2));
+	f->cells = malloc((size_t)ENTRIES * (INTERIOR_CELL - 2));
 	f->off = malloc(sizeof(*f->off) * (U / 2));
 	return f->page && f->cells && f->off ? 0 : TDAT_ENOMEM;
 }
@@ -333,21 +335,21 @@ static int add_entry(struct sqp_file *f, struct sqp_tree *t, int l, uint32_t chi
 	lv = &t->lv[l];
 	if (lv->n == lv->cap) {
 		int cap = lv->cap ? lv->cap * 2 : 16;
-		struct sqp_entry *e = realloc(lv->e, sizeof(*e) * (size_t)(cap < 2 * SQP_ENTRIES ? cap : 2 * SQP_ENTRIES));
+		struct sqp_entry *e = realloc(lv->e, sizeof(*e) * (size_t)(cap < 2 * ENTRIES ? cap : 2 * ENTRIES));
 
 		if (!e)
 			return TDAT_ENOMEM;
 		lv->e = e;
-		lv->cap = cap < 2 * SQP_ENTRIES ? cap : 2 * SQP_ENTRIES;
+		lv->cap = cap < 2 * ENTRIES ? cap : 2 * ENTRIES;
 	}
 	lv->e[lv->n++] = (struct sqp_entry){ child, key };
-	if (lv->n < 2 * SQP_ENTRIES)
+	if (lv->n < 2 * ENTRIES)
 		return 0;
-	if ((ret = push_interior(f, t, l, lv->e, SQP_ENTRIES)))
+	if ((ret = push_interior(f, t, l, lv->e, ENTRIES)))
 		return ret;
 	lv = &t->lv[l];		/* push_interior() may have moved the levels */
-	memmove(lv->e, lv->e + SQP_ENTRIES, sizeof(*lv->e) * SQP_ENTRIES);
-	lv->n = SQP_ENTRIES;
+	memmove(lv->e, lv->e + ENTRIES, sizeof(*lv->e) * ENTRIES);
+	lv->n = ENTRIES;
 	return 0;
 }
 
@@ -382,7 +384,7 @@ static int push_leaf(struct sqp_file *f, struct sqp_tree *t, int from, int to)
 }
 
 /* The part of a payload of @p bytes kept in its cell, the rest overflowing. */
-static size_t local_size(size_t p)
+static size_t local_size(const struct sqp_file *f, size_t p)
 {
 	size_t k;
 
@@ -439,7 +441,7 @@ static int leaf_room(struct sqp_tree *t, size_t need)
 
 int sqp_tree_add(struct sqp_file *f, struct sqp_tree *t, int64_t rowid, const void *rec, size_t len)
 {
-	size_t local = local_size(len), need = vlen(len) + vlen((uint64_t)rowid) + local +
+	size_t local = local_size(f, len), need = vlen(len) + vlen((uint64_t)rowid) + local +
 					      (local < len ? 4 : 0);
 	unsigned char *c;
 	uint32_t over;
@@ -471,9 +473,9 @@ int sqp_tree_add(struct sqp_file *f, struct sqp_tree *t, int64_t rowid, const vo
 	return 0;
 }
 
-void sqp_tree_init(struct sqp_tree *t, unsigned room)
+void sqp_tree_init(struct sqp_tree *t)
 {
-	*t = (struct sqp_tree){ .room = room };
+	*t = (struct sqp_tree){ 0 };
 }
 
 void sqp_tree_release(struct sqp_tree *t)
@@ -483,7 +485,7 @@ void sqp_tree_release(struct sqp_tree *t)
 	for (int i = 0; i < t->nlv; i++)
 		free(t->lv[i].e);
 	free(t->lv);
-	sqp_tree_init(t, t->room);
+	sqp_tree_init(t);
 }
 
 /* The page a root goes to: page 1 if asked, else the next. */
@@ -501,13 +503,13 @@ static int finish_levels(struct sqp_file *f, struct sqp_tree *t, uint32_t *root)
 		struct sqp_entry *e = t->lv[l].e;
 		int n = t->lv[l].n;
 
-		if (l == t->nlv - 1 && n <= SQP_ENTRIES) {
+		if (l == t->nlv - 1 && n <= ENTRIES) {
 			if (n < 2)
 				return TDAT_EINVAL;	/* cannot be: a level gets two at the end */
 			*root = root_page(f, *root);
 			return write_interior(f, *root, e, n);
 		}
-		if (n <= SQP_ENTRIES)
+		if (n <= ENTRIES)
 			ret = push_interior(f, t, l, e, n);
 		else if (!(ret = push_interior(f, t, l, e, n / 2)))
 			ret = push_interior(f, t, l, t->lv[l].e + n / 2, n - n / 2);

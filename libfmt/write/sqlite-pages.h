@@ -12,14 +12,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SQP_PAGE 32768u		/* the page size of the files written */
+#define SQP_PAGE 32768u		/* the page size of the sqlite writer's files */
 #define SQP_HEADER 100u		/* page 1 begins with the file's header */
 
 /* The file being built: its pages, the first reserved for the schema. */
 struct sqp_file {
 	int fd;
+	unsigned size;			/* bytes a page */
+	int entries;			/* children of an interior page */
 	uint32_t npages;		/* pages given out (page 1 included) */
-	unsigned char *page;		/* a page being laid out (SQP_PAGE bytes) */
+	unsigned char *page;		/* a page being laid out */
 	unsigned char *cells;		/* an interior page's cells, packed */
 	uint16_t *off;			/* a page's cell offsets */
 	int err;			/* errno of the first failed write, sticky */
@@ -43,17 +45,16 @@ struct sqp_tree {
 	int64_t leaf_last;		/* the leaf's largest rowid */
 	struct sqp_level *lv;		/* lv[0] above the leaves, ... */
 	int nlv;
-	unsigned room;			/* bytes a page of it may fill (page 1: less its header) */
 	bool any;			/* it has a row */
 	int64_t last;			/* its largest rowid */
 };
 
-/* Start writing the file open at @fd (empty); 0 or TDAT_ENOMEM. */
-int sqp_file_init(struct sqp_file *f, int fd);
+/* Start writing the file open at @fd (empty), pages of @size bytes (a power of 2, 512 to 65536). */
+int sqp_file_init(struct sqp_file *f, int fd, unsigned size);
 void sqp_file_release(struct sqp_file *f);
 
-/* A tree for a table (@room: SQP_PAGE, or SQP_PAGE - SQP_HEADER for the schema's). */
-void sqp_tree_init(struct sqp_tree *t, unsigned room);
+/* An empty tree. */
+void sqp_tree_init(struct sqp_tree *t);
 void sqp_tree_release(struct sqp_tree *t);
 /*
  * Add a row: @rowid greater than every one before (t->last), its record

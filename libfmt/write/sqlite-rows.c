@@ -395,6 +395,7 @@ struct sq_table *sqdb_fixed_table(struct sqdb *d, const char *name, int ncols, c
 int sqdb_table_created(struct sqdb *d, struct sq_table *t, char *sql)
 {
 	size_t had = t->aff ? strlen(t->aff) : 0;
+	bool fresh = !t->sql;
 	char *aff = realloc(t->aff, (size_t)t->ncols + 1);
 
 	if (!aff) {
@@ -406,14 +407,14 @@ int sqdb_table_created(struct sqdb *d, struct sq_table *t, char *sql)
 	aff[t->ncols] = 0;
 	free(t->sql);
 	t->sql = sql;
-	if (!had && !t->tree.room) {
+	if (fresh) {
 		struct sq_table **tl = realloc(d->tables, sizeof(*tl) * (size_t)(d->ntables + 1));
 
 		if (!tl)
 			return TDAT_ENOMEM;
 		d->tables = tl;
 		d->tables[d->ntables++] = t;
-		sqp_tree_init(&t->tree, SQP_PAGE);
+		sqp_tree_init(&t->tree);
 	}
 	return table_ready(t);
 }
