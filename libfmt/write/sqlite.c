@@ -14,9 +14,11 @@
  *
  * The event tables and their views are sqlite-tables.c's; sqlite-model.c
  * stores the model's rows (sqlite.h is what they share).  Rows go through
- * sqlite-rows.c (batched, inserted by a worker thread), all in one
- * transaction, with the journal and syncing off (the file is a temporary
- * one the tool renames on success).
+ * sqlite-rows.c (batched, stored by a worker thread) into the file's pages
+ * (sqlite-file.c, sqlite-pages.c) without SQLite; close() then opens the
+ * file with SQLite, in one transaction with the journal and syncing off
+ * (the file is a temporary one the tool renames on success), for the rows
+ * that could not be appended, the views and the indexes.
  */
 #include <stdlib.h>
 #include <string.h>
