@@ -31,8 +31,8 @@
 
 #include "sqlite-rows.h"
 
-#define ORDER_SPAN (1 << 16)		/* ids a dense table's waiting rows span, at most */
-#define ORDER_BYTES ((size_t)2 << 20)	/* bytes of them, at most */
+#define ORDER_SPAN (1 << 14)		/* ids a dense table's waiting rows span, at most */
+#define ORDER_BYTES ((size_t)512 << 10)	/* bytes of them, at most */
 #define LATE_MEM ((size_t)4 << 20)	/* late rows kept in memory before they spill */
 
 struct pend {
@@ -312,6 +312,8 @@ int sqdb_store(struct sqdb *d, struct chunk *c)
 static int flush_orders(struct sqdb *d)
 {
 	int ret = 0;
+
+
 
 	for (int i = 0; i < d->ntables && !ret; i++) {
 		struct sq_order *o = d->tables[i]->order;
