@@ -313,8 +313,6 @@ static int flush_orders(struct sqdb *d)
 {
 	int ret = 0;
 
-
-
 	for (int i = 0; i < d->ntables && !ret; i++) {
 		struct sq_order *o = d->tables[i]->order;
 
