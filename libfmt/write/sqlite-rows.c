@@ -24,6 +24,7 @@
 #define CHUNK_ROWS 512		/* rows per hand-over to the worker */
 #define FIRST_ROWS 16		/* rows of a table's first chunk: most of a small trace's are few */
 #define QUEUE_MAX 16		/* chunks in flight */
+#define WAKE_AT 4		/* chunks queued before the worker is woken: fewer wake-ups */
 
 /*
  * "@what: sqlite's message" into @buf, with the system's reason when a file
@@ -218,8 +219,8 @@ int sqdb_submit(struct sqdb *d, struct sq_table *t)
 	else
 		wk->head = c;
 	wk->tail = c;
-	wk->queued++;
-	pthread_cond_signal(&wk->work);
+	if (++wk->queued >= WAKE_AT)
+		pthread_cond_signal(&wk->work);
 	if ((fresh = wk->free))
 		wk->free = fresh->next;
 	err = wk->err;
@@ -240,6 +241,7 @@ int sqdb_drain(struct sqdb *d)
 	if (!wk->running)
 		return worker_err(d);
 	pthread_mutex_lock(&wk->lock);
+	pthread_cond_signal(&wk->work);	/* it may be waiting for WAKE_AT chunks */
 	while (wk->head || wk->busy)
 		pthread_cond_wait(&wk->done, &wk->lock);
 	pthread_mutex_unlock(&wk->lock);
