@@ -94,7 +94,7 @@ static int late_add(struct sqdb *d, struct sq_table *t, int64_t rowid, const voi
 	/* a spill: its length, then its rows */
 	if ((!l->spill && !(l->spill = tmpfile())) || fwrite(&l->len, sizeof(l->len), 1, l->spill) != 1 ||
 	    fwrite(l->buf, 1, l->len, l->spill) != l->len) {
-		tdat_msg(d->errmsg, "a temporary file for late rows: %s", strerror(errno));
+		tdat_msg(d->msg, "a temporary file for late rows: %s", strerror(errno));
 		return TDAT_EIO;
 	}
 	l->len = 0;
@@ -106,7 +106,7 @@ static int tree_add(struct sqdb *d, struct sq_table *t, int64_t rowid, const voi
 	int ret = sqp_tree_add(&d->file, &t->tree, rowid, rec, len);
 
 	if (ret == TDAT_EIO)
-		tdat_msg(d->errmsg, "write: %s", strerror(d->file.err));
+		tdat_msg(d->msg, "write: %s", strerror(d->file.err));
 	return ret;
 }
 
@@ -468,8 +468,11 @@ int sqdb_reopen(struct sqdb *d)
 {
 	int ret;
 
-	if ((ret = finish_file(d)))
+	if ((ret = finish_file(d))) {
+		if (*d->msg)	/* from a row stored here (tree_add(), late_add()) */
+			tdat_msg(d->errmsg, "%s", d->msg);
 		return ret;
+	}
 	/* NOMUTEX: one thread uses the connection */
 	if (sqlite3_open_v2(d->path, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL))
 		return d->db ? sqdb_fail(d, "cannot open") : TDAT_ENOMEM;

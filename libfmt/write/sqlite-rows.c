@@ -154,7 +154,7 @@ static void store(struct sqdb *d, struct chunk *c)
 	int ret = sqdb_store(d, c);
 
 	if (ret && !d->wk.err) {
-		snprintf(d->wk.msg, sizeof(d->wk.msg), "%s", *d->errmsg ? d->errmsg : tdat_strerror(ret));
+		snprintf(d->wk.msg, sizeof(d->wk.msg), "%s", *d->msg ? d->msg : tdat_strerror(ret));
 		d->wk.err = ret;
 	}
 }

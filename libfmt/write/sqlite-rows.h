@@ -100,6 +100,7 @@ struct sqdb {
 	sqlite3 *db;			/* NULL until sqdb_reopen() */
 	const char *path;
 	char *errmsg;			/* TDAT_MSG_LEN bytes: the writer's */
+	char msg[TDAT_MSG_LEN];		/* why storing a row failed (on the worker's thread) */
 	struct worker wk;
 	struct sqp_file file;
 	struct sq_table **tables;	/* every table, in the order created */
