@@ -192,60 +192,6 @@ static int place(struct sqdb *d, struct sq_table *t, int64_t rowid, const void *
 
 /* ---- records ---- */
 
-/*
- * @v as a record value; *@late if SQLite would change it for affinity
- * @aff (text into an INTEGER or REAL column, a number into a TEXT one, a
- * real into an INTEGER one, an integer into a REAL one).  Its bytes at
- * most, or 0 for a V_STATIC text that is not valid UTF-8.
- */
-static inline size_t value(const struct chunk *c, const struct sq_val *v, char aff, struct sqr_val *r,
-			   bool *late)
-{
-	switch (v->type) {
-	case V_INT:
-		r->type = SQR_INT;
-		r->i = v->u.i;
-		*late |= aff == 'T' || aff == 'R';
-		return 9;
-	case V_REAL:
-		if (isnan(v->u.d))	/* SQLite binds a NaN as NULL */
-			break;
-		r->type = SQR_REAL;
-		r->d = v->u.d;
-		*late |= aff == 'T' || aff == 'I';
-		return 9;
-	case V_TEXT:
-		r->type = SQR_TEXT;
-		r->p = c->arena + v->u.off;
-		r->len = v->len;
-		*late |= aff == 'I' || aff == 'R';
-		return 9 + v->len;
-	case V_STATIC:
-		r->type = SQR_TEXT;
-		r->p = v->u.p;
-		r->len = v->len;
-		*late |= aff == 'I' || aff == 'R';
-		return sq_utf8_valid((const unsigned char *)v->u.p, v->len) < v->len ? 0 : 9 + v->len;
-	}
-	r->type = SQR_NULL;
-	return 1;
-}
-
-/* @r, a V_STATIC text that is not valid UTF-8, made so in d->txt at *@at. */
-static int clean_static(struct sqdb *d, struct sqr_val *r, size_t *at)
-{
-	unsigned k = sq_utf8_valid((const unsigned char *)r->p, (unsigned)r->len);
-
-	if (k >= r->len)
-		return 0;
-	if (*at + r->len * 3 > d->txtcap)	/* encode() made room for them all */
-		return TDAT_EINVAL;
-	r->len = sq_utf8_clean(d->txt + *at, (const unsigned char *)r->p, k, (unsigned)r->len);
-	r->p = d->txt + *at;
-	*at += r->len;
-	return 0;
-}
-
 static int grow(void *pp, size_t *cap, size_t need, size_t size)
 {
 	void *p;
@@ -259,34 +205,82 @@ static int grow(void *pp, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
+/*
+ * Would SQLite change @v for a column of affinity @aff (text into an
+ * INTEGER or REAL column, a number into a TEXT one, a real into an
+ * INTEGER one, an integer into a REAL one)?
+ */
+static inline bool converts(const struct sq_val *v, char aff)
+{
+	switch (v->type) {
+	case V_INT: return aff == 'T' || aff == 'R';
+	case V_REAL: return aff == 'T' || aff == 'I';
+	case V_TEXT:
+	case V_STATIC: return aff == 'I' || aff == 'R';
+	}
+	return false;
+}
+
+/* Is @v one SQLite would not store as it is: a NaN (NULL), a V_STATIC text not UTF-8? */
+static inline bool odd(const struct sq_val *v)
+{
+	return v->type == V_REAL ? isnan(v->u.d) :
+	       v->type == V_STATIC && sq_utf8_valid((const unsigned char *)v->u.p, v->len) < v->len;
+}
+
+/*
+ * @v[0..@n) as SQLite binds them, in d->rv: a NaN NULL, a V_STATIC text
+ * not UTF-8 made so in d->txt (v_text() did the V_TEXT ones).
+ */
+static int fix(struct sqdb *d, const struct sq_val *v, int n, size_t *room)
+{
+	size_t need = 0, at = 0;
+	int ret;
+
+	for (int i = 0; i < n; i++)
+		need += v[i].type == V_STATIC ? (size_t)v[i].len * 3 : 0;
+	if ((ret = grow(&d->rv, &d->rvcap, (size_t)n, sizeof(*d->rv))) ||
+	    (ret = grow(&d->txt, &d->txtcap, need + 1, 1)))
+		return ret;
+	for (int i = 0; i < n; i++) {
+		struct sq_val *r = &d->rv[i];
+		unsigned k;
+
+		*r = v[i];
+		if (r->type == V_REAL && isnan(r->u.d))	/* SQLite binds a NaN as NULL */
+			r->type = V_NULL;
+		if (r->type != V_STATIC || (k = sq_utf8_valid((const unsigned char *)r->u.p, r->len)) >= r->len)
+			continue;
+		r->len = (unsigned)sq_utf8_clean(d->txt + at, (const unsigned char *)r->u.p, k, r->len);
+		r->u.p = d->txt + at;
+		at += r->len;
+	}
+	*room += 2 * need;
+	return 0;
+}
+
 /* The record of row @v of @c in d->rec: its length in *@len, whether it is late in *@late. */
 static int encode(struct sqdb *d, const struct chunk *c, const struct sq_val *v, size_t *len, bool *late)
 {
 	const struct sq_table *t = c->t;
 	int n = c->ncols, ret;
-	size_t room = 9, k, dirty = 0, at = 0;
-	struct sqr_val *r;
+	size_t room = 9;
+	bool fixing = false;
 
-	if ((ret = grow(&d->rv, &d->rvcap, (size_t)n, sizeof(*d->rv))))
-		return ret;
-	r = d->rv;
 	*late = false;
-	r[0].type = SQR_NULL;	/* the rowid is the INTEGER PRIMARY KEY's value */
 	for (int i = t->ipk ? 1 : 0; i < n; i++) {
-		if (!(k = value(c, &v[i], t->aff[i], &r[i], late))) {
-			dirty += v[i].len * 3;
-			k = 9 + v[i].len * 3;
-		}
-		room += k;
+		*late |= converts(&v[i], t->aff[i]);
+		fixing |= odd(&v[i]);
+		room += 9 + (v[i].type == V_TEXT || v[i].type == V_STATIC ? v[i].len : 8);
 	}
-	if (dirty && (ret = grow(&d->txt, &d->txtcap, dirty, 1)))
-		return ret;
-	for (int i = 0; dirty && i < n; i++)
-		if (v[i].type == V_STATIC && (ret = clean_static(d, &r[i], &at)))
+	if (fixing) {
+		if ((ret = fix(d, v, n, &room)))
 			return ret;
+		v = d->rv;
+	}
 	if ((ret = grow(&d->rec, &d->reccap, room, 1)))
 		return ret;
-	*len = sqr_encode(d->rec, r, n);
+	*len = sqr_encode(d->rec, v, n, c->arena, t->ipk);
 	return 0;
 }
 
@@ -326,18 +320,18 @@ static int flush_orders(struct sqdb *d)
 static int schema_row(struct sqdb *d, struct sqp_tree *st, int64_t id, const struct sq_table *t,
 		      uint32_t root)
 {
-	struct sqr_val v[5] = {
-		{ .type = SQR_TEXT, .p = "table", .len = 5 },
-		{ .type = SQR_TEXT, .p = t->name, .len = strlen(t->name) },
-		{ .type = SQR_TEXT, .p = t->name, .len = strlen(t->name) },
-		{ .type = SQR_INT, .i = root },
-		{ .type = SQR_TEXT, .p = t->sql, .len = strlen(t->sql) },
+	struct sq_val v[5] = {
+		{ .type = V_STATIC, .u.p = "table", .len = 5 },
+		{ .type = V_STATIC, .u.p = t->name, .len = (unsigned)strlen(t->name) },
+		{ .type = V_STATIC, .u.p = t->name, .len = (unsigned)strlen(t->name) },
+		{ .type = V_INT, .u.i = root },
+		{ .type = V_STATIC, .u.p = t->sql, .len = (unsigned)strlen(t->sql) },
 	};
 	int ret = grow(&d->rec, &d->reccap, sqr_room(v, 5), 1);
 
 	if (ret)
 		return ret;
-	ret = sqp_tree_add(&d->file, st, id, d->rec, sqr_encode(d->rec, v, 5));
+	ret = sqp_tree_add(&d->file, st, id, d->rec, sqr_encode(d->rec, v, 5, NULL, false));
 	if (ret == TDAT_EIO)
 		tdat_msg(d->errmsg, "write: %s", strerror(d->file.err));
 	return ret;
@@ -377,7 +371,7 @@ static int finish_file(struct sqdb *d)
 static int insert_late(struct sqdb *d, struct sq_table *t, int64_t rowid, const unsigned char *rec,
 		       size_t len)
 {
-	struct sqr_val v;
+	struct sq_val v;
 
 	if (!t->late) {
 		sqlite3_str *s = sqlite3_str_new(d->db);
@@ -399,12 +393,12 @@ static int insert_late(struct sqdb *d, struct sq_table *t, int64_t rowid, const 
 			return TDAT_EINVAL;
 		if (c == 0 && t->ipk)
 			sqlite3_bind_int64(t->late, 1, rowid);
-		else if (v.type == SQR_INT)
-			sqlite3_bind_int64(t->late, c + 1, v.i);
-		else if (v.type == SQR_REAL)
-			sqlite3_bind_double(t->late, c + 1, v.d);
-		else if (v.type == SQR_TEXT)
-			sqlite3_bind_text(t->late, c + 1, v.p, (int)v.len, SQLITE_STATIC);
+		else if (v.type == V_INT)
+			sqlite3_bind_int64(t->late, c + 1, v.u.i);
+		else if (v.type == V_REAL)
+			sqlite3_bind_double(t->late, c + 1, v.u.d);
+		else if (v.type == V_STATIC)
+			sqlite3_bind_text(t->late, c + 1, v.u.p, (int)v.len, SQLITE_STATIC);
 		else
 			sqlite3_bind_null(t->late, c + 1);
 	}

@@ -125,74 +125,102 @@ static inline uint64_t int_type(int64_t i)
 	       u <= 0x7fffffffffffull ? 5 : 6;
 }
 
-static inline uint64_t serial_type(const struct sqr_val *v)
+/* @v's serial type, its text @arena's for V_TEXT. */
+static inline uint64_t serial_type(const struct sq_val *v)
 {
-	switch (v->type) {
-	case SQR_INT: return int_type(v->i);
-	case SQR_REAL: return 7;
-	case SQR_TEXT: return 13 + 2 * (uint64_t)v->len;
-	default: return 0;
-	}
+	if (v->type == V_INT)
+		return int_type(v->u.i);
+	if (v->type >= V_TEXT)
+		return 13 + 2 * (uint64_t)v->len;
+	return v->type == V_REAL ? 7 : 0;
 }
 
-size_t sqr_room(const struct sqr_val *v, int n)
+size_t sqr_room(const struct sq_val *v, int n)
 {
 	size_t room = 9;
 
 	for (int i = 0; i < n; i++)
-		room += 9 + (v[i].type == SQR_TEXT ? v[i].len : 8);
+		room += 9 + (v[i].type == V_TEXT || v[i].type == V_STATIC ? v[i].len : 8);
 	return room;
 }
 
 #define TYPES_MAX 64		/* columns whose serial types are kept on the stack */
 
 /* The body of value @v of serial type @t at @o; past it. */
-static inline unsigned char *put_body(unsigned char *o, const struct sqr_val *v, uint64_t t)
+static inline unsigned char *put_body(unsigned char *o, const struct sq_val *v, uint64_t t,
+				      const char *arena)
 {
 	uint64_t bits;
 
 	if (t >= 13) {
-		memcpy(o, v->p, v->len);
+		memcpy(o, v->type == V_TEXT ? arena + v->u.off : v->u.p, v->len);
 		return o + v->len;
 	}
 	if (t == 7) {
-		memcpy(&bits, &v->d, 8);
+		memcpy(&bits, &v->u.d, 8);
 		put_be(o, bits, 8);
 		return o + 8;
 	}
-	put_be(o, (uint64_t)v->i, int_bytes[t]);
+	if (t >= 8)
+		return o;
+	/* all 8 bytes stored (sqr_room() gives an integer 8), the first int_bytes[t] kept */
+	bits = __builtin_bswap64((uint64_t)v->u.i << (64 - 8 * int_bytes[t]));
+	memcpy(o, &bits, 8);
 	return o + int_bytes[t];
 }
 
-size_t sqr_encode(unsigned char *out, const struct sqr_val *v, int n)
+/* sqr_encode() of more than TYPES_MAX values: each serial type worked out twice. */
+static size_t sqr_encode_slow(unsigned char *out, const struct sq_val *v, int n, const char *arena,
+			      bool rowid)
+{
+	const struct sq_val null = { .type = V_NULL };
+	unsigned hs = 0, h;
+	unsigned char *o;
+
+	for (int i = 0; i < n; i++)
+		hs += vlen(serial_type(i == 0 && rowid ? &null : &v[i]));
+	for (h = hs + 1; vlen(h) + hs != h;)
+		h = vlen(h) + hs;
+	o = out + put_varint(out, h);
+	for (int i = 0; i < n; i++)
+		o += put_varint(o, serial_type(i == 0 && rowid ? &null : &v[i]));
+	for (int i = rowid ? 1 : 0; i < n; i++)
+		o = put_body(o, &v[i], serial_type(&v[i]), arena);
+	return (size_t)(o - out);
+}
+
+size_t sqr_encode(unsigned char *out, const struct sq_val *v, int n, const char *arena, bool rowid)
 {
 	uint64_t ty[TYPES_MAX], t;
 	unsigned hs = 0, h;
 	unsigned char *o;
+	int from = rowid && n > 0;
 
-	for (int i = 0; i < n; i++) {
-		t = serial_type(&v[i]);
-		if (i < TYPES_MAX)
-			ty[i] = t;
-		hs += vlen(t);
+	if (n > TYPES_MAX)
+		return sqr_encode_slow(out, v, n, arena, rowid);
+	ty[0] = 0;
+	hs = (unsigned)from;
+	for (int i = from; i < n; i++) {
+		ty[i] = t = serial_type(&v[i]);
+		hs += t <= 0x7f ? 1 : vlen(t);
 	}
 	for (h = hs + 1; vlen(h) + hs != h;)
 		h = vlen(h) + hs;
 	o = out + put_varint(out, h);
 	for (int i = 0; i < n; i++)
-		o += put_varint(o, i < TYPES_MAX ? ty[i] : serial_type(&v[i]));
-	for (int i = 0; i < n; i++)
-		o = put_body(o, &v[i], i < TYPES_MAX ? ty[i] : serial_type(&v[i]));
+		o += put_varint(o, ty[i]);
+	for (int i = from; i < n; i++)
+		o = put_body(o, &v[i], ty[i], arena);
 	return (size_t)(o - out);
 }
 
-bool sqr_decode(const unsigned char *rec, size_t len, int col, struct sqr_val *v)
+bool sqr_decode(const unsigned char *rec, size_t len, int col, struct sq_val *v)
 {
 	const unsigned char *end = rec + len, *p = rec, *body;
 	uint64_t h, t = 0, skip = 0, bits;
 	unsigned k;
 
-	*v = (struct sqr_val){ .type = SQR_NULL };
+	*v = (struct sq_val){ .type = V_NULL };
 	if (!(k = get_varint(p, end, &h)) || h > len)
 		return false;
 	body = rec + h;
@@ -207,23 +235,23 @@ bool sqr_decode(const unsigned char *rec, size_t len, int col, struct sqr_val *v
 		return col >= 0;	/* past its last column: NULL */
 	p = body + skip;
 	if (t >= 13) {
-		v->type = SQR_TEXT;
-		v->p = (const char *)p;
-		v->len = (size_t)(t - 13) / 2;
-		return v->len <= (size_t)(end - p);
+		v->type = V_STATIC;
+		v->u.p = (const char *)p;
+		v->len = (unsigned)((t - 13) / 2);
+		return (t - 13) / 2 <= (uint64_t)(end - p);
 	}
 	if (t == 0 || t >= 10 || int_bytes[t] > (size_t)(end - p))
 		return t == 0;
 	if (t == 7) {
 		bits = get_be(p, 8);
-		memcpy(&v->d, &bits, 8);
-		v->type = SQR_REAL;
+		memcpy(&v->u.d, &bits, 8);
+		v->type = V_REAL;
 		return true;
 	}
-	v->type = SQR_INT;
-	v->i = t >= 8 ? (int64_t)(t - 8) : (int64_t)get_be(p, int_bytes[t]);
+	v->type = V_INT;
+	v->u.i = t >= 8 ? (int64_t)(t - 8) : (int64_t)get_be(p, int_bytes[t]);
 	if (t < 8 && int_bytes[t] < 8 && (p[0] & 0x80))	/* sign-extend */
-		v->i -= (int64_t)1 << (8 * int_bytes[t]);
+		v->u.i -= (int64_t)1 << (8 * int_bytes[t]);
 	return true;
 }
 

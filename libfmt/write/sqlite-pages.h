@@ -70,27 +70,34 @@ int sqp_tree_finish(struct sqp_file *f, struct sqp_tree *t, uint32_t *root);
 int sqp_file_header(struct sqp_file *f, uint32_t libversion);
 
 /*
- * Records (the file format's "record format"): a value of a column, a row
- * of them encoded, and decoded back.
+ * Records (the file format's "record format") of a row's values: V_TEXT
+ * bytes at an offset in the row's arena, V_STATIC's at a pointer.
  */
-enum { SQR_NULL, SQR_INT, SQR_REAL, SQR_TEXT };
+enum { V_NULL, V_INT, V_REAL, V_TEXT, V_STATIC };
 
-struct sqr_val {
+struct sq_val {
 	int type;
-	int64_t i;
-	double d;
-	const char *p;			/* SQR_TEXT: @len bytes */
-	size_t len;
+	unsigned len;
+	union {
+		int64_t i;
+		double d;
+		size_t off;		/* V_TEXT: offset in the arena */
+		const char *p;		/* V_STATIC */
+	} u;
 };
 
 /* Bytes the record of @v[0..@n) takes at most (sqr_encode()'s room). */
-size_t sqr_room(const struct sqr_val *v, int n);
-/* Encode @v[0..@n) at @out (sqr_room() bytes); its length. */
-size_t sqr_encode(unsigned char *out, const struct sqr_val *v, int n);
+size_t sqr_room(const struct sq_val *v, int n);
 /*
- * Decode column @col of the record @rec (@len bytes) into @v: SQR_NULL past
- * its last column; false if the record is not one sqr_encode() makes.
+ * Encode @v[0..@n) (V_TEXT bytes in @arena) at @out (sqr_room() bytes),
+ * @v[0] as NULL if it is the @rowid; its length.
  */
-bool sqr_decode(const unsigned char *rec, size_t len, int col, struct sqr_val *v);
+size_t sqr_encode(unsigned char *out, const struct sq_val *v, int n, const char *arena, bool rowid);
+/*
+ * Decode column @col of the record @rec (@len bytes) into @v (text as
+ * V_STATIC, in @rec): V_NULL past its last column; false if the record is
+ * not one sqr_encode() makes.
+ */
+bool sqr_decode(const unsigned char *rec, size_t len, int col, struct sq_val *v);
 
 #endif /* TDAT_SQLITE_PAGES_H */

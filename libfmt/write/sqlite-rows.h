@@ -18,19 +18,6 @@
 #include "model/model.h"
 #include "sqlite-pages.h"
 
-enum { V_NULL, V_INT, V_REAL, V_TEXT, V_STATIC };
-
-struct sq_val {
-	int type;
-	unsigned len;
-	union {
-		int64_t i;
-		double d;
-		size_t off;		/* V_TEXT: offset in the table's arena */
-		const char *p;		/* V_STATIC: lives until close */
-	} u;
-};
-
 /* Rows of one table on their way to SQLite. */
 struct chunk {
 	struct sq_table *t;
@@ -107,7 +94,7 @@ struct sqdb {
 	int ntables;
 	unsigned char *rec;		/* the worker's record being encoded */
 	size_t reccap;
-	struct sqr_val *rv;		/* its values */
+	struct sq_val *rv;		/* a row's values, its texts made valid UTF-8 */
 	size_t rvcap;
 	char *txt;			/* its texts made valid UTF-8 */
 	size_t txtcap;

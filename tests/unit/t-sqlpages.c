@@ -36,7 +36,7 @@ struct table {
 
 
 /* Row @i of the "many" table: four values of every kind and width. */
-static void many_row(int64_t i, struct sqr_val v[4], char *text)
+static void many_row(int64_t i, struct sq_val v[4], char *text)
 {
 	static const int64_t ints[] = { 0, 1, -1, 127, -128, 128, 32767, -32768, 32768, 8388607,
 					-8388608, 8388608, 2147483647, -2147483647 - 1, 2147483648ll,
@@ -44,17 +44,17 @@ static void many_row(int64_t i, struct sqr_val v[4], char *text)
 					INT64_MAX, INT64_MIN };
 	int n = (int)(sizeof(ints) / sizeof(ints[0]));
 
-	v[0] = (struct sqr_val){ .type = SQR_INT, .i = ints[i % n] };
-	v[1] = (struct sqr_val){ .type = i % 7 ? SQR_REAL : SQR_NULL, .d = (double)i / 8 - 1000.5 };
+	v[0] = (struct sq_val){ .type = V_INT, .u.i = ints[i % n] };
+	v[1] = (struct sq_val){ .type = i % 7 ? V_REAL : V_NULL, .u.d = (double)i / 8 - 1000.5 };
 	snprintf(text, 64, "row %" PRId64 " %.*s", i, (int)(i % 23), "abcdefghijklmnopqrstuvwxyz");
-	v[2] = (struct sqr_val){ .type = SQR_TEXT, .p = text, .len = strlen(text) };
-	v[3] = (struct sqr_val){ .type = SQR_INT, .i = i * 1000003 };
+	v[2] = (struct sq_val){ .type = V_STATIC, .u.p = text, .len = (unsigned)strlen(text) };
+	v[3] = (struct sq_val){ .type = V_INT, .u.i = i * 1000003 };
 }
 
-static int add(struct sqp_file *f, struct table *t, int64_t rowid, const struct sqr_val *v, int n)
+static int add(struct sqp_file *f, struct table *t, int64_t rowid, const struct sq_val *v, int n)
 {
 	unsigned char *rec = malloc(sqr_room(v, n));
-	int ret = rec ? sqp_tree_add(f, &t->tree, rowid, rec, sqr_encode(rec, v, n)) : -1;
+	int ret = rec ? sqp_tree_add(f, &t->tree, rowid, rec, sqr_encode(rec, v, n, NULL, false)) : -1;
 
 	free(rec);
 	return ret;
@@ -91,7 +91,7 @@ static char *big_text(size_t len, int64_t seed)
 static int add_big(struct sqp_file *f, struct table *t, int64_t rowid, size_t len)
 {
 	char *s = big_text(len, rowid);
-	struct sqr_val v = { .type = SQR_TEXT, .p = s, .len = len };
+	struct sq_val v = { .type = V_STATIC, .u.p = s, .len = (unsigned)len };
 	int ret = s ? add(f, t, rowid, &v, 1) : -1;
 
 	free(s);
@@ -100,15 +100,15 @@ static int add_big(struct sqp_file *f, struct table *t, int64_t rowid, size_t le
 
 static int schema_add(struct sqp_file *f, struct sqp_tree *st, int64_t id, const struct table *t)
 {
-	struct sqr_val v[5] = {
-		{ .type = SQR_TEXT, .p = "table", .len = 5 },
-		{ .type = SQR_TEXT, .p = t->name, .len = strlen(t->name) },
-		{ .type = SQR_TEXT, .p = t->name, .len = strlen(t->name) },
-		{ .type = SQR_INT, .i = t->root },
-		{ .type = SQR_TEXT, .p = t->sql, .len = strlen(t->sql) },
+	struct sq_val v[5] = {
+		{ .type = V_STATIC, .u.p = "table", .len = 5 },
+		{ .type = V_STATIC, .u.p = t->name, .len = (unsigned)strlen(t->name) },
+		{ .type = V_STATIC, .u.p = t->name, .len = (unsigned)strlen(t->name) },
+		{ .type = V_INT, .u.i = t->root },
+		{ .type = V_STATIC, .u.p = t->sql, .len = (unsigned)strlen(t->sql) },
 	};
 	unsigned char *rec = malloc(sqr_room(v, 5));
-	int ret = rec ? sqp_tree_add(f, st, id, rec, sqr_encode(rec, v, 5)) : -1;
+	int ret = rec ? sqp_tree_add(f, st, id, rec, sqr_encode(rec, v, 5, NULL, false)) : -1;
 
 	free(rec);
 	return ret;
@@ -144,14 +144,14 @@ static void check_many(sqlite3 *db, int rows, unsigned size)
 
 	sqlite3_prepare_v2(db, "SELECT rowid, a, b, c, d FROM many ORDER BY rowid", -1, &st, NULL);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		struct sqr_val v[4];
+		struct sq_val v[4];
 
 		many_row(n, v, text);
-		if (sqlite3_column_int64(st, 0) != 3 * n - 5 || sqlite3_column_int64(st, 1) != v[0].i ||
-		    (v[1].type == SQR_NULL ? sqlite3_column_type(st, 2) != SQLITE_NULL :
-		     sqlite3_column_double(st, 2) != v[1].d) ||
+		if (sqlite3_column_int64(st, 0) != 3 * n - 5 || sqlite3_column_int64(st, 1) != v[0].u.i ||
+		    (v[1].type == V_NULL ? sqlite3_column_type(st, 2) != SQLITE_NULL :
+		     sqlite3_column_double(st, 2) != v[1].u.d) ||
 		    strcmp((const char *)sqlite3_column_text(st, 3), text) ||
-		    sqlite3_column_int64(st, 4) != v[3].i) {
+		    sqlite3_column_int64(st, 4) != v[3].u.i) {
 			if (!bad++)
 				diag("row %d differs", n);
 		}
@@ -190,7 +190,7 @@ static int write_tables(struct sqp_file *f, struct table *tab, int ntab, int row
 	int ret = 0;
 
 	for (int i = 0; ntab > 1 && i < rows && !ret; i++) {
-		struct sqr_val v[4];
+		struct sq_val v[4];
 
 		many_row(i, v, text);
 		ret = add(f, &tab[1], 3 * (int64_t)i - 5, v, 4);
@@ -198,7 +198,7 @@ static int write_tables(struct sqp_file *f, struct table *tab, int ntab, int row
 	for (int i = 0; ntab > 2 && i < nsz && !ret; i++)
 		ret = add_big(f, &tab[2], i + 1, sz[i]);
 	for (int k = 3; k < ntab && !ret; k++) {
-		struct sqr_val v = { .type = SQR_INT, .i = k };
+		struct sq_val v = { .type = V_INT, .u.i = k };
 
 		ret = add(f, &tab[k], 1, &v, 1);
 	}
@@ -294,17 +294,17 @@ static void records(void)
 					-2147483648ll, -2147483649ll, 140737488355327ll, 140737488355328ll,
 					-140737488355328ll, -140737488355329ll, INT64_MAX, INT64_MIN };
 	int n = (int)(sizeof(ints) / sizeof(ints[0])), bad = 0;
-	struct sqr_val v[32], got;
+	struct sq_val v[32], got;
 	unsigned char rec[1024];
 	size_t len;
 
 	for (int i = 0; i < n; i++)
-		v[i] = (struct sqr_val){ .type = SQR_INT, .i = ints[i] };
-	len = sqr_encode(rec, v, n);
+		v[i] = (struct sq_val){ .type = V_INT, .u.i = ints[i] };
+	len = sqr_encode(rec, v, n, NULL, false);
 	for (int i = 0; i < n; i++)
-		bad += !sqr_decode(rec, len, i, &got) || got.type != SQR_INT || got.i != ints[i];
+		bad += !sqr_decode(rec, len, i, &got) || got.type != V_INT || got.u.i != ints[i];
 	is_int(bad, 0, "every integer width decodes to what was encoded");
-	ok(sqr_decode(rec, len, n + 3, &got) && got.type == SQR_NULL, "a column past the last is NULL");
+	ok(sqr_decode(rec, len, n + 3, &got) && got.type == V_NULL, "a column past the last is NULL");
 	ok(!sqr_decode(rec, 3, n - 1, &got), "a record cut short is refused");
 }
 
