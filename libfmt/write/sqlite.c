@@ -503,7 +503,7 @@ static void sqlite_free(struct tdat_writer *w)
 
 const struct tdat_writer_ops tdat_writer_sqlite_ops = {
 	.name = "sqlite",
-	.threads = 0,		/* its storing thread (sqlite-rows.c) is light: -j 2 decodes on a worker */
+	.threads = 1,		/* sqlite-rows.c's storing thread */
 	.exts = ".db .sqlite .sqlite3",
 	.fields = true,
 	.output = TDAT_OUT_FILE,
