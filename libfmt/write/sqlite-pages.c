@@ -278,13 +278,13 @@ void sqp_file_release(struct sqp_file *f)
 	f->off = NULL;
 }
 
-static int write_page(struct sqp_file *f, uint32_t pg, const unsigned char *p)
+/* @len bytes at @p written at @off of the file: 0 or TDAT_EIO (f->err says why). */
+static int write_at(struct sqp_file *f, const unsigned char *p, size_t len, off_t off)
 {
 	size_t done = 0;
-	off_t at = (off_t)(pg - 1) * U;
 
-	while (done < U) {
-		ssize_t n = pwrite(f->fd, p + done, U - done, at + (off_t)done);
+	while (done < len) {
+		ssize_t n = pwrite(f->fd, p + done, len - done, off + (off_t)done);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -295,6 +295,11 @@ static int write_page(struct sqp_file *f, uint32_t pg, const unsigned char *p)
 		done += (size_t)n;
 	}
 	return 0;
+}
+
+static int write_page(struct sqp_file *f, uint32_t pg, const unsigned char *p)
+{
+	return write_at(f, p, U, (off_t)(pg - 1) * U);
 }
 
 /* Lay out a page of @n cells (@cells, @clen bytes, each at @coff) on f->page; its page number is @pg. */
@@ -568,7 +573,6 @@ int sqp_tree_finish(struct sqp_file *f, struct sqp_tree *t, uint32_t *root)
 int sqp_file_header(struct sqp_file *f, uint32_t libversion)
 {
 	unsigned char h[SQP_HEADER] = "SQLite format 3";
-	size_t done = 0;
 
 	put_be(h + 16, U == 65536 ? 1 : U, 2);
 	h[18] = h[19] = 1;		/* rollback journal, not WAL */
@@ -582,16 +586,5 @@ int sqp_file_header(struct sqp_file *f, uint32_t libversion)
 	put_be(h + 56, 1, 4);		/* UTF-8 */
 	put_be(h + 92, 1, 4);		/* the page count is valid for change 1 */
 	put_be(h + 96, libversion, 4);
-	while (done < sizeof(h)) {
-		ssize_t n = pwrite(f->fd, h + done, sizeof(h) - done, (off_t)done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			f->err = n < 0 ? errno : ENOSPC;
-			return TDAT_EIO;
-		}
-		done += (size_t)n;
-	}
-	return 0;
+	return write_at(f, h, sizeof(h), 0);
 }
