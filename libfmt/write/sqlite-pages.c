@@ -161,7 +161,7 @@ static inline unsigned char *put_body(unsigned char *o, const struct sq_val *v, 
 		put_be(o, bits, 8);
 		return o + 8;
 	}
-	if (t >= 8)
+	if (t == 0 || t >= 8)	/* NULL, 0 and 1: no body */
 		return o;
 	/* all 8 bytes stored (sqr_room() gives an integer 8), the first int_bytes[t] kept */
 	bits = __builtin_bswap64((uint64_t)v->u.i << (64 - 8 * int_bytes[t]));
