@@ -323,7 +323,8 @@ static int lay_out(struct sqp_file *f, uint32_t pg, int type, uint32_t right, co
 	for (int i = 0; i < n; i++)
 		put_be(p + hdr + hlen + 2 * (size_t)i, start + coff[i], 2);
 	memset(p + ptrs, 0, start - ptrs);
-	memcpy(p + start, cells, clen);
+	if (clen)			/* an empty table's leaf has no cells at all */
+		memcpy(p + start, cells, clen);
 	return write_page(f, pg, p);
 }
 
