@@ -394,7 +394,8 @@ static int write_leaf(struct sqp_file *f, struct sqp_tree *t, uint32_t pg, int f
 
 	for (int i = from; i < to; i++)
 		off[i - from] = (uint16_t)(t->coff[i] - a);
-	return lay_out(f, pg, 13, 0, t->cells + a, b - a, off, to - from);
+	/* an empty table's leaf: no cells, maybe not even their buffer */
+	return lay_out(f, pg, 13, 0, from < to ? t->cells + a : NULL, b - a, off, to - from);
 }
 
 /* The rowid of @t's cell @i. */
