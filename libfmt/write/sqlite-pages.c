@@ -7,13 +7,14 @@
  * bottom up: cells fill a leaf until the next one does not fit, then the
  * leaf is written at the next free page and its number and largest rowid
  * go up to the interior level above it, which is written the same way,
- * f->entries children a page (so that one fits on page 1 too).  A level keeps up to twice that many
- * children before it writes the first half, so that at the end the last
- * page of every level can be split with the one before it and no interior
- * page is left with a single child.  At the end the top page of a tree is
- * its root, and the first page of the file is the root of the schema's
- * tree.  Every page is full but the last of each level; cells never move,
- * and SQLite reads, indexes and appends to the file as to one of its own.
+ * f->entries children a page (few enough for page 1 too).  A level keeps
+ * up to twice that many children before it writes the first half, so that
+ * at the end the last page of every level can be split with the one before
+ * it and no interior page is left with a single child.  At the end the top
+ * page of a tree is its root, and the first page of the file is the root
+ * of the schema's tree.  Every page is full but the last one or two of
+ * each level; cells never move, and SQLite reads, indexes and appends to
+ * the file as to one of its own.
  *
  * Rows bigger than a page keep their start in the leaf and the rest in a
  * chain of overflow pages, split where the format says.  Records use the
