@@ -67,23 +67,29 @@ int sqdb_create(struct sqdb *d, const char *path)
 
 /* ---- rows in order ---- */
 
+/* Room for @need elements of @size bytes at *@pp (*@cap of them now), doubling. */
+static int grow(void *pp, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap * 2 > need ? *cap * 2 : need;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	if (!(p = realloc(*(void **)pp, n * size)))
+		return TDAT_ENOMEM;
+	*(void **)pp = p;
+	*cap = n;
+	return 0;
+}
+
 static int late_add(struct sqdb *d, struct sq_table *t, int64_t rowid, const void *rec, size_t len)
 {
 	struct sq_late *l = &d->late;
 	uint32_t n = (uint32_t)len;
 	size_t need = sizeof(t) + sizeof(rowid) + sizeof(n) + len;
 
-	if (l->len + need > l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 4096;
-		unsigned char *b;
-
-		while (cap < l->len + need)
-			cap *= 2;
-		if (!(b = realloc(l->buf, cap)))
-			return TDAT_ENOMEM;
-		l->buf = b;
-		l->cap = cap;
-	}
+	if (grow(&l->buf, &l->cap, l->len + need, 1))
+		return TDAT_ENOMEM;
 	memcpy(l->buf + l->len, &t, sizeof(t));
 	memcpy(l->buf + l->len + sizeof(t), &rowid, sizeof(rowid));
 	memcpy(l->buf + l->len + sizeof(t) + sizeof(rowid), &n, sizeof(n));
@@ -192,19 +198,6 @@ static int place(struct sqdb *d, struct sq_table *t, int64_t rowid, const void *
 }
 
 /* ---- records ---- */
-
-static int grow(void *pp, size_t *cap, size_t need, size_t size)
-{
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	if (!(p = realloc(*(void **)pp, need * size)))
-		return TDAT_ENOMEM;
-	*(void **)pp = p;
-	*cap = need;
-	return 0;
-}
 
 /*
  * Would SQLite change @v for a column of affinity @aff (text into an
