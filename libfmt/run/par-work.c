@@ -68,8 +68,7 @@ static struct block *block_new(struct par *p)
 static struct block *block_get(struct worker *k)
 {
 	struct par *p = k->p;
-	bool far = p->mode == PM_PRINT || (p->mode == PM_PREPARE && p->w->jobs >= PREPARE_MORE_JOBS);
-	size_t ahead = far ? QUEUE_AHEAD : QUEUE_PUT;
+	size_t ahead = p->mode != PM_COPY ? QUEUE_AHEAD : QUEUE_PUT;
 	struct block *b;
 
 	pthread_mutex_lock(&p->mu);

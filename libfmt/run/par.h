@@ -17,9 +17,9 @@
 #define BLOCK_READ (16 * BLOCK_EVENTS)	/* events read (kept or not) a block stands for */
 /*
  * Bytes of blocks one window made and the caller has not taken: printed
- * text, which the caller only writes, and events prepared as far as
- * PREPARE_MORE_JOBS lets, which it mostly copies, run ahead; events the
- * caller puts through a format only need to be ready.
+ * text, which the caller only writes, and prepared events, which it
+ * mostly copies, run ahead; events the caller puts through a format only
+ * need to be ready.
  */
 #define QUEUE_AHEAD (16u << 20)
 #define QUEUE_PUT (4u << 20)

@@ -3,7 +3,7 @@
  * json-slices.c - the "json" writer's slices ("X" events of begin/end
  * pairs, model/slices.c SL_JSON), on one thread or split across -j.
  *
- * With -j 3 or more, a worker pairs the slice events of its block of events on
+ * On -j workers (from -j 3: run/par.c), a worker pairs the slice events of its block of events on
  * stacks of its own (slices_set_local()) and writes each pair's "X" event
  * whole but for the pid, which only the caller's process model knows.
  * What the worker's stacks cannot decide (an end whose begin came before
@@ -18,8 +18,7 @@
  *   OP_PUT    the caller puts the event: u64 n, then its fields (put_fields())
  *   OP_INST   an instant (JR_INSTANT): i64 tid, then two pieces (u64 n, n
  *             bytes): ",\n" and the event up to its "ts":, the rest from its
- *             ,"tid":; the caller puts the time and the pid between (also
- *             with -j 2, where workers pair nothing)
+ *             ,"tid":; the caller puts the time and the pid between
  *   OP_LINE   the caller puts the event; nothing prepared
  *   OP_SLICE  the worker paired it; then OP_CHECK (a begin: the caller closes
  *             what it closes on its stacks), or OP_X slices: u8 on a thread,
@@ -314,14 +313,6 @@ int json_prepare(struct tdat_writer *w, const struct tdat_event *ev)
 
 	if (!jt)
 		return TDAT_ENOMEM;
-	/*
-	 * Pairing costs about 15% more CPU in all (the ops, the pieces copied
-	 * twice) and takes about a third of the caller's: with two workers,
-	 * which share at most two cores with the caller, the total is what
-	 * counts (measured: no faster, 30 MB more).
-	 */
-	if (w->workers < PREPARE_MORE_JOBS)
-		return put_op(j, &w->sink, ev, jt);
 	if (!j->local) {
 		j->local = true;
 		slices_set_local(j->sl);

@@ -52,9 +52,8 @@ struct tdat_writer_ops {
 	 * the events in order, each with its prepared bytes in w->pre (run/par.c).
 	 */
 	int (*prepare)(struct tdat_writer *w, const struct tdat_event *ev);
-#define PREPARE_MORE_JOBS 3	/* from this many jobs, prepare may do more of the work
-				   (json: pair slices, json-slices.c), and its blocks
-				   run ahead as far as printed text (run/par-work.c) */
+#define PREPARE_JOBS 3	/* from this many jobs workers prepare (run/par.c); fewer:
+				   the caller's thread puts every event itself */
 	/*
 	 * Optional, with prepare: a worker's block of events ends; what the
 	 * caller must know after its last event into w->sink.  The caller's
