@@ -200,17 +200,17 @@ static int place(struct sqdb *d, struct sq_table *t, int64_t rowid, const void *
 /* ---- records ---- */
 
 /*
- * Would SQLite change @v for a column of affinity @aff (text into an
- * INTEGER or REAL column, a number into a TEXT one, a real into an
- * INTEGER one, an integer into a REAL one)?
+ * Might SQLite change @v for a column of affinity @aff (text into an
+ * INTEGER, REAL or NUMERIC column, a number into a TEXT one, a real into
+ * an INTEGER or NUMERIC one, an integer into a REAL one)?
  */
 static inline bool converts(const struct sq_val *v, char aff)
 {
 	switch (v->type) {
 	case V_INT: return aff == 'T' || aff == 'R';
-	case V_REAL: return aff == 'T' || aff == 'I';
+	case V_REAL: return aff == 'T' || aff == 'I' || aff == 'N';
 	case V_TEXT:
-	case V_STATIC: return aff == 'I' || aff == 'R';
+	case V_STATIC: return aff == 'I' || aff == 'R' || aff == 'N';
 	}
 	return false;
 }

@@ -16,19 +16,15 @@ static const char *const sql_type[] = {
 	[MT_I32] = "INTEGER", [MT_I64] = "INTEGER", [MT_REAL] = "REAL", [MT_TEXT] = "TEXT",
 };
 
-static const char aff_of[] = { [MT_I32] = 'I', [MT_I64] = 'I', [MT_REAL] = 'R', [MT_TEXT] = 'T' };
-
-/* "CREATE TABLE name(col TYPE, ...)" of table @k in @buf (@len bytes), its affinities in @aff; false if cut. */
-static bool create_sql(int k, char *buf, size_t len, char *aff)
+/* "CREATE TABLE name(col TYPE, ...)" of table @k in @buf (@len bytes); false if cut. */
+static bool create_sql(int k, char *buf, size_t len)
 {
 	const struct mt_desc *t = &mt_tables[k];
 	size_t o = (size_t)snprintf(buf, len, "CREATE TABLE %s(", t->name);
 
-	for (int i = 0; i < t->ncols && o < len; i++) {
+	for (int i = 0; i < t->ncols && o < len; i++)
 		o += (size_t)snprintf(buf + o, len - o, "%s%s %s%s", i ? ", " : "", t->cols[i].name,
 				      sql_type[t->cols[i].type], i ? "" : " PRIMARY KEY");
-		aff[i] = aff_of[t->cols[i].type];
-	}
 	if (o < len)
 		o += (size_t)snprintf(buf + o, len - o, ")");
 	return o < len;
@@ -36,12 +32,12 @@ static bool create_sql(int k, char *buf, size_t len, char *aff)
 
 int sq_model_create(struct sq *q)
 {
-	char sql[1024], aff[64];
+	char sql[1024];
 
 	for (int k = 0; k < MT_NTABLES; k++) {
-		if (mt_tables[k].ncols > (int)sizeof(aff) || !create_sql(k, sql, sizeof(sql), aff))
+		if (!create_sql(k, sql, sizeof(sql)))
 			return TDAT_EINVAL;
-		if (!(q->mt[k] = sqdb_fixed_table(&q->d, mt_tables[k].name, mt_tables[k].ncols, aff, sql)))
+		if (!(q->mt[k] = sqdb_fixed_table(&q->d, mt_tables[k].name, mt_tables[k].ncols, sql)))
 			return TDAT_ENOMEM;
 		/* an INTEGER PRIMARY KEY is the rowid; the model numbers rows 0, 1, ... as they begin */
 		q->mt[k]->ipk = mt_tables[k].cols[0].type == MT_I32 || mt_tables[k].cols[0].type == MT_I64;

@@ -18,11 +18,16 @@
  *
  * Rows bigger than a page keep their start in the leaf and the rest in a
  * chain of overflow pages, split where the format says.  Records use the
- * smallest serial type of each value, as SQLite's own.
+ * smallest serial type of each value, as SQLite's own.  A value goes into
+ * a record as it is; whether SQLite would have changed it for its column
+ * (sqlite-file.c) is told by the column's affinity, which a table's CREATE
+ * TABLE statement declares (sqp_affinities(): SQLite's rules, so the
+ * statement is the one place a column's type is written).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "read/types.h"
@@ -254,6 +259,111 @@ bool sqr_decode(const unsigned char *rec, size_t len, int col, struct sq_val *v)
 	if (t < 8 && int_bytes[t] < 8 && (p[0] & 0x80))	/* sign-extend */
 		v->u.i -= (int64_t)1 << (8 * int_bytes[t]);
 	return true;
+}
+
+/* ---- column affinities ---- */
+
+/* Does @s (@n bytes) hold @word, in any case? */
+static bool has_word(const char *s, size_t n, const char *word)
+{
+	size_t w = strlen(word);
+
+	for (size_t i = 0; i + w <= n; i++)
+		if (!strncasecmp(s + i, word, w))
+			return true;
+	return false;
+}
+
+/* The affinity of a column declared of type @s (@n bytes): SQLite's rules, in their order. */
+static char type_affinity(const char *s, size_t n)
+{
+	if (has_word(s, n, "INT"))
+		return 'I';
+	if (has_word(s, n, "CHAR") || has_word(s, n, "CLOB") || has_word(s, n, "TEXT"))
+		return 'T';
+	if (!n || has_word(s, n, "BLOB"))
+		return '-';
+	if (has_word(s, n, "REAL") || has_word(s, n, "FLOA") || has_word(s, n, "DOUB"))
+		return 'R';
+	return 'N';
+}
+
+/* The end of the name or word at @p (a "quoted" one, its "" inside kept), or @p. */
+static const char *word_end(const char *p)
+{
+	if (*p == '"') {
+		for (p++; *p; p++)
+			if (*p == '"' && *++p != '"')
+				return p;
+		return p;
+	}
+	while (*p == '_' || (*p >= '0' && *p <= '9') || ((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z'))
+		p++;
+	return p;
+}
+
+static const char *skip_space(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	return p;
+}
+
+/* Is the word at @p (to @e) one that ends a column's type (a constraint's first)? */
+static bool constraint_word(const char *p, const char *e)
+{
+	static const char *const words[] = { "CONSTRAINT", "PRIMARY", "NOT", "NULL", "UNIQUE",
+		"CHECK", "DEFAULT", "COLLATE", "REFERENCES", "GENERATED", "AS", "FOREIGN" };
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if ((size_t)(e - p) == strlen(words[i]) && !strncasecmp(p, words[i], (size_t)(e - p)))
+			return true;
+	return false;
+}
+
+/* The ',' or the list's ')' that ends the column definition @p is in, or NULL. */
+static const char *def_end(const char *p)
+{
+	int depth = 0;
+
+	for (; *p; p++) {
+		if (*p == '"' || *p == '\'') {
+			char q = *p;
+
+			for (p++; *p && (*p != q || p[1] == q); p += *p == q ? 2 : 1)
+				;
+			if (!*p)
+				return NULL;
+		} else if (*p == '(') {
+			depth++;
+		} else if (*p == ')' && depth) {
+			depth--;
+		} else if (*p == ',' || *p == ')') {
+			return p;
+		}
+	}
+	return NULL;
+}
+
+int sqp_affinities(const char *sql, char *aff, int max)
+{
+	const char *p = strchr(sql, '('), *e, *type, *type_end;
+	int n = 0;
+
+	for (; p && *p != ')'; p = def_end(p)) {
+		p = skip_space(p + 1);
+		if ((e = word_end(p)) == p || constraint_word(p, e) || n == max)
+			return -1;	/* no name, or a table's constraint */
+		/* the type: the words before a constraint's, each perhaps with a (size) */
+		for (p = type = type_end = skip_space(e); (e = word_end(p)) > p && !constraint_word(p, e);
+		     type_end = p) {
+			p = skip_space(e);
+			if (*p == '(' && (e = strchr(p, ')')))
+				p = skip_space(e + 1);
+		}
+		aff[n++] = type_affinity(type, (size_t)(type_end - type));
+	}
+	return p ? n : -1;
 }
 
 /* ---- pages ---- */

@@ -100,4 +100,13 @@ size_t sqr_encode(unsigned char *out, const struct sq_val *v, int n, const char 
  */
 bool sqr_decode(const unsigned char *rec, size_t len, int col, struct sq_val *v);
 
+/*
+ * The affinity of each column that CREATE TABLE statement @sql declares,
+ * by SQLite's rules on its declared type, into @aff (at most @max):
+ * 'I'nteger, 'T'ext, 'R'eal, 'N'umeric, '-' none (BLOB or no type).  The
+ * number of columns, or -1 if @sql is not one this reads (a table
+ * constraint among its columns, say) or they are more than @max.
+ */
+int sqp_affinities(const char *sql, char *aff, int max);
+
 #endif /* TDAT_SQLITE_PAGES_H */

@@ -365,9 +365,8 @@ void table_free(struct sq_table *t)
 	free(t);
 }
 
-/* A fixed table: created by @sql, rows of @ncols values of affinities @aff. */
-struct sq_table *sqdb_fixed_table(struct sqdb *d, const char *name, int ncols, const char *aff,
-				  const char *sql)
+/* A fixed table: created by @sql, rows of @ncols values. */
+struct sq_table *sqdb_fixed_table(struct sqdb *d, const char *name, int ncols, const char *sql)
 {
 	struct sq_table *t = calloc(1, sizeof(*t));
 	char *s = strdup(sql);
@@ -383,23 +382,24 @@ struct sq_table *sqdb_fixed_table(struct sqdb *d, const char *name, int ncols, c
 		table_free(t);
 		return NULL;
 	}
-	memcpy(t->aff, aff, (size_t)ncols);
 	return t;
 }
 
-/* @t is created by @sql (taken); or, created before, has columns added from @t->aff's length on. */
+/*
+ * @t is created by @sql (taken), or, created before, now by @sql with
+ * columns added; its columns' affinities are those @sql declares.
+ */
 int sqdb_table_created(struct sqdb *d, struct sq_table *t, char *sql)
 {
-	size_t had = t->aff ? strlen(t->aff) : 0;
 	bool fresh = !t->sql;
 	char *aff = realloc(t->aff, (size_t)t->ncols + 1);
 
-	if (!aff) {
+	if (aff)
+		t->aff = aff;
+	if (!aff || sqp_affinities(sql, aff, t->ncols) != t->ncols) {
 		free(sql);
-		return TDAT_ENOMEM;
+		return aff ? TDAT_EINVAL : TDAT_ENOMEM;
 	}
-	t->aff = aff;
-	memset(aff + had, '-', (size_t)t->ncols - had);	/* ALTER TABLE ADD COLUMN: no type */
 	aff[t->ncols] = 0;
 	free(t->sql);
 	t->sql = sql;

@@ -50,7 +50,8 @@ struct sq_table {
 	char *name;
 	int ncols;
 	char **cols;			/* column names */
-	char *aff;			/* each column's affinity: 'I'nteger, 'T'ext, 'R'eal, '-' none */
+	char *aff;			/* each column's affinity, as its CREATE TABLE declares it
+					 * (sqp_affinities()): 'I', 'T', 'R', 'N', '-' */
 	char **keys;			/* event tables: args key of each column, NULL if fixed */
 	const char **vtypes;		/* its args value_type */
 	char *sql;			/* its CREATE TABLE statement, NULL until created */
@@ -109,13 +110,14 @@ int sqdb_exec(struct sqdb *d, const char *sql);
 int sqdb_create(struct sqdb *d, const char *path);
 /*
  * @t is created by @sql (a CREATE TABLE statement, taken), or, if it exists,
- * given the columns from its old count on (ALTER TABLE ADD COLUMN).  The
- * worker must be idle (sqdb_drain()).
+ * given the columns from its old count on (ALTER TABLE ADD COLUMN: @sql is
+ * the old statement with them added, untyped).  Its columns' affinities
+ * are those @sql declares (sqp_affinities()).  The worker must be idle
+ * (sqdb_drain()).
  */
 int sqdb_table_created(struct sqdb *d, struct sq_table *t, char *sql);
-/* A table of @ncols columns, affinities @aff, created by @sql; NULL when out of memory. */
-struct sq_table *sqdb_fixed_table(struct sqdb *d, const char *name, int ncols, const char *aff,
-				  const char *sql);
+/* A table of @ncols columns created by @sql; NULL when out of memory. */
+struct sq_table *sqdb_fixed_table(struct sqdb *d, const char *name, int ncols, const char *sql);
 /* Start the worker (without one, rows are stored on the calling thread). */
 void sqdb_start(struct sqdb *d);
 /* Hand @t's filled rows to the worker. */

@@ -160,9 +160,6 @@ static char *strdup_sqlite(char *s)
 	return d;
 }
 
-/* The fixed columns' affinities (fixed_cols[]) as the CREATE TABLE below types them. */
-static const char fixed_aff[NFIXED + 1] = "IIIIIITI";
-
 /*
  * @t's CREATE TABLE statement (@from 0), or, created, the same with the
  * columns from @from on added, untyped, as ALTER TABLE ADD COLUMN adds
@@ -172,7 +169,6 @@ static int add_cols_sql(struct sq *q, struct sq_table *t, int from)
 {
 	sqlite3_str *s = sqlite3_str_new(NULL);
 	char *sql;
-	int ret;
 
 	if (from == 0) {
 		sqlite3_str_appendf(s, "CREATE TABLE \"%w\"(id INTEGER PRIMARY KEY, ts INTEGER, "
@@ -188,12 +184,7 @@ static int add_cols_sql(struct sq *q, struct sq_table *t, int from)
 	sqlite3_str_appendchar(s, 1, ')');
 	if (!(sql = sqlite3_str_finish(s)) || !(sql = strdup_sqlite(sql)))
 		return TDAT_ENOMEM;
-	if ((ret = sqdb_table_created(&q->d, t, sql)) || from)
-		return ret;
-	memcpy(t->aff, fixed_aff, NFIXED);
-	for (int i = NFIXED; i < t->ncols; i++)
-		t->aff[i] = text_col(t, i) ? 'T' : 'I';
-	return 0;
+	return sqdb_table_created(&q->d, t, sql);
 }
 
 static struct sq_table *event_table(struct sq *q, const struct ttype *tt)

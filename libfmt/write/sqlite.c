@@ -170,21 +170,18 @@ static int sqlite_put(struct tdat_writer *w, const struct tdat_event *ev)
 
 /* ---- the fixed tables ---- */
 
-/*
- * The tables that are not the model's, their columns' affinities and
- * statements: the first FX_STATS, then the model's, then the others.
- */
+/* The tables that are not the model's: the first FX_STATS, then the model's, then the others. */
 static const struct {
 	const char *name;
 	int ncols;
-	const char *aff, *sql;
+	const char *sql;
 } fixed[NFX] = {
-	{ "metadata", 5, "TTITI", "CREATE TABLE metadata(name TEXT NOT NULL, key_type TEXT NOT NULL,"
+	{ "metadata", 5, "CREATE TABLE metadata(name TEXT NOT NULL, key_type TEXT NOT NULL,"
 	  " int_value INTEGER, str_value TEXT, input INTEGER)" },
-	{ "cpu", 4, "IIII", "CREATE TABLE cpu(id INTEGER PRIMARY KEY, ucpu INTEGER, cpu INTEGER, input INTEGER)" },
-	{ "stats", 7, "ITITTIT", "CREATE TABLE stats(id INTEGER PRIMARY KEY, name TEXT, idx INTEGER,"
+	{ "cpu", 4, "CREATE TABLE cpu(id INTEGER PRIMARY KEY, ucpu INTEGER, cpu INTEGER, input INTEGER)" },
+	{ "stats", 7, "CREATE TABLE stats(id INTEGER PRIMARY KEY, name TEXT, idx INTEGER,"
 	  " severity TEXT, source TEXT, value INTEGER, description TEXT)" },
-	{ "trace_bounds", 2, "II", "CREATE TABLE trace_bounds(start_ts INTEGER, end_ts INTEGER)" },
+	{ "trace_bounds", 2, "CREATE TABLE trace_bounds(start_ts INTEGER, end_ts INTEGER)" },
 };
 
 /*
@@ -336,8 +333,7 @@ static int open_db(struct sq *q, struct tdat_writer *w)
 	for (int i = 0; i < NFX; i++) {
 		if (i == FX_STATS && (ret = sq_model_create(q)))
 			return ret;
-		if (!(q->fx[i] = sqdb_fixed_table(&q->d, fixed[i].name, fixed[i].ncols, fixed[i].aff,
-						  fixed[i].sql)))
+		if (!(q->fx[i] = sqdb_fixed_table(&q->d, fixed[i].name, fixed[i].ncols, fixed[i].sql)))
 			return TDAT_ENOMEM;
 	}
 	q->fx[FX_CPU]->ipk = q->fx[FX_STATS]->ipk = true;

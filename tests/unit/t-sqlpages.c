@@ -13,6 +13,8 @@
  * root on page 1 that is an interior page, a lone leaf too big for page 1
  * split in two).  Payloads around every overflow threshold of the format
  * (X = U - 35, M = (U - 12) * 32 / 255 - 23, K = M + (P - M) % (U - 4)).
+ * And the column affinities read from CREATE TABLE statements, against
+ * what SQLite stores in those columns.
  */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -308,12 +310,90 @@ static void records(void)
 	ok(!sqr_decode(rec, 3, n - 1, &got), "a record cut short is refused");
 }
 
+/* What SQLite stores of the text '12', the integer 13 and the real 1.5 in a column of affinity @a. */
+static const char *stored(char a)
+{
+	switch (a) {
+	case 'I':
+	case 'N':
+		return "integer integer real";
+	case 'T':
+		return "text text text";
+	case 'R':
+		return "real real real";
+	default:
+		return "text integer real";
+	}
+}
+
+/* What SQLite's columns of table t, made by @sql, hold of those three values, a line a column. */
+static char *sqlite_stored(const char *sql, int ncols)
+{
+	static const char *const names[] = { "", "integer", "real", "text", "blob", "null" };
+	char *out = calloc((size_t)ncols, 32), ins[512] = "INSERT INTO t VALUES";
+	sqlite3_stmt *st = NULL;
+	sqlite3 *db = NULL;
+	size_t o;
+
+	for (int r = 0; r < 3; r++)
+		for (int c = 0; c < ncols; c++)
+			snprintf(ins + strlen(ins), sizeof(ins) - strlen(ins), "%s%s%s", c ? "," : r ? "),(" : "(",
+				 r == 0 ? "'12'" : r == 1 ? "13" : "1.5", r == 2 && c == ncols - 1 ? ")" : "");
+	if (!out || sqlite3_open(":memory:", &db) != SQLITE_OK || sqlite3_exec(db, sql, NULL, NULL, NULL) ||
+	    sqlite3_exec(db, ins, NULL, NULL, NULL) ||
+	    sqlite3_prepare_v2(db, "SELECT * FROM t ORDER BY rowid", -1, &st, NULL) != SQLITE_OK) {
+		snprintf(out ? out : "", out ? 32 : 0, "%s", db ? sqlite3_errmsg(db) : "no memory");
+	} else {
+		while (sqlite3_step(st) == SQLITE_ROW)
+			for (int c = 0; c < ncols; c++) {
+				o = strlen(out + 32 * c);
+				snprintf(out + 32 * c + o, 32 - o, "%s%s", o ? " " : "",
+					 names[sqlite3_column_type(st, c)]);
+			}
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return out;
+}
+
+/*
+ * sqp_affinities() of @sql is @want, and SQLite stores values in those
+ * columns as it says (not asked of an INTEGER PRIMARY KEY: the rowid).
+ */
+static void affinity(const char *sql, const char *want)
+{
+	char aff[16] = "", *got;
+	int n = sqp_affinities(sql, aff, 15), bad = 0;
+
+	is_str(n < 0 ? "(refused)" : aff, want, "affinities of %s", sql);
+	if (n <= 0 || strstr(sql, "PRIMARY KEY") || !(got = sqlite_stored(sql, n)))
+		return;
+	for (int c = 0; c < n; c++)
+		bad += strcmp(got + 32 * c, stored(aff[c])) != 0;
+	is_int(bad, 0, "and SQLite stores '12', 13 and 1.5 in its columns as they say (its first: %s)", got);
+	free(got);
+}
+
+static void affinities(void)
+{
+	affinity("CREATE TABLE t(a TEXT NOT NULL, b INTEGER, c REAL, d, e BLOB)", "TIR--");
+	affinity("CREATE TABLE t(\"check\" INTEGER, \"a\"\"b,c\" TEXT, \"x\")", "IT-");
+	affinity("CREATE TABLE t(a VARCHAR(10), b DOUBLE PRECISION, c FLOATING POINT, d NUMERIC,"
+		 " e DECIMAL(10, 2), f BIGINT UNSIGNED, g CHARINT)", "TRINNII");
+	affinity("CREATE TABLE t(a DEFAULT 'x,y', b TEXT CHECK(b <> ')'), c INT COLLATE nocase,"
+		 " d CONSTRAINT k NOT NULL)", "-TI-");
+	affinity("CREATE TABLE t(id INTEGER PRIMARY KEY, ts INTEGER, buffer TEXT)", "IIT");
+	affinity("CREATE TABLE t(a INTEGER, b TEXT, PRIMARY KEY(a, b))", "(refused)");
+	affinity("CREATE TABLE t(a INTEGER, b TEXT", "(refused)");
+}
+
 int main(void)
 {
 	char path[64];
 
 	snprintf(path, sizeof(path), "/tmp/t-sqlpages.%d.db", (int)getpid());
 	records();
+	affinities();
 	one_file(path, 512, NTAB, 60000, "", 5);
 	one_file(path, 4096, NTAB, 60000, "", 5);
 	one_file(path, 65536, 5, 60000, "", 13);
