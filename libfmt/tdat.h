@@ -938,6 +938,8 @@ int tdat_writer_run(struct tdat_writer *w, struct tdat_select *sel, struct tdat_
  * @TDAT_THREAD_PARQUET: encodes and compresses Parquet column chunks
  * @TDAT_THREAD_SQLITE: the one thread that inserts the sqlite format's rows
  * @TDAT_THREAD_CAPTURE: compresses the pages tdat_capture reads ("tdat-compress")
+ * @TDAT_THREAD_WRITE: writes a writer's output file while it fills the next buffer
+ *                     (tdat_writer_set_jobs() above 1)
  * @TDAT_THREAD_KINDS: how many kinds there are
  *
  * Each thread is named after its kind (tdat_thread_name()), as top -H,
@@ -950,6 +952,7 @@ enum tdat_thread_kind {
 	TDAT_THREAD_PARQUET,
 	TDAT_THREAD_SQLITE,
 	TDAT_THREAD_CAPTURE,
+	TDAT_THREAD_WRITE,
 	TDAT_THREAD_KINDS
 };
 

@@ -29,6 +29,7 @@ static const char *const names[TDAT_THREAD_KINDS] = {
 	[TDAT_THREAD_PARQUET] = "tdat-parquet",
 	[TDAT_THREAD_SQLITE] = "tdat-sqlite",
 	[TDAT_THREAD_CAPTURE] = "tdat-compress",	/* not the tool's name: pgrep -x tdat-capture */
+	[TDAT_THREAD_WRITE] = "tdat-write",
 };
 
 static pthread_mutex_t cpu_lock = PTHREAD_MUTEX_INITIALIZER;

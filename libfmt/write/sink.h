@@ -21,6 +21,7 @@ struct tdat_sink {
 	size_t len, cap;
 	int err;		/* errno of the first failure */
 	struct gz *gz;		/* when gzipping (gzip.c) */
+	struct behind *wb;	/* when written on a thread of its own (sink-behind.c) */
 };
 
 int sink_init(struct tdat_sink *s, int fd);
@@ -29,6 +30,15 @@ int sink_init(struct tdat_sink *s, int fd);
  * @workers threads (1 or less: the caller's); the same bytes for any number.
  */
 int sink_gzip(struct tdat_sink *s, int workers, int level);
+/*
+ * sink-behind.c: from now on, write a file sink's full buffers on a thread
+ * of its own while the caller fills the next (not with gzip); the same
+ * bytes in the same order.  0, or TDAT_ENOMEM (the sink is as it was).
+ */
+int sink_behind(struct tdat_sink *s);
+void behind_put(struct tdat_sink *s);
+void behind_wait(struct tdat_sink *s);
+void behind_free(struct tdat_sink *s);
 /* Write @n bytes to the sink's descriptor now (a failure is sticky in s->err). */
 void sink_write_fd(struct tdat_sink *s, const void *p, size_t n);
 /* deflate-walk.c: the bit where a raw deflate stream's final block begins, and where it ends. */

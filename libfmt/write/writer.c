@@ -39,6 +39,7 @@ int sink_init(struct tdat_sink *s, int fd)
 	s->len = 0;
 	s->err = 0;
 	s->gz = NULL;
+	s->wb = NULL;
 	s->cap = fd >= 0 ? SINK_CAP : SINK_MEM_CAP;
 	s->buf = malloc(s->cap);
 	return s->buf ? 0 : TDAT_ENOMEM;
@@ -46,6 +47,7 @@ int sink_init(struct tdat_sink *s, int fd)
 
 void sink_release(struct tdat_sink *s)
 {
+	behind_free(s);
 	gz_free(s->gz);
 	s->gz = NULL;
 	free(s->buf);
@@ -57,6 +59,8 @@ void sink_write_fd(struct tdat_sink *s, const void *buf, size_t n)
 {
 	const char *p = buf;
 
+	if (s->wb)
+		behind_wait(s);	/* the bytes before these first */
 	while (n && !s->err) {
 		ssize_t w = write(s->fd, p, n);
 
@@ -77,6 +81,8 @@ int sink_flush(struct tdat_sink *s)
 		return 0;
 	if (s->gz)
 		gz_put(s, s->buf, s->len);
+	else if (s->wb)
+		behind_put(s);
 	else
 		sink_write_fd(s, s->buf, s->len);
 	s->len = 0;
@@ -94,8 +100,12 @@ int sink_finish(struct tdat_sink *s)
 {
 	int ret;
 
-	if (!s->gz)
-		return sink_flush(s);
+	if (!s->gz) {
+		sink_flush(s);
+		if (s->wb)
+			behind_wait(s);
+		return s->err ? TDAT_EIO : 0;
+	}
 	sink_flush(s);
 	ret = gz_finish(s);
 	gz_free(s->gz);
@@ -400,7 +410,8 @@ static int writer_open(struct tdat_writer *w, int fd, const char *path, struct t
 		file_load_symbols(merge_member(m, i));
 	if ((ret = sink_init(&w->sink, fd)) ||
 	    ((flags & TDAT_W_GZIP) && fd >= 0 &&
-	     (ret = sink_gzip(&w->sink, w->jobs, w->opt.gzip_level)))) {
+	     (ret = sink_gzip(&w->sink, w->jobs, w->opt.gzip_level))) ||
+	    (w->jobs > 1 && !worker && (ret = sink_behind(&w->sink)))) {
 		tdat_msg(w->errmsg, "out of memory");
 		return ret;
 	}

@@ -147,6 +147,14 @@ t_assert "SIGPIPE ignored: the same status" test "$T_RC" = 141
 t_assert "SIGPIPE ignored: nothing on stderr" test ! -s "$T_ERR"
 t_run "tdat-filter | head -c 100" -- bash -c 'set -o pipefail; tdat-filter testdata/v7-zstd.dat | head -c 100 >/dev/null'
 t_assert "tdat-filter | head: SIGPIPE, quietly" test "$T_RC" = 141 -a ! -s "$T_ERR"
+# -j 2: json's output is written on a thread of its own (sink-behind.c;
+# chunks.dat's is 3.6 MB, more than its buffer): the same ends
+t_run "-j 2 -f json | head -1" -- bash -c 'set -o pipefail; tdat-convert -j 2 -f json testdata/chunks.dat | head -1'
+t_assert "-j 2 -f json | head -1: the first line came out" grep -q '^{"traceEvents":\[$' "$T_OUT"
+t_assert "-j 2 -f json | head -1: SIGPIPE (141), quietly" test "$T_RC" = 141 -a ! -s "$T_ERR"
+t_run "-j 2 -f json | head -1, SIGPIPE ignored" -- \
+	bash -c 'trap "" PIPE; set -o pipefail; tdat-convert -j 2 -f json testdata/chunks.dat | head -1'
+t_assert "-j 2 -f json, SIGPIPE ignored: the same status, quietly" test "$T_RC" = 141 -a ! -s "$T_ERR"
 
 # ---- Ctrl-C and SIGTERM in the middle ----
 # 40 copies of chunks.dat merged: about 1.2 million events, seconds of work
