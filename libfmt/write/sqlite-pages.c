@@ -345,9 +345,19 @@ static const char *def_end(const char *p)
 	return NULL;
 }
 
+/* The '(' of @sql's list of columns, past CREATE TABLE and the name (which may hold one); NULL if none. */
+static const char *column_list(const char *sql)
+{
+	const char *p = skip_space(sql);
+
+	for (int w = 0; w < 3; w++)	/* CREATE, TABLE, the name */
+		p = skip_space(word_end(p));
+	return *p == '(' ? p : NULL;
+}
+
 int sqp_affinities(const char *sql, char *aff, int max)
 {
-	const char *p = strchr(sql, '('), *e, *type, *type_end;
+	const char *p = column_list(sql), *e, *type, *type_end;
 	int n = 0;
 
 	for (; p && *p != ')'; p = def_end(p)) {
