@@ -32,9 +32,10 @@ struct behind {
 	bool running, broken, stop;	/* broken: no thread could be started */
 	int fd;
 	char *buf;		/* being written; NULL: the thread is idle */
-	size_t len;
+	size_t len, cap;	/* cap: buf's room (the caller may have grown it) */
 	int err;		/* errno of the thread's failure */
 	char *done;		/* the buffer it wrote last, for the caller's next */
+	size_t done_cap;
 };
 
 /* Write all of @p, as sink_write_fd() does; 0 or an errno. */
@@ -69,6 +70,7 @@ static void *run(void *arg)
 		pthread_mutex_lock(&b->mu);
 		b->err = err;
 		b->done = b->buf;
+		b->done_cap = b->cap;
 		b->buf = NULL;
 		pthread_cond_signal(&b->idle);
 	}
@@ -116,6 +118,7 @@ void behind_wait(struct tdat_sink *s)
 void behind_put(struct tdat_sink *s)
 {
 	struct behind *b = s->wb;
+	size_t next_cap;
 	char *next;
 
 	behind_wait(s);
@@ -124,6 +127,7 @@ void behind_put(struct tdat_sink *s)
 	if (!b->running && !b->broken && !(b->running = !thread_start(&b->th, TDAT_THREAD_WRITE, run, b)))
 		b->broken = true;
 	next = b->broken ? NULL : b->done ? b->done : malloc(BEHIND_CAP);
+	next_cap = b->done ? b->done_cap : BEHIND_CAP;
 	if (!next) {	/* no thread, or no second buffer: write it here */
 		s->err = write_all(s->fd, s->buf, s->len);
 		s->len = 0;
@@ -133,9 +137,11 @@ void behind_put(struct tdat_sink *s)
 	b->done = NULL;
 	b->buf = s->buf;
 	b->len = s->len;
+	b->cap = s->cap;
 	pthread_cond_signal(&b->work);
 	pthread_mutex_unlock(&b->mu);
 	s->buf = next;
+	s->cap = next_cap;	/* the buffers' rooms differ once the caller grew one */
 	s->len = 0;
 }
 
