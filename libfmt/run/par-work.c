@@ -48,14 +48,21 @@ void block_free(struct block *b, struct par *p)
 	free(b);
 }
 
+/* The events a block of @p holds, at most. */
+static size_t block_events(const struct par *p)
+{
+	return p->mode == PM_COPY ? BLOCK_PUT_EVENTS : BLOCK_EVENTS;
+}
+
 static struct block *block_new(struct par *p)
 {
 	struct block *b = calloc(1, sizeof(*b));
+	size_t n = block_events(p);
 
 	if (!b || sink_init(&b->out, -1) ||
-	    (p->mode != PM_PRINT && (!(b->ev = malloc(sizeof(*b->ev) * BLOCK_EVENTS)) ||
-				     !(b->cur = malloc(sizeof(*b->cur) * BLOCK_EVENTS)) ||
-				     !(b->fit = malloc(sizeof(*b->fit) * BLOCK_EVENTS)))) ||
+	    (p->mode != PM_PRINT && (!(b->ev = malloc(sizeof(*b->ev) * n)) ||
+				     !(b->cur = malloc(sizeof(*b->cur) * n)) ||
+				     !(b->fit = malloc(sizeof(*b->fit) * n)))) ||
 	    (p->mode == PM_PREPARE && (!(b->pre_off = malloc(sizeof(size_t) * BLOCK_EVENTS)) ||
 				       !(b->pre_len = malloc(sizeof(size_t) * BLOCK_EVENTS))))) {
 		block_free(b, p);
@@ -108,7 +115,8 @@ static int put_copy(struct worker *k, struct block *b, const struct tdat_event *
 	int r;
 
 	if (b->blen + need > b->bcap) {
-		size_t cap = b->blen + need > BLOCK_BYTES ? b->blen + need : BLOCK_BYTES;
+		size_t least = k->p->mode == PM_COPY ? BLOCK_PUT_BYTES : BLOCK_BYTES;
+		size_t cap = b->blen + need > least ? b->blen + need : least;
 		char *q = realloc(b->bytes, cap);
 
 		if (!q)
@@ -142,6 +150,8 @@ static bool block_full(const struct worker *k, const struct block *b)
 		return true;
 	if (k->p->mode == PM_PRINT)
 		return k->w->sink.len >= BLOCK_BYTES || b->kept >= BLOCK_EVENTS;
+	if (k->p->mode == PM_COPY)
+		return b->nev == BLOCK_PUT_EVENTS || b->blen >= BLOCK_PUT_BYTES;
 	return b->nev == BLOCK_EVENTS || b->blen >= BLOCK_BYTES ||
 	       (k->w && k->w->sink.len >= BLOCK_BYTES);
 }

@@ -16,13 +16,21 @@
 #define BLOCK_BYTES (2 << 20)	/* text or record bytes a block holds, about */
 #define BLOCK_READ (16 * BLOCK_EVENTS)	/* events read (kept or not) a block stands for */
 /*
+ * PM_COPY's blocks are smaller: the caller, which puts each event through
+ * the format, is the slower side, so a worker only needs to stay a block
+ * ahead, and each block in hand (queued, being made, being taken, spare)
+ * holds its copies and their events.
+ */
+#define BLOCK_PUT_EVENTS 4096
+#define BLOCK_PUT_BYTES (512u << 10)
+/*
  * Bytes of blocks one window made and the caller has not taken: printed
  * text, which the caller only writes, and prepared events, which it
  * mostly copies, run ahead; events the caller puts through a format only
  * need to be ready.
  */
 #define QUEUE_AHEAD (16u << 20)
-#define QUEUE_PUT (4u << 20)
+#define QUEUE_PUT (1u << 20)
 #define NO_PRE SIZE_MAX		/* an event ops->prepare made nothing of */
 
 enum par_mode {
