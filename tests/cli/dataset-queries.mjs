@@ -48,7 +48,7 @@ function toNode(py) {
 		.replaceAll('.collect()', '.collectSync()');
 }
 
-const con = await (await DuckDBInstance.create(':memory:')).connect();
+const con = await (await DuckDBInstance.create(':memory:', { enable_external_file_cache: 'false' })).connect();
 const n = { duckdb: 0, polars: 0 };
 for (const [kind, , q] of queries) {
 	console.log(`${kind} ${++n[kind]}`);

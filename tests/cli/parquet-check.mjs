@@ -34,7 +34,7 @@ const req = createRequire(process.env.NPMDIR + '/');
 const { DuckDBInstance } = req('@duckdb/node-api');
 const hyp = await import(pathToFileURL(req.resolve('hyparquet')));
 const { compressors } = await import(pathToFileURL(req.resolve('hyparquet-compressors')));
-const con = await (await DuckDBInstance.create(':memory:')).connect();
+const con = await (await DuckDBInstance.create(':memory:', { enable_external_file_cache: 'false' })).connect();
 const q = async (sql) => (await con.runAndReadAll(sql)).getRowsJS();
 const lit = (s) => "'" + s.replaceAll("'", "''") + "'";
 const id = (s) => '"' + s.replaceAll('"', '""') + '"';

@@ -20,7 +20,7 @@ import { createInterface } from 'readline';
 
 const req = createRequire(process.env.NPMDIR + '/');
 const { DuckDBInstance } = req('@duckdb/node-api');
-const con = await (await DuckDBInstance.create(':memory:')).connect();
+const con = await (await DuckDBInstance.create(':memory:', { enable_external_file_cache: 'false' })).connect();
 const q = async (sql) => (await con.runAndReadAll(sql)).getRowsJS();
 const lit = (s) => "'" + s.replaceAll("'", "''") + "'";
 const id = (s) => '"' + s.replaceAll('"', '""') + '"';

@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 
 const { DuckDBInstance } = createRequire(process.env.NPMDIR + '/')('@duckdb/node-api');
 // one thread: the files are small, and the test runs beside others
-const con = await (await DuckDBInstance.create(':memory:', { threads: '1' })).connect();
+const con = await (await DuckDBInstance.create(':memory:', { threads: '1', enable_external_file_cache: 'false' })).connect();
 const q = async (sql) => (await con.runAndReadAll(sql)).getRowsJS();
 
 async function rows(dir) {

@@ -139,7 +139,7 @@ cat >"$T_TMP/globs.mjs" <<'EOF'
 import { createRequire } from 'module';
 const req = createRequire(process.env.NPMDIR + '/');
 const [dir] = process.argv.slice(2);
-const c = await (await req('@duckdb/node-api').DuckDBInstance.create(':memory:')).connect();
+const c = await (await req('@duckdb/node-api').DuckDBInstance.create(':memory:', { enable_external_file_cache: 'false' })).connect();
 for (const g of ['*', '*.parquet'])
 	console.log(String((await c.runAndReadAll(`select count(*) from read_parquet('${dir}/${g}')`)).getRowsJS()[0][0]));
 console.log(req('nodejs-polars').scanParquet(dir + '/*').collectSync().height);

@@ -93,7 +93,7 @@ S=$T_TMP/v7-zstd
 q() {
 	NPMDIR=$NPMDIR node -e "
 const r = require('module').createRequire('$NPMDIR/')('@duckdb/node-api');
-(async () => { const c = await (await r.DuckDBInstance.create(':memory:')).connect();
+(async () => { const c = await (await r.DuckDBInstance.create(':memory:', { enable_external_file_cache: 'false' })).connect();
 for (const row of (await c.runAndReadAll(process.argv[1])).getRowsJS()) console.log(row.join('|')); })();" "$1"
 }
 # --- many row groups: buffers emptied and used again, at -j 1 and -j 2 ---
