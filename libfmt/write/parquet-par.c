@@ -37,8 +37,13 @@
 #include "write/parquet.h"
 #include "write/thrift.h"
 
-#define PQ_FLIGHT ((size_t)8 << 20)	/* bytes of the row groups in flight, but one */
-#define PQ_FLIGHT_MAX 16	/* row groups in flight */
+/*
+ * A flush for parquet.c's budget launches about 9 MiB of row groups at
+ * once: with room for one such burst the caller, the slowest thread, seldom
+ * encodes what a helper would (at 8 MiB it did 11-15% more work, perf).
+ */
+#define PQ_FLIGHT ((size_t)16 << 20)	/* bytes of the row groups in flight, but one */
+#define PQ_FLIGHT_MAX 32	/* row groups in flight */
 
 struct chunks {
 	struct pq_table *t;
