@@ -11,8 +11,9 @@
  * what the selection learnt, so the caller can go on alone from any block.
  * The worker's reading (its merge, selection and what they hand back) is
  * read/merge-par.c's (struct par_reader).
- * A window holds at most QUEUE_AHEAD (or QUEUE_PUT) bytes of blocks the caller has not taken:
- * memory stays bounded whatever the window's size.
+ * A window holds at most QUEUE_AHEAD bytes of blocks the caller has not
+ * taken, PM_COPY's windows QUEUE_PUT all together (no_room()): memory stays
+ * bounded whatever the window's size.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,20 @@ static struct block *block_new(struct par *p)
 	return b;
 }
 
+/*
+ * Whether window @win must wait before it makes one more block (lock held).
+ * PM_COPY: the windows after the one the caller takes share the bound with
+ * it (a worker that runs on to the next window does not double what waits);
+ * the window taken only has its own, so that its worker never waits for
+ * blocks the caller cannot take yet.
+ */
+static bool no_room(const struct par *p, const struct win *win, size_t ahead)
+{
+	if (win->bytes >= ahead)
+		return true;
+	return p->mode == PM_COPY && win != &p->ring[p->tail % p->nring] && p->bytes >= ahead;
+}
+
 /* A block to fill, once window @win has room for one more; NULL: stop, or no memory. */
 static struct block *block_get(struct worker *k)
 {
@@ -79,7 +94,7 @@ static struct block *block_get(struct worker *k)
 	struct block *b;
 
 	pthread_mutex_lock(&p->mu);
-	while (!p->stop && k->win->bytes >= ahead)
+	while (!p->stop && no_room(p, k->win, ahead))
 		pthread_cond_wait(&p->room, &p->mu);
 	b = p->stop ? NULL : p->spare;
 	if (b)
@@ -228,6 +243,7 @@ static bool block_push(struct worker *k, struct block *b)
 	win->tail = b;
 	b->size = b->out.len + b->blen + b->nev * sizeof(*b->ev);
 	win->bytes += b->size;
+	p->bytes += b->size;
 	go = !p->stop;
 	/* the caller waits only for the oldest window's blocks */
 	if (win == &p->ring[p->tail % p->nring])

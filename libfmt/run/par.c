@@ -253,6 +253,7 @@ static struct block *next_block(struct par *p, struct win *win)
 		if (!win->head)
 			win->tail = NULL;
 		win->bytes -= b->size;
+		p->bytes -= b->size;
 		pthread_cond_broadcast(&p->room);
 	}
 	pthread_mutex_unlock(&p->mu);
@@ -351,6 +352,7 @@ static int par_run(struct tdat_writer *w, struct tdat_select *sel, struct tdat_r
 			break;
 		pthread_mutex_lock(&p->mu);
 		p->tail++;
+		pthread_cond_broadcast(&p->room);	/* the next window's worker has its own room now */
 		pthread_mutex_unlock(&p->mu);
 		run->windows++;
 	}
