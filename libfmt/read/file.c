@@ -141,7 +141,11 @@ static int file_reopen(struct tdat_file *f, int origin, bool symbols, struct tda
 
 int file_clone(struct tdat_file *f, bool symbols, struct tdat_file **out)
 {
-	return file_reopen(f, f->origin_want, symbols, out, NULL);
+	int ret = file_reopen(f, f->origin_want, symbols, out, NULL);
+
+	if (!ret)
+		(*out)->clone = true;
+	return ret;
 }
 
 int file_view(struct tdat_file *f, int origin, struct tdat_file **out, char *err)
@@ -238,6 +242,15 @@ void file_load_symbols(struct tdat_file *f)
 	if (f->meta.kallsyms.data)
 		kallsyms_parse(f->tep, f->meta.kallsyms.data);
 	last_boot_setup(f);
+	/*
+	 * A worker's clone writes no trace.dat and reads no origin again: the
+	 * text (megabytes on a big kernel, one copy a worker) has served.
+	 */
+	if (f->clone) {
+		free(f->meta.kallsyms.data);
+		f->meta.kallsyms.data = NULL;
+		f->meta.kallsyms.len = 0;
+	}
 }
 
 const char *function_name(struct tdat_file *f, uint64_t addr)
