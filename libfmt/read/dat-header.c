@@ -214,9 +214,12 @@ static int read_text_section(struct rd *r, int lenbytes, int id)
 		       id == OPT_PRINTK ? "printk formats" : "saved cmdlines");
 	if (ret)
 		return ret;
-	if (id == OPT_KALLSYMS && r->f->no_syms) {
+	if (id == OPT_KALLSYMS && (r->f->no_syms || r->f->syms_text)) {
+		/* a clone: none, or its file's text (file_clone()), not a copy a worker */
 		free(keep->data);
 		keep->data = NULL;
+		keep->len = 0;
+		r->f->syms_pending = r->f->syms_text != NULL;
 	} else if (id == OPT_KALLSYMS) {
 		r->f->syms_pending = true;	/* parsed when a writer needs names */
 	} else if (id == OPT_PRINTK) {

@@ -105,9 +105,12 @@ int tdat_file_open(struct tdat_file *f, const char *path, const struct tdat_open
 	return ret;
 }
 
-/* @f opened again through its descriptor, as view @origin (-1: the whole file). */
-static int file_reopen(struct tdat_file *f, int origin, bool symbols, struct tdat_file **out,
-		       char *err)
+/*
+ * @f opened again through its descriptor, as view @origin (-1: the whole
+ * file); a @clone (file_clone()) with @symbols reads @f's kallsyms text.
+ */
+static int file_reopen(struct tdat_file *f, int origin, bool symbols, bool clone,
+		       struct tdat_file **out, char *err)
 {
 	struct tdat_open_opts o = { .flags = f->flags, .ts2secs_hz = f->ts2secs_hz };
 	struct tdat_file *c = tdat_file_new();
@@ -119,6 +122,8 @@ static int file_reopen(struct tdat_file *f, int origin, bool symbols, struct tda
 	if (!c)
 		return TDAT_ENOMEM;
 	c->no_syms = !symbols;
+	c->clone = clone;
+	c->syms_text = clone && symbols ? meta_of(f)->meta.kallsyms.data : NULL;
 	c->origin_want = origin;
 	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", f->src.fd);
 	ret = tdat_file_open(c, fdpath, &o);
@@ -141,16 +146,12 @@ static int file_reopen(struct tdat_file *f, int origin, bool symbols, struct tda
 
 int file_clone(struct tdat_file *f, bool symbols, struct tdat_file **out)
 {
-	int ret = file_reopen(f, f->origin_want, symbols, out, NULL);
-
-	if (!ret)
-		(*out)->clone = true;
-	return ret;
+	return file_reopen(f, f->origin_want, symbols, true, out, NULL);
 }
 
 int file_view(struct tdat_file *f, int origin, struct tdat_file **out, char *err)
 {
-	int ret = file_reopen(f, origin, true, out, err);
+	int ret = file_reopen(f, origin, true, false, out, err);
 
 	if (!ret)
 		(*out)->view_of = f;
@@ -233,18 +234,23 @@ const char *tdat_file_latency_text(struct tdat_file *f, int i, size_t *len)
  * Parsing kallsyms (5 MB, 120k symbols on a common kernel) costs more than
  * 100 ms, and only the writers that print function names need it.
  */
+const char *file_kallsyms(const struct tdat_file *f)
+{
+	return f->meta.kallsyms.data ? f->meta.kallsyms.data : f->syms_text;
+}
+
 void file_load_symbols(struct tdat_file *f)
 {
 	f = meta_of(f);
 	if (!f->syms_pending)
 		return;
 	f->syms_pending = false;
-	if (f->meta.kallsyms.data)
-		kallsyms_parse(f->tep, f->meta.kallsyms.data);
+	if (file_kallsyms(f))
+		kallsyms_parse(f->tep, file_kallsyms(f));
 	last_boot_setup(f);
 	/*
-	 * A worker's clone writes no trace.dat and reads no origin again: the
-	 * text (megabytes on a big kernel, one copy a worker) has served.
+	 * A worker's clone writes no trace.dat and reads no origin again: a
+	 * text of its own (a view's input's) has served.
 	 */
 	if (f->clone) {
 		free(f->meta.kallsyms.data);

@@ -12,6 +12,8 @@ void file_park(struct tdat_file *f);
 /* The CPU numbers of @f: up to its header's count or the highest a buffer lists (< MAX_CPUS). */
 int file_cpu_count(struct tdat_file *f);
 
+/* @f's kallsyms text (a clone's: its file's, file_clone()), or NULL. */
+const char *file_kallsyms(const struct tdat_file *f);
 /* Hand kallsyms to libtraceevent now (writers that print function names). */
 void file_load_symbols(struct tdat_file *f);
 /* The kernel function at @addr (kallsyms loaded on first use), or NULL. */
@@ -24,8 +26,8 @@ void file_warn(struct tdat_file *f, const char *fmt, ...) __attribute__((format(
  * file.c: a second handle on the file @f reads (the same open file, so a
  * copy of standard input too), opened with @f's options, offset and name:
  * its events are the same, for another thread to decode and print;
- * without @symbols, its kallsyms are not kept (function names are not
- * printed on it).
+ * without @symbols, it has no kallsyms (function names are not printed on
+ * it); with them, it reads @f's text (@f must outlive it), not a copy.
  */
 int file_clone(struct tdat_file *f, bool symbols, struct tdat_file **out);
 /* The view of input @origin of merged file @f (tdat_file_norigins()); why not in @err. */

@@ -217,7 +217,7 @@ void last_boot_setup(struct tdat_file *f)
 	size_t len;
 
 	if (f->last_boot || !(text = lbi_text(f, &len)) || !strncmp(text, "# Current", 9) ||
-	    !f->meta.kallsyms.data || !(lb = calloc(1, sizeof(*lb))))
+	    !file_kallsyms(f) || !(lb = calloc(1, sizeof(*lb))))
 		return;
 	f->last_boot = lb;
 	lb->nlbi = parse_lines(text, len, false, &lb->lbi);
@@ -226,11 +226,11 @@ void last_boot_setup(struct tdat_file *f)
 	qsort(lb->lbi, (size_t)lb->nlbi, sizeof(*lb->lbi), by_addr);
 	if (lb->nmods)
 		qsort(lb->mods, (size_t)lb->nmods, sizeof(*lb->mods), by_name);
-	distances(lb, text_address(f->meta.kallsyms.data));
+	distances(lb, text_address(file_kallsyms(f)));
 	if (!lb->kdelta && !lb->bound)
 		return;	/* nothing moves */
 	lb->tep = tep_alloc();
-	if (lb->tep && kallsyms_parse(lb->tep, f->meta.kallsyms.data)) {
+	if (lb->tep && kallsyms_parse(lb->tep, file_kallsyms(f))) {
 		tep_free(lb->tep);
 		lb->tep = NULL;
 	}

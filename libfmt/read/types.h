@@ -194,6 +194,7 @@ struct tdat_file {
 	bool syms_pending;	/* kallsyms kept, not given to libtraceevent yet */
 	bool no_syms;		/* a clone that names no function: kallsyms not kept */
 	bool clone;		/* file_clone()'s: nothing copies its kallsyms text once parsed */
+	const char *syms_text;	/* a clone's: the kallsyms text of the file it clones, read there */
 	bool is_piece;		/* a tdat-split piece (piece.c) */
 	/*
 	 * A v7 piece of a split reads only its header and options when opened;

@@ -169,6 +169,15 @@ for f in stack lost-events markers two-buffers; do
 	fi
 	rm -f "$O/$f"[0-9]*.dat
 done
+# two captures of other kernels merged: each worker's handle on an input
+# names functions from that input's kallsyms (file_clone() of a view), not
+# from the merged file's
+if tdat-merge -o "$O/two-kernels.dat" $TD/stack.dat $TD/tc34-extract.dat 2>/dev/null; then
+	same "two kernels merged, text" "$O/two-kernels.dat"
+	same "two kernels merged, json" -f json "$O/two-kernels.dat"
+else
+	not_ok "stack.dat + tc34-extract.dat: tdat-merge" "$(tdat-merge -o "$O/x.dat" $TD/stack.dat $TD/tc34-extract.dat 2>&1 | head -n 2)"
+fi
 same "standard input" - <$TD/chunks.dat
 same "a selection (-e, --cpu, --start)" -e 'raw_syscalls:*' --cpu 1 --start 3889.1 $TD/chunks.dat
 same "--lenient on damaged data" --lenient $TD/bad/truncated-v7-data.dat
