@@ -230,15 +230,15 @@ const char *tdat_file_latency_text(struct tdat_file *f, int i, size_t *len)
 	return b->lat_text;
 }
 
-/*
- * Parsing kallsyms (5 MB, 120k symbols on a common kernel) costs more than
- * 100 ms, and only the writers that print function names need it.
- */
 const char *file_kallsyms(const struct tdat_file *f)
 {
 	return f->meta.kallsyms.data ? f->meta.kallsyms.data : f->syms_text;
 }
 
+/*
+ * Parsing kallsyms (5 MB, 120k symbols on a common kernel) costs more than
+ * 100 ms, and only the writers that print function names need it.
+ */
 void file_load_symbols(struct tdat_file *f)
 {
 	f = meta_of(f);
