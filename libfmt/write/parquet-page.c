@@ -770,11 +770,19 @@ static int data_pages(struct pq_cchunk *ch, size_t rows)
 	while (a < rows) {
 		size_t b = a, nv = 0, bytes = 0;
 
-		if (!col->nnull && col->ptype != PQ_BYTE_ARRAY) {	/* fixed width, no nulls */
+		if (ch->dict || col->ptype != PQ_BYTE_ARRAY) {
+			/*
+			 * Fixed width (PAGE_ROWS of them fit in PAGE_BYTES), or
+			 * dictionary indices (whatever the strings' bytes): a
+			 * page is PAGE_ROWS rows, its values those defined.
+			 */
 			b = a + (PAGE_ROWS < PAGE_BYTES / w ? PAGE_ROWS : PAGE_BYTES / w);
 			b = b < rows ? b : rows;
 			nv = b - a;
-			bytes = nv * w;
+			if (col->nnull)
+				for (size_t i = a; i < b; i++)
+					nv -= !defs[i];
+			bytes = ch->dict ? 0 : nv * w;	/* a dictionary page reads no value bytes */
 		}
 		while (b < rows && b - a < PAGE_ROWS && bytes < PAGE_BYTES) {
 			if (!col->nnull || defs[b]) {
