@@ -49,23 +49,17 @@ void block_free(struct block *b, struct par *p)
 	free(b);
 }
 
-/* The events a block of @p holds, at most. */
-static size_t block_events(const struct par *p)
-{
-	return p->mode == PM_COPY ? BLOCK_PUT_EVENTS : BLOCK_EVENTS;
-}
-
 static struct block *block_new(struct par *p)
 {
 	struct block *b = calloc(1, sizeof(*b));
-	size_t n = block_events(p);
+	size_t n = p->blk_events;
 
 	if (!b || sink_init(&b->out, -1) ||
 	    (p->mode != PM_PRINT && (!(b->ev = malloc(sizeof(*b->ev) * n)) ||
 				     !(b->cur = malloc(sizeof(*b->cur) * n)) ||
 				     !(b->fit = malloc(sizeof(*b->fit) * n)))) ||
-	    (p->mode == PM_PREPARE && (!(b->pre_off = malloc(sizeof(size_t) * BLOCK_EVENTS)) ||
-				       !(b->pre_len = malloc(sizeof(size_t) * BLOCK_EVENTS))))) {
+	    (p->mode == PM_PREPARE && (!(b->pre_off = malloc(sizeof(size_t) * n)) ||
+				       !(b->pre_len = malloc(sizeof(size_t) * n))))) {
 		block_free(b, p);
 		return NULL;
 	}
@@ -130,7 +124,7 @@ static int put_copy(struct worker *k, struct block *b, const struct tdat_event *
 	int r;
 
 	if (b->blen + need > b->bcap) {
-		size_t least = k->p->mode == PM_COPY ? BLOCK_PUT_BYTES : BLOCK_BYTES;
+		size_t least = k->p->blk_bytes;
 		size_t cap = b->blen + need > least ? b->blen + need : least;
 		char *q = realloc(b->bytes, cap);
 
@@ -164,11 +158,9 @@ static bool block_full(const struct worker *k, const struct block *b)
 	if (b->events >= BLOCK_READ)
 		return true;
 	if (k->p->mode == PM_PRINT)
-		return k->w->sink.len >= BLOCK_BYTES || b->kept >= BLOCK_EVENTS;
-	if (k->p->mode == PM_COPY)
-		return b->nev == BLOCK_PUT_EVENTS || b->blen >= BLOCK_PUT_BYTES;
-	return b->nev == BLOCK_EVENTS || b->blen >= BLOCK_BYTES ||
-	       (k->w && k->w->sink.len >= BLOCK_BYTES);
+		return k->w->sink.len >= k->p->blk_bytes || b->kept >= k->p->blk_events;
+	return b->nev == k->p->blk_events || b->blen >= k->p->blk_bytes ||
+	       (k->w && k->w->sink.len >= k->p->blk_bytes);
 }
 
 /* What the format's ops->prepare_end() puts after block @b's last event: 0, or an error. */

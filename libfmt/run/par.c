@@ -118,6 +118,8 @@ static struct par *par_new(struct tdat_writer *w, struct tdat_select *sel, enum 
 	p->m = w->merge;
 	p->sel = sel;
 	p->mode = mode;
+	p->blk_events = mode == PM_COPY ? BLOCK_PUT_EVENTS : BLOCK_EVENTS;
+	p->blk_bytes = mode == PM_COPY ? BLOCK_PUT_BYTES : BLOCK_BYTES;
 	p->pr = pr;
 	p->ncur = ncur;
 	p->nring = (unsigned)w->jobs + 1;	/* the one taken, and one for each worker */

@@ -87,6 +87,7 @@ struct par {
 	struct par_read *pr;		/* read in time windows */
 	struct tdat_select *sel;	/* the caller's selection, or NULL */
 	enum par_mode mode;
+	size_t blk_events, blk_bytes;	/* a block's events and record bytes, at most (par_new()) */
 	int ncur;			/* cursors of the merge */
 	pthread_mutex_t mu;
 	pthread_cond_t work;		/* a window was queued, or stop */
