@@ -865,6 +865,20 @@ int tdat_writer_open(struct tdat_writer *w, int fd, const char *path, struct tda
 void tdat_writer_set_jobs(struct tdat_writer *w, int jobs);
 
 /**
+ * tdat_writer_threads - the threads a format keeps busy besides the caller's
+ * @w: a writer
+ *
+ * A format may do part of its work on threads of its own (sqlite inserts
+ * its rows on one), counted in tdat_writer_set_jobs()'s @jobs: at 1, that
+ * work is done on the caller's thread.  Such a thread pays back on a trace
+ * of any size, unlike tdat_writer_run()'s workers, so a default number of
+ * threads is tdat_merge_jobs() and these on top (at most the CPUs).
+ *
+ * Return: 0 or more.
+ */
+int tdat_writer_threads(const struct tdat_writer *w);
+
+/**
  * tdat_writer_set_window - the size of tdat_writer_run()'s time windows
  * @w: a writer
  * @bytes: trace data (decompressed) a window holds, about; 0: the default, 2 MiB

@@ -59,10 +59,11 @@ void dat_sections_warning(struct tdat_file *in, const struct dat_layout_opts *d)
 int default_jobs(void);
 /*
  * The threads of a run of @m's inputs (all added): @jobs if -j gave it,
- * else as many as the trace's size is worth (tdat_merge_jobs()), at most
- * default_jobs(); --verbose says which and why.
+ * else as many as the trace's size is worth (tdat_merge_jobs()) and the
+ * format's @own threads (tdat_writer_threads()), at most default_jobs();
+ * --verbose says which and why.
  */
-int choose_jobs(const struct tdat_merge *m, int jobs);
+int choose_jobs(const struct tdat_merge *m, int jobs, int own);
 /* -j N: threads, 1 to JOBS_MAX; a bad one exits 2. */
 int parse_jobs(const char *arg);
 /* $TDAT_JOBS_WINDOW: the bytes of a -j time window (tdat_writer_set_window()), 0: unset. */

@@ -75,8 +75,9 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"                        ...; .gz gzips), else %s\n"
 		"  -o, --output OUT      output file (default: standard output)\n"
 		"  -i, --input FILE      an input (repeatable), as trace-cmd report -i\n"
-		"  -j, --jobs N          threads (default: 1, and 1 more for each 48 MiB of trace data, up to\n"
-		"                        the CPUs, at most 8; --verbose says): N workers each\n"
+		"  -j, --jobs N          threads (default: 1, and 1 more for each 48 MiB of trace data\n"
+		"                        and for sqlite's inserting thread, up to the CPUs, at\n"
+		"                        most 8; --verbose says): N workers each\n"
 		"                        decode, select and format a time window of the input\n"
 		"                        (text and csv printed, json's fields formatted, the other\n"
 		"                        formats' events decoded), written in order; parquet's\n"
@@ -502,6 +503,9 @@ static int run(struct opts *o, int n, struct tdat_merge *m, struct tdat_file **i
 		die_(EXIT_FAIL, "out of memory");
 	set_options(o, w);
 	kind = tdat_writer_output(w);
+	o->jobs = choose_jobs(m, o->jobs, tdat_writer_threads(w));
+	if (tdat_merge_set_jobs(m, o->jobs))
+		die_(EXIT_FAIL, "out of memory");
 	tdat_writer_set_jobs(w, o->jobs);
 	tdat_writer_set_window(w, jobs_window());
 	if (out_open(&out, o->out, kind, o->gzip || !strcmp(o->format, "dat") ||
@@ -609,9 +613,6 @@ int main(int argc, char **argv)
 	warn_missing_pieces(in, n);
 	if (!strcmp(o.format, "dat"))	/* the BTF of the first input is the one written */
 		dat_sections_warning(in[0], &o.dat);
-	o.jobs = choose_jobs(m, o.jobs);
-	if (tdat_merge_set_jobs(m, o.jobs))
-		die_(EXIT_FAIL, "out of memory");
 	ret = run(&o, n, m, in);
 out:
 	tdat_select_free(o.sel);	/* its filters belong to the files' event formats */

@@ -2,10 +2,11 @@
 /*
  * sqlite-rows.c - batched rows for the sqlite writer.  The caller fills
  * rows per table in chunks (values, texts made valid UTF-8 in the chunk's
- * arena) and hands them to a worker thread that stores them in the
- * database file (sqlite-file.c): decoding and storing run side by side.
- * The tables' columns and statements change only while the worker is idle
- * (sqdb_drain()).
+ * arena) and, from -j 2 on, hands them to a worker thread that stores them
+ * in the database file (sqlite-file.c): decoding and storing run side by
+ * side.  At -j 1 the caller stores each chunk itself, in the same chunks,
+ * so the file is the same.  The tables' columns and statements change only
+ * while the worker is idle (sqdb_drain()).
  *
  * The worker used to insert them through SQLite (multi-row prepared
  * INSERTs, 16 rows a statement) and bounded the writer: on big-mixed.dat
@@ -203,11 +204,11 @@ int sqdb_submit(struct sqdb *d, struct sq_table *t)
 
 	if (!c || !c->nrows)
 		return 0;
-	if (!wk->running) {
+	if (!wk->running) {	/* the same chunks as the worker's, for the same file */
 		store(d, c);
-		c->nrows = 0;
-		c->alen = 0;
-		return worker_err(d);
+		if (t->chunk_rows < CHUNK_ROWS)
+			t->chunk_rows *= 2;
+		return chunk_for(c, t) ? TDAT_ENOMEM : worker_err(d);
 	}
 	pthread_mutex_lock(&wk->lock);
 	while (wk->queued >= QUEUE_MAX)
@@ -247,7 +248,7 @@ int sqdb_drain(struct sqdb *d)
 	return worker_err(d);
 }
 
-void sqdb_start(struct sqdb *d)
+void sqdb_start(struct sqdb *d, bool thread)
 {
 	struct worker *wk = &d->wk;
 
@@ -255,7 +256,7 @@ void sqdb_start(struct sqdb *d)
 	pthread_cond_init(&wk->work, NULL);
 	pthread_cond_init(&wk->done, NULL);
 	/* without a thread, rows are inserted by the caller */
-	wk->running = thread_start(&wk->thread, TDAT_THREAD_SQLITE, worker_main, d) == 0;
+	wk->running = thread && thread_start(&wk->thread, TDAT_THREAD_SQLITE, worker_main, d) == 0;
 }
 
 void sqdb_stop(struct sqdb *d)

@@ -118,8 +118,8 @@ int sqdb_create(struct sqdb *d, const char *path);
 int sqdb_table_created(struct sqdb *d, struct sq_table *t, char *sql);
 /* A table of @ncols columns created by @sql; NULL when out of memory. */
 struct sq_table *sqdb_fixed_table(struct sqdb *d, const char *name, int ncols, const char *sql);
-/* Start the worker (without one, rows are stored on the calling thread). */
-void sqdb_start(struct sqdb *d);
+/* Start the worker if @thread (without one, rows are stored on the calling thread). */
+void sqdb_start(struct sqdb *d, bool thread);
 /* Hand @t's filled rows to the worker. */
 int sqdb_submit(struct sqdb *d, struct sq_table *t);
 /* Wait until the worker has stored everything handed to it; its first failure. */

@@ -14,11 +14,12 @@
  *
  * The event tables and their views are sqlite-tables.c's; sqlite-model.c
  * stores the model's rows (sqlite.h is what they share).  Rows go through
- * sqlite-rows.c (batched, stored by a worker thread) into the file's pages
- * (sqlite-file.c, sqlite-pages.c) without SQLite; close() then opens the
- * file with SQLite, in one transaction with the journal and syncing off
- * (the file is a temporary one the tool renames on success), for the rows
- * that could not be appended, the views and the indexes.
+ * sqlite-rows.c (batched; stored by a thread of their own from -j 2 on)
+ * into the file's pages (sqlite-file.c, sqlite-pages.c) without SQLite;
+ * close() then opens the file with SQLite, in one transaction with the
+ * journal and syncing off (the file is a temporary one the tool renames on
+ * success), for the rows that could not be appended, the views and the
+ * indexes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -339,7 +340,7 @@ static int open_db(struct sq *q, struct tdat_writer *w)
 	q->fx[FX_CPU]->ipk = q->fx[FX_STATS]->ipk = true;
 	if ((ret = metadata(q)) || (ret = cpus(q)))
 		return ret;
-	sqdb_start(&q->d);
+	sqdb_start(&q->d, w->jobs > 1);
 	return 0;
 }
 
@@ -499,7 +500,7 @@ static void sqlite_free(struct tdat_writer *w)
 
 const struct tdat_writer_ops tdat_writer_sqlite_ops = {
 	.name = "sqlite",
-	.threads = 1,		/* sqlite-rows.c's storing thread */
+	.threads = 1,		/* sqlite-rows.c's storing thread, from -j 2 on */
 	.exts = ".db .sqlite .sqlite3",
 	.fields = true,
 	.output = TDAT_OUT_FILE,

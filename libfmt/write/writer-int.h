@@ -25,8 +25,9 @@ struct tdat_writer_ops {
 	bool symbols;		/* prints function names: load kallsyms first */
 	bool fields;		/* writes every field: an event with fields outside
 				 * its record is counted (writer_damaged()) */
-	int threads;		/* threads the format keeps busy besides the caller's (sqlite's
-				 * inserts): -j workers fewer by as many (run/par.c) */
+	int threads;		/* threads the format keeps busy besides the caller's from
+				 * -j 2 on (sqlite's inserts): -j workers fewer by as many
+				 * (run/par.c), the default -j more (tdat_writer_threads()) */
 	bool parallel;		/* an event's text depends on it and its file only:
 				 * workers may print batches of events (run/par.c) */
 	bool names;		/* but for the names of tasks libtraceevent learns from

@@ -260,8 +260,25 @@ if [ "$(nproc)" -ge 2 ]; then
 	tdat-convert --verbose -o /dev/null "${CH[@]}" 2>"$O/auto2.err" || true
 	t_assert "the default -j grows with the trace: 30 copies of chunks.dat get 2 threads" \
 		grep -q '^tdat-convert: -j 2: about' "$O/auto2.err"
+	# sqlite's inserting thread pays back at any size: the default counts it
+	tdat-convert --verbose -f sqlite -o "$O/auto.db" $TD/chunks.dat 2>"$O/autosq.err"
+	t_assert "the default -j of sqlite on a small capture is 2, its inserting thread, and --verbose says why" \
+		grep -q "^tdat-convert: -j 2: about [0-9.]* MiB of trace data, a thread more for each 48 MiB and for the format's own" \
+		"$O/autosq.err"
 else
 	skip "the default -j grows with the trace" "one CPU only"
+	skip "the default -j of sqlite on a small capture is 2" "one CPU only"
+fi
+# -j counts sqlite's inserting thread: -j 1 stores the rows on the caller's
+# thread, in the same file as -j 2's thread does (t-jobs.sh: every capture)
+if command -v strace >/dev/null; then
+	strace -f -qq -e trace=clone,clone3 -o "$O/stsq" tdat-convert -j 1 -f sqlite -o "$O/sq1.db" $TD/chunks.dat
+	t_assert "-j 1 -f sqlite on the caller's only" test "$(grep -c 'clone' "$O/stsq")" = 0
+	tdat-convert -j 2 -f sqlite -o "$O/sq2.db" $TD/chunks.dat
+	t_assert "-j 1 -f sqlite: the file -j 2 writes" cmp -s "$O/sq1.db" "$O/sq2.db"
+else
+	skip "-j 1 -f sqlite on the caller's only" "strace is not installed"
+	skip "-j 1 -f sqlite: the file -j 2 writes" "strace is not installed"
 fi
 
 # the threads are named after their kind (top -H shows them): -j 3's three
