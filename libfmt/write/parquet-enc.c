@@ -58,10 +58,10 @@ int pq_table_init(struct pq_table *t, const char *name, int ncols)
 	memset(t, 0, sizeof(*t));
 	t->name = name;
 	t->sort_col = -1;
-	t->rgs.fd = t->rgs_sorted.fd = -1;
+	t->rgs.fd = -1;
 	t->ncols = ncols;
 	t->cols = calloc((size_t)(ncols ? ncols : 1), sizeof(*t->cols));
-	if (!t->cols || sink_init(&t->rgs, -1) || sink_init(&t->rgs_sorted, -1))
+	if (!t->cols || sink_init(&t->rgs, -1))
 		return TDAT_ENOMEM;
 	for (int i = 0; i < ncols; i++) {
 		t->cols[i].vals.fd = t->cols[i].defs.fd = t->cols[i].lens.fd = -1;
@@ -94,7 +94,7 @@ void pq_table_release(struct pq_table *t)
 	free(t->kv);
 	free(t->cols);
 	sink_release(&t->rgs);
-	sink_release(&t->rgs_sorted);
+	free(t->rg_cut);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -312,11 +312,19 @@ int pq_write_out(struct pq_ctx *c, struct pq_table *t, struct tdat_sink *out)
 	return 0;
 }
 
-/* A RowGroup struct into @s, with sorting_columns if @sorted. */
-static void rg_struct(const struct pq_table *t, struct tdat_sink *s, const struct tdat_sink *meta,
-		      uint64_t start, uint64_t raw, uint64_t rows, bool sorted)
+/*
+ * The RowGroup struct of the chunks just written (their ColumnChunks in
+ * @meta), without sorting_columns: while the file's rows are sorted so
+ * far, where they would go is kept, and the footer puts them in if all
+ * rows are (pq_finish()).  One copy of the structs, which grow with the
+ * file, not one with and one without.
+ */
+void pq_row_group(struct pq_table *t, const struct tdat_sink *meta, uint64_t start, uint64_t raw,
+		  uint64_t rows)
 {
+	struct tdat_sink *s = &t->rgs;
 	struct thrift r;
+	size_t *cut;
 
 	th_init(&r, s);
 	th_elem_struct(&r);
@@ -324,31 +332,57 @@ static void rg_struct(const struct pq_table *t, struct tdat_sink *s, const struc
 	sink_write(s, meta->buf, meta->len);
 	th_i64(&r, 2, (int64_t)raw);
 	th_i64(&r, 3, (int64_t)rows);
-	if (sorted) {
-		th_list(&r, 4, TH_STRUCT, 1);
-		th_elem_struct(&r);
-		th_i32(&r, 1, t->sort_col);
-		th_bool(&r, 2, false);
-		th_bool(&r, 3, false);
-		th_end(&r);
+	if (!pq_sorted(t)) {	/* for good: the footer has no sorting_columns */
+		free(t->rg_cut);
+		t->rg_cut = NULL;
+	} else if ((cut = realloc(t->rg_cut, sizeof(*cut) * ((size_t)t->nrgs + 1)))) {
+		t->rg_cut = cut;
+		cut[t->nrgs] = s->len;
+	} else if (!s->err) {
+		s->err = ENOMEM;
 	}
-	th_i64(&r, 5, (int64_t)start);
+	th_i64(&r, 5, (int64_t)start);	/* one byte of header: field 5 after 3 */
 	th_i64(&r, 6, (int64_t)(t->off - start));
 	th_end(&r);
+	t->nrgs++;
 }
 
 /*
- * The RowGroup struct of the chunks just written (their ColumnChunks in
- * @meta): without sorting_columns, and, while the file's rows are sorted so
- * far, with them too (the footer takes one list or the other, pq_finish()).
+ * The RowGroup structs with sorting_columns (@t's sort column, ascending)
+ * as their field 4: each one's bytes up to field 5, the list, then field 5
+ * (its header byte now a delta of 1 from field 4, not 2 from field 3) and
+ * the rest.
  */
-void pq_row_group(struct pq_table *t, const struct tdat_sink *meta, uint64_t start, uint64_t raw,
-		  uint64_t rows)
+static void sorted_rgs(struct tdat_sink *s, const struct pq_table *t)
 {
-	rg_struct(t, &t->rgs, meta, start, raw, rows, false);
-	if (pq_sorted(t))
-		rg_struct(t, &t->rgs_sorted, meta, start, raw, rows, true);
-	t->nrgs++;
+	struct tdat_sink in;
+	struct thrift r;
+	size_t from = 0;
+
+	if (sink_init(&in, -1)) {
+		s->err = ENOMEM;
+		return;
+	}
+	th_init(&r, &in);
+	r.last[0] = 3;		/* as after the RowGroup's field 3 */
+	th_list(&r, 4, TH_STRUCT, 1);
+	th_elem_struct(&r);
+	th_i32(&r, 1, t->sort_col);
+	th_bool(&r, 2, false);
+	th_bool(&r, 3, false);
+	th_end(&r);
+	sink_putc(&in, (char)(1 << 4 | TH_I64));
+	for (int i = 0; i < t->nrgs; i++) {
+		size_t cut = t->rg_cut[i];
+
+		sink_write(s, t->rgs.buf + from, cut - from);
+		sink_write(s, in.buf, in.len);
+		from = cut + 1;
+	}
+	sink_write(s, t->rgs.buf + from, t->rgs.len - from);
+	if (in.err)
+		s->err = in.err;
+	sink_release(&in);
 }
 
 /* Did a value of the row group fail to fit (a column's buffer out of memory)? */
@@ -497,10 +531,12 @@ static void footer(struct tdat_sink *s, const struct pq_table *t)
 	schema(&f, t);
 	th_i64(&f, 3, (int64_t)t->total_rows);
 	th_list(&f, 4, TH_STRUCT, (size_t)t->nrgs);
-	if (pq_sorted(t))	/* every row of the file is in order */
-		sink_write(s, t->rgs_sorted.buf, t->rgs_sorted.len);
+	if (pq_sorted(t) && t->nrgs)	/* every row of the file is in order */
+		sorted_rgs(s, t);
 	else
 		sink_write(s, t->rgs.buf, t->rgs.len);
+	if (t->rgs.err)		/* a RowGroup struct did not fit */
+		s->err = t->rgs.err;
 	if (t->nkv) {
 		th_list(&f, 5, TH_STRUCT, (size_t)t->nkv);
 		for (int i = 0; i < t->nkv; i++) {

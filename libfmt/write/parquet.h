@@ -67,8 +67,10 @@ struct pq_table {
 	bool rows_bound;	/* its owner writes a row group every so many rows: its
 				 * buffers' peak bounds them, and it keeps them (pq_keep()) */
 	struct pq_col *spare;	/* emptied buffers of a row group the helpers wrote, or NULL */
-	struct tdat_sink rgs;	/* the RowGroup structs written so far (thrift) */
-	struct tdat_sink rgs_sorted;	/* the same with sorting_columns (while pq_sorted()) */
+	struct tdat_sink rgs;	/* the RowGroup structs written so far (thrift), without
+				 * sorting_columns */
+	size_t *rg_cut;		/* while pq_sorted(): where each one's field after
+				 * sorting_columns begins in rgs (the footer puts them in) */
 	int nrgs;
 	struct pq_kv *kv;
 	int nkv;
