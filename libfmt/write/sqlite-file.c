@@ -114,6 +114,8 @@ static int tree_add(struct sqdb *d, struct sq_table *t, int64_t rowid, const voi
 
 	if (ret == TDAT_EIO)
 		tdat_msg(d->msg, "write: %s", strerror(d->file.err));
+	for (struct sqx *x = t->ix; x && !ret; x = x->next)
+		ret = sqx_row(x, rowid, rec, len);
 	return ret;
 }
 
@@ -312,14 +314,15 @@ static int flush_orders(struct sqdb *d)
 
 /* sqlite_schema's row of @t (rowid @id), its root page @root. */
 static int schema_row(struct sqdb *d, struct sqp_tree *st, int64_t id, const struct sq_table *t,
-		      uint32_t root)
+		      const struct sqx *x, uint32_t root)
 {
+	const char *name = x ? x->name : t->name, *sql = x ? x->sql : t->sql;
 	struct sq_val v[5] = {
-		{ .type = V_STATIC, .u.p = "table", .len = 5 },
-		{ .type = V_STATIC, .u.p = t->name, .len = (unsigned)strlen(t->name) },
+		{ .type = V_STATIC, .u.p = x ? "index" : "table", .len = 5 },
+		{ .type = V_STATIC, .u.p = name, .len = (unsigned)strlen(name) },
 		{ .type = V_STATIC, .u.p = t->name, .len = (unsigned)strlen(t->name) },
 		{ .type = V_INT, .u.i = root },
-		{ .type = V_STATIC, .u.p = t->sql, .len = (unsigned)strlen(t->sql) },
+		{ .type = V_STATIC, .u.p = sql, .len = (unsigned)strlen(sql) },
 	};
 	int ret = grow(&d->rec, &d->reccap, sqr_room(v, 5), 1);
 
@@ -328,6 +331,27 @@ static int schema_row(struct sqdb *d, struct sqp_tree *st, int64_t id, const str
 	ret = sqp_tree_add(&d->file, st, id, d->rec, sqr_encode(d->rec, v, 5, NULL, false));
 	if (ret == TDAT_EIO)
 		tdat_msg(d->errmsg, "write: %s", strerror(d->file.err));
+	return ret;
+}
+
+/* The indexes SQLite need not build: their trees, and their rows of the schema from @id on. */
+static int finish_indexes(struct sqdb *d, struct sqp_tree *st, int64_t id)
+{
+	uint32_t root;
+	int ret = 0;
+
+	for (int i = 0; i < d->ntables && !ret; i++) {
+		for (struct sqx *x = d->tables[i]->ix; x && !ret; x = x->next) {
+			if (x->by_sqlite)
+				continue;
+			errno = 0;
+			if (!(ret = sqx_finish(&d->file, x, &root)))
+				ret = schema_row(d, st, id++, d->tables[i], x, root);
+			else if (ret == TDAT_EIO && !d->file.err)
+				tdat_msg(d->errmsg, "a temporary file for index %s: %s", x->name,
+					 strerror(errno ? errno : EIO));
+		}
+	}
 	return ret;
 }
 
@@ -342,16 +366,18 @@ static int finish_file(struct sqdb *d)
 	for (int i = 0; i < d->ntables && !ret; i++) {
 		root = 0;
 		if (!(ret = sqp_tree_finish(&d->file, &d->tables[i]->tree, &root)))
-			ret = schema_row(d, &st, i + 1, d->tables[i], root);
+			ret = schema_row(d, &st, i + 1, d->tables[i], NULL, root);
 		sqp_tree_release(&d->tables[i]->tree);
 	}
+	if (!ret)
+		ret = finish_indexes(d, &st, d->ntables + 1);
 	root = 1;
 	if (!ret)
 		ret = sqp_tree_finish(&d->file, &st, &root);
 	sqp_tree_release(&st);
 	if (!ret)
 		ret = sqp_file_header(&d->file, (uint32_t)sqlite3_libversion_number());
-	if (ret == TDAT_EIO)
+	if (ret == TDAT_EIO && d->file.err)	/* else an index's temporary file said */
 		tdat_msg(d->errmsg, "write: %s", strerror(d->file.err));
 	if (close(d->file.fd) && !ret) {
 		tdat_msg(d->errmsg, "write: %s", strerror(errno));

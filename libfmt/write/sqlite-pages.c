@@ -36,8 +36,8 @@
 #define U (f->size)			/* usable bytes of a page: nothing reserved */
 #define MAX_LOCAL (U - 35)		/* a table leaf cell's payload kept whole */
 #define MIN_LOCAL ((U - 12) * 32 / 255 - 23)
-#define LEAF_HDR 8
-#define INTERIOR_HDR 12
+#define LEAF_HDR SQP_LEAF_HDR
+#define INTERIOR_HDR SQP_INTERIOR_HDR
 #define INTERIOR_CELL 15		/* at most: pointer, child, 9-byte rowid */
 #define ENTRIES (f->entries)
 
@@ -376,6 +376,20 @@ int sqp_affinities(const char *sql, char *aff, int max)
 	return p ? n : -1;
 }
 
+int sqp_column(const char *sql, const char *name)
+{
+	const char *p = column_list(sql), *e;
+	size_t len = strlen(name);
+
+	for (int n = 0; p && *p != ')'; p = def_end(p), n++) {
+		p = skip_space(p + 1);
+		e = word_end(p);
+		if ((size_t)(e - p) == len && !strncasecmp(p, name, len))
+			return n;
+	}
+	return -1;
+}
+
 /* ---- pages ---- */
 
 int sqp_file_init(struct sqp_file *f, int fd, unsigned size)
@@ -428,7 +442,8 @@ static int lay_out(struct sqp_file *f, uint32_t pg, int type, uint32_t right, co
 		   size_t clen, const uint16_t *coff, int n)
 {
 	unsigned char *p = f->page;
-	unsigned hdr = pg == 1 ? SQP_HEADER : 0, hlen = type == 13 ? LEAF_HDR : INTERIOR_HDR;
+	bool leaf = type == SQP_TABLE_LEAF || type == SQP_INDEX_LEAF;
+	unsigned hdr = pg == 1 ? SQP_HEADER : 0, hlen = leaf ? LEAF_HDR : INTERIOR_HDR;
 	size_t start = U - clen, ptrs = hdr + hlen + 2 * (size_t)n;
 
 	if (ptrs > start)
@@ -439,7 +454,7 @@ static int lay_out(struct sqp_file *f, uint32_t pg, int type, uint32_t right, co
 	put_be(p + hdr + 3, (uint64_t)n, 2);
 	put_be(p + hdr + 5, start, 2);
 	p[hdr + 7] = 0;					/* no fragments */
-	if (type != 13)
+	if (!leaf)
 		put_be(p + hdr + 8, right, 4);
 	for (int i = 0; i < n; i++)
 		put_be(p + hdr + hlen + 2 * (size_t)i, start + coff[i], 2);
@@ -461,7 +476,19 @@ static int write_interior(struct sqp_file *f, uint32_t pg, const struct sqp_entr
 		put_be(cells + len, e[i].child, 4);
 		len += 4 + put_varint(cells + len + 4, (uint64_t)e[i].key);
 	}
-	return lay_out(f, pg, 5, e[n - 1].child, cells, len, coff, n - 1);
+	return lay_out(f, pg, SQP_TABLE_INTERIOR, e[n - 1].child, cells, len, coff, n - 1);
+}
+
+int sqp_page(struct sqp_file *f, int type, uint32_t right, const unsigned char *cells, size_t clen,
+	     const uint16_t *coff, int n, uint32_t *pg)
+{
+	*pg = ++f->npages;
+	return lay_out(f, *pg, type, right, cells, clen, coff, n);
+}
+
+unsigned sqp_varint(unsigned char *p, uint64_t v)
+{
+	return put_varint(p, v);
 }
 
 static int add_entry(struct sqp_file *f, struct sqp_tree *t, int l, uint32_t child, int64_t key);
@@ -516,7 +543,7 @@ static int write_leaf(struct sqp_file *f, struct sqp_tree *t, uint32_t pg, int f
 	for (int i = from; i < to; i++)
 		off[i - from] = (uint16_t)(t->coff[i] - a);
 	/* an empty table's leaf: no cells, maybe not even their buffer */
-	return lay_out(f, pg, 13, 0, from < to ? t->cells + a : NULL, b - a, off, to - from);
+	return lay_out(f, pg, SQP_TABLE_LEAF, 0, from < to ? t->cells + a : NULL, b - a, off, to - from);
 }
 
 /* The rowid of @t's cell @i. */

@@ -14,6 +14,11 @@
 
 #define SQP_PAGE 32768u		/* the page size of the sqlite writer's files */
 #define SQP_HEADER 100u		/* page 1 begins with the file's header */
+#define SQP_LEAF_HDR 8u		/* a leaf page's header; an interior page's has its right child too */
+#define SQP_INTERIOR_HDR 12u
+
+/* The b-tree page types of the file format. */
+enum { SQP_INDEX_INTERIOR = 2, SQP_TABLE_INTERIOR = 5, SQP_INDEX_LEAF = 10, SQP_TABLE_LEAF = 13 };
 
 /* The file being built: its pages, the first reserved for the schema. */
 struct sqp_file {
@@ -66,6 +71,15 @@ int sqp_tree_add(struct sqp_file *f, struct sqp_tree *t, int64_t rowid, const vo
  * page 1 if *@root is 1 on entry).  0, TDAT_ENOMEM or TDAT_EIO.
  */
 int sqp_tree_finish(struct sqp_file *f, struct sqp_tree *t, uint32_t *root);
+/*
+ * Write a b-tree page of @type at the next free page (*@pg): its @n cells
+ * packed at @cells (@clen bytes, cell i at @coff[i]), @right its right-most
+ * child if it is an interior page.  0, TDAT_EINVAL (they do not fit) or TDAT_EIO.
+ */
+int sqp_page(struct sqp_file *f, int type, uint32_t right, const unsigned char *cells, size_t clen,
+	     const uint16_t *coff, int n, uint32_t *pg);
+/* SQLite's varint of @v at @p (up to 9 bytes); its length. */
+unsigned sqp_varint(unsigned char *p, uint64_t v);
 /* Write page 1's first SQP_HEADER bytes: the file's header. */
 int sqp_file_header(struct sqp_file *f, uint32_t libversion);
 
@@ -108,5 +122,7 @@ bool sqr_decode(const unsigned char *rec, size_t len, int col, struct sq_val *v)
  * constraint among its columns, say) or they are more than @max.
  */
 int sqp_affinities(const char *sql, char *aff, int max);
+/* The position of column @name (in any case) in CREATE TABLE statement @sql, or -1. */
+int sqp_column(const char *sql, const char *name);
 
 #endif /* TDAT_SQLITE_PAGES_H */

@@ -349,6 +349,12 @@ void table_free(struct sq_table *t)
 		return;
 	sqlite3_finalize(t->late);
 	sqp_tree_release(&t->tree);
+	while (t->ix) {
+		struct sqx *x = t->ix;
+
+		t->ix = x->next;
+		sqx_free(x);
+	}
 	free(t->order);
 	free(t->aff);
 	free(t->sql);
@@ -364,6 +370,29 @@ void table_free(struct sq_table *t)
 	free(t->sys);
 	free(t->ev);
 	free(t);
+}
+
+int sqdb_index(struct sq_table *t, const char *name, const char *const *cols, int nk)
+{
+	struct sqx *x = sqx_new(name, t->name, t->sql, cols, nk), **p = &t->ix;
+
+	if (!x)
+		return TDAT_ENOMEM;
+	while (*p)
+		p = &(*p)->next;
+	*p = x;
+	return 0;
+}
+
+int sqdb_sqlite_indexes(struct sqdb *d)
+{
+	int ret = 0;
+
+	for (int i = 0; i < d->ntables && !ret; i++)
+		for (struct sqx *x = d->tables[i]->ix; x && !ret; x = x->next)
+			if (x->by_sqlite)
+				ret = sqdb_exec(d, x->sql);
+	return ret;
 }
 
 /* A fixed table: created by @sql, rows of @ncols values. */

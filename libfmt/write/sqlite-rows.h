@@ -16,6 +16,7 @@
 #include <sqlite3.h>
 
 #include "model/model.h"
+#include "sqlite-index.h"
 #include "sqlite-pages.h"
 
 /* Rows of one table on their way to SQLite. */
@@ -64,6 +65,7 @@ struct sq_table {
 	/* the worker's (sqlite-file.c) */
 	struct sqp_tree tree;		/* its b-tree */
 	struct sq_order *order;		/* dense: rows waiting for the ids before them */
+	struct sqx *ix;			/* its indexes (sqdb_index()), each taking its rows */
 	int64_t nrows;			/* without an INTEGER PRIMARY KEY: the rowid of the last row */
 	sqlite3_stmt *late;		/* at close: inserts its rows that came too late for the tree */
 	/* event tables (the writer's; freed by table_free()) */
@@ -118,6 +120,13 @@ int sqdb_create(struct sqdb *d, const char *path);
 int sqdb_table_created(struct sqdb *d, struct sq_table *t, char *sql);
 /* A table of @ncols columns created by @sql; NULL when out of memory. */
 struct sq_table *sqdb_fixed_table(struct sqdb *d, const char *name, int ncols, const char *sql);
+/*
+ * Index @name of @t (created, no row yet) on its integer columns
+ * @cols[0..@nk), written with the file (sqlite-index.c); 0 or TDAT_ENOMEM.
+ */
+int sqdb_index(struct sq_table *t, const char *name, const char *const *cols, int nk);
+/* Once reopened: SQLite creates the indexes that could not be written with the file. */
+int sqdb_sqlite_indexes(struct sqdb *d);
 /* Start the worker if @thread (without one, rows are stored on the calling thread). */
 void sqdb_start(struct sqdb *d, bool thread);
 /* Hand @t's filled rows to the worker. */

@@ -186,14 +186,30 @@ static const struct {
 };
 
 /*
- * The indexes are built by sorting whole tables (millions of slice rows)
- * with a small page cache (the sort spills to temporary files beyond it,
- * rather than into memory as temp_store=MEMORY would) on this thread:
- * SQLite's sorting threads (PRAGMA threads) cost more CPU than they save
- * and 8 MiB of memory each (big-mixed.dat's four indexes, sqlite3 alone:
- * 1.0 s of CPU and 42 MiB with threads=2 and 8 MiB, 0.6 s and 19 MiB so).
+ * The indexes, on integer columns, are written with the file as the rows
+ * are stored (sqlite-index.c).  One whose key is not an integer in some
+ * row is built by SQLite at close instead, sorting the whole table with a
+ * small page cache (the sort spills to temporary files beyond it, rather
+ * than into memory as temp_store=MEMORY would) on this thread: SQLite's
+ * sorting threads (PRAGMA threads) cost more CPU than they save and 8 MiB
+ * of memory each (big-mixed.dat's four indexes, sqlite3 alone: 1.0 s of
+ * CPU and 42 MiB with threads=2 and 8 MiB, 0.6 s and 19 MiB so).
  */
 #define SORT_PRAGMAS "PRAGMA cache_size=-2048; PRAGMA threads=0;"
+
+static const struct {
+	enum mt_table table;
+	const char *name;
+	const char *cols[SQX_KEYS];
+} indexes[] = {
+	{ MT_SCHED_SLICE, "sched_slice_cpu_ts", { "cpu", "ts" } },
+	{ MT_SCHED_SLICE, "sched_slice_utid", { "utid", "ts" } },
+	{ MT_THREAD_STATE, "thread_state_utid", { "utid", "ts" } },
+	{ MT_COUNTER, "counter_track_ts", { "track_id", "ts" } },
+	{ MT_SLICE, "slice_track_ts", { "track_id", "ts" } },
+	{ MT_THREAD, "thread_tid", { "tid" } },
+	{ MT_PROCESS, "process_pid", { "pid" } },
+};
 
 static const char views[] =
 	"CREATE VIEW raw AS SELECT * FROM ftrace_event;\n"
@@ -204,14 +220,7 @@ static const char views[] =
 	"CREATE VIEW sched_with_thread_process AS SELECT s.id AS id, s.ts AS ts, s.dur AS dur,"
 	" s.utid AS utid, t.name AS thread_name, t.upid AS upid, p.name AS process_name,"
 	" s.cpu AS cpu, s.end_state AS end_state, s.priority AS priority FROM sched_slice s"
-	" LEFT JOIN thread t ON t.utid = s.utid LEFT JOIN process p ON p.upid = t.upid;\n"
-	"CREATE INDEX sched_slice_cpu_ts ON sched_slice(cpu, ts);\n"
-	"CREATE INDEX sched_slice_utid ON sched_slice(utid, ts);\n"
-	"CREATE INDEX thread_state_utid ON thread_state(utid, ts);\n"
-	"CREATE INDEX counter_track_ts ON counter(track_id, ts);\n"
-	"CREATE INDEX slice_track_ts ON slice(track_id, ts);\n"
-	"CREATE INDEX thread_tid ON thread(tid);\n"
-	"CREATE INDEX process_pid ON process(pid);\n";
+	" LEFT JOIN thread t ON t.utid = s.utid LEFT JOIN process p ON p.upid = t.upid;\n";
 
 /* A metadata row of input @in. */
 static int meta(struct sq *q, int in, const char *name, int64_t i, const char *s)
@@ -337,6 +346,10 @@ static int open_db(struct sq *q, struct tdat_writer *w)
 		if (!(q->fx[i] = sqdb_fixed_table(&q->d, fixed[i].name, fixed[i].ncols, fixed[i].sql)))
 			return TDAT_ENOMEM;
 	}
+	for (size_t i = 0; i < sizeof(indexes) / sizeof(indexes[0]); i++)
+		if ((ret = sqdb_index(q->mt[indexes[i].table], indexes[i].name, indexes[i].cols,
+				      indexes[i].cols[1] ? 2 : 1)))
+			return ret;
 	q->fx[FX_CPU]->ipk = q->fx[FX_STATS]->ipk = true;
 	if ((ret = metadata(q)) || (ret = cpus(q)))
 		return ret;
@@ -458,7 +471,8 @@ static int sqlite_close(struct tdat_writer *w)
 	}
 	if ((ret = row_end(&q->d, q->fx[FX_BOUNDS])) || (ret = flush_all(q)) ||
 	    (ret = sqdb_reopen(&q->d)) || (ret = sq_event_views(q)) || (ret = sqdb_exec(&q->d, SORT_PRAGMAS)) ||
-	    (ret = sqdb_exec(&q->d, views)) || (ret = sqdb_exec(&q->d, "COMMIT")))
+	    (ret = sqdb_exec(&q->d, views)) || (ret = sqdb_sqlite_indexes(&q->d)) ||
+	    (ret = sqdb_exec(&q->d, "COMMIT")))
 		return ret;
 	sqdb_stop(&q->d);
 	for (int i = 0; i < q->d.ntables; i++) {

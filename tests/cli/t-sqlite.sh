@@ -50,10 +50,28 @@ t_syms() {
 	is "$1" "$(db_syms "$2")" "$(awk -v want="$want" -f tests/cli/text-syms.awk "$3" | sort)"
 }
 
+# t_indexes NAME DB: SQLite finds DB whole (PRAGMA integrity_check: each row
+# once in each index, in order), has the seven indexes, written with the
+# file (sqlite-index.c), and reads through each the rows a sort gives
+t_indexes() {
+	local ix tab cols got want
+	is "$1: PRAGMA integrity_check" "$(q "$2" "PRAGMA integrity_check")" ok
+	is "$1: the seven indexes" "$(q "$2" "SELECT count(*) FROM sqlite_schema WHERE type = 'index'")" 7
+	while IFS='|' read -r ix tab cols; do
+		got=$(q "$2" "SELECT count(*) || ' ' || total((row_number() OVER ()) * (rowid % 1000003))
+			FROM (SELECT rowid FROM $tab INDEXED BY $ix ORDER BY $cols, rowid)")
+		want=$(q "$2" "SELECT count(*) || ' ' || total((row_number() OVER ()) * (rowid % 1000003))
+			FROM (SELECT rowid FROM $tab NOT INDEXED ORDER BY $cols, rowid)")
+		is "$1: $ix reads the rows of $tab in the order of ($cols)" "$got" "$want"
+	done < <(q "$2" "SELECT name || '|' || tbl_name || '|' || substr(sql, instr(sql, '(') + 1,
+		length(sql) - instr(sql, '(') - 1) FROM sqlite_schema WHERE type = 'index'")
+}
+
 # --- every event is a row, counted as tdat-info and trace-cmd count them ---
 for f in v7-zstd two-buffers markers lost-events stack extract; do
 	convert $f || continue
 	db=$T_TMP/$f.db
+	t_indexes "$f" "$db"
 	is "$f: ftrace_event counts per system:name equal tdat-info's" \
 		"$(q "$db" "SELECT system || ':' || name || ' ' || count(*) FROM ftrace_event GROUP BY system, name" | sort)" \
 		"$(info_counts $TD/$f.dat)"
@@ -229,6 +247,7 @@ is "buffer is the instance name" \
 is "sched tables come from one buffer" "$(q "$db" "SELECT count(*) FROM sched_slice")" \
 	"$(q "$db" "SELECT count(*) FROM sched_switch WHERE buffer = ''")"
 t_exit "two inputs into one database" 0 -- tdat-convert -o "$T_TMP/multi.db" $TD/v7-zstd.dat $TD/v6.dat
+t_indexes "two inputs" "$T_TMP/multi.db"
 db=$T_TMP/multi.db
 is "every event of both inputs" "$(q "$db" "SELECT input || ':' || count(*) FROM ftrace_event GROUP BY input" | paste -sd' ')" \
 	"0:$(q $T_TMP/v7-zstd.db "SELECT count(*) FROM ftrace_event") 1:1859"

@@ -26,6 +26,7 @@
 
 #include "write/sqlite-pages.h"
 #include "../tap.h"
+#include "sqlite-query.h"
 
 #define NTAB 200
 
@@ -114,27 +115,6 @@ static int schema_add(struct sqp_file *f, struct sqp_tree *st, int64_t id, const
 
 	free(rec);
 	return ret;
-}
-
-static char *query1(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	char *out = NULL;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return strdup(sqlite3_errmsg(db));
-	if (sqlite3_step(st) == SQLITE_ROW)
-		out = strdup(sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "NULL");
-	sqlite3_finalize(st);
-	return out ? out : strdup("(no row)");
-}
-
-static void is_query(sqlite3 *db, const char *sql, const char *want, const char *what)
-{
-	char *got = query1(db, sql);
-
-	is_str(got, want, "%s", what);
-	free(got);
 }
 
 /* Every "many" row as written: @rows rows, rowid 3 * i - 5. */
