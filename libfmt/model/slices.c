@@ -84,7 +84,7 @@ static struct sl_type none;	/* a type that is no slice's */
 void sl_keep(struct sl_buf *b, const void *p, size_t n)
 {
 	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
+		size_t cap = b->cap ? b->cap : 64;
 		char *nb;
 
 		while (cap < b->len + n)
@@ -427,7 +427,7 @@ static bool keep_syscall(struct sl_buf *b, const struct sl_type *st, uint64_t nr
 struct sl_open *sl_push_slot(struct sl_stack *k)
 {
 	if (k->n == k->cap) {
-		int cap = k->cap ? k->cap * 2 : 4;
+		int cap = k->cap ? k->cap * 2 : 2;
 		struct sl_open *o = realloc(k->st, sizeof(*o) * (size_t)cap);
 
 		if (!o)
