@@ -202,19 +202,19 @@ int default_jobs(void)
 	return n < 1 ? 1 : n > JOBS_DEFAULT_MAX ? JOBS_DEFAULT_MAX : (int)n;
 }
 
-int choose_jobs(const struct tdat_merge *m, int jobs, int own)
+int choose_jobs(const struct tdat_writer *w, const struct tdat_merge *m, int jobs)
 {
 	uint64_t bytes;
 	int cpus = default_jobs();
 
 	if (jobs)
 		return jobs;
-	jobs = tdat_merge_jobs(m, cpus, &bytes) + own;
-	jobs = jobs < cpus ? jobs : cpus;
+	jobs = tdat_writer_jobs(w, m, cpus, &bytes);
 	if (verbose)
 		warnx_("-j %d: about %.1f MiB of trace data, a thread more for each 48 MiB%s, at most "
 		       "%d (the CPUs); -j N sets it", jobs, (double)bytes / (1 << 20),
-		       own ? " and for the format's own" : "", cpus);
+		       jobs > tdat_merge_jobs(m, cpus, NULL) ? " and one for the format's own" : "",
+		       cpus);
 	return jobs;
 }
 

@@ -58,12 +58,12 @@ void dat_sections_warning(struct tdat_file *in, const struct dat_layout_opts *d)
 /* -j's default: the number of online CPUs, at most JOBS_DEFAULT_MAX. */
 int default_jobs(void);
 /*
- * The threads of a run of @m's inputs (all added): @jobs if -j gave it,
- * else as many as the trace's size is worth (tdat_merge_jobs()) and the
- * format's @own threads (tdat_writer_threads()), at most default_jobs();
- * --verbose says which and why.
+ * The threads of a run of @w over @m's inputs (all added): @jobs if -j
+ * gave it, else as many as the trace's size is worth (tdat_writer_jobs():
+ * the workers' and the format's own), at most default_jobs(); --verbose
+ * says which and why.
  */
-int choose_jobs(const struct tdat_merge *m, int jobs, int own);
+int choose_jobs(const struct tdat_writer *w, const struct tdat_merge *m, int jobs);
 /* -j N: threads, 1 to JOBS_MAX; a bad one exits 2. */
 int parse_jobs(const char *arg);
 /* $TDAT_JOBS_WINDOW: the bytes of a -j time window (tdat_writer_set_window()), 0: unset. */

@@ -76,8 +76,8 @@ static __attribute__((noreturn)) void usage(FILE *fp, int code)
 		"  -o, --output OUT      output file (default: standard output)\n"
 		"  -i, --input FILE      an input (repeatable), as trace-cmd report -i\n"
 		"  -j, --jobs N          threads (default: 1, and 1 more for each 48 MiB of trace data\n"
-		"                        and for sqlite's inserting thread, up to the CPUs, at\n"
-		"                        most 8; --verbose says): N workers each\n"
+		"                        and from 4 MiB for sqlite's inserting thread, up to the\n"
+		"                        CPUs, at most 8; --verbose says): N workers each\n"
 		"                        decode, select and format a time window of the input\n"
 		"                        (text and csv printed, json's fields formatted, the other\n"
 		"                        formats' events decoded), written in order; parquet's\n"
@@ -503,7 +503,7 @@ static int run(struct opts *o, int n, struct tdat_merge *m, struct tdat_file **i
 		die_(EXIT_FAIL, "out of memory");
 	set_options(o, w);
 	kind = tdat_writer_output(w);
-	o->jobs = choose_jobs(m, o->jobs, tdat_writer_threads(w));
+	o->jobs = choose_jobs(w, m, o->jobs);
 	if (tdat_merge_set_jobs(m, o->jobs))
 		die_(EXIT_FAIL, "out of memory");
 	tdat_writer_set_jobs(w, o->jobs);

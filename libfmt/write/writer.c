@@ -436,11 +436,6 @@ void tdat_writer_set_jobs(struct tdat_writer *w, int jobs)
 	w->jobs = jobs;
 }
 
-int tdat_writer_threads(const struct tdat_writer *w)
-{
-	return w->ops->threads;
-}
-
 static void damage_warning(struct tdat_writer *w)
 {
 	const struct writer_damage *d = &w->damage;

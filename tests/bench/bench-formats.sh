@@ -274,10 +274,12 @@ fi
 # process's start) only shown.
 default_vs_j1() {
 	local file=$1 runs=$2 name args t1 td r1 rd chosen
-	chosen=$("$BIN/tdat-convert" --verbose -f csv -o /dev/null "$file" 2>&1 |
-		sed -n 's/^tdat-convert: -j \([0-9]*\): about .*/\1/p')
 	for name in text csv json sqlite; do
 		args="-f $name"
+		# each format's: sqlite counts its inserting thread from 4 MiB
+		chosen=$("$BIN/tdat-convert" --verbose $args -o "$SCRATCH/chosen" "$file" 2>&1 |
+			sed -n 's/^tdat-convert: -j \([0-9]*\): about .*/\1/p')
+		rm -rf "$SCRATCH/chosen"
 		unset "WALL[d]" "WALL[1]" "RSS[d]" "RSS[1]"
 		for ((i = 0; i < runs; i++)); do
 			convert d "" "$name" "$args" "$file"

@@ -260,14 +260,20 @@ if [ "$(nproc)" -ge 2 ]; then
 	tdat-convert --verbose -o /dev/null "${CH[@]}" 2>"$O/auto2.err" || true
 	t_assert "the default -j grows with the trace: 30 copies of chunks.dat get 2 threads" \
 		grep -q '^tdat-convert: -j 2: about' "$O/auto2.err"
-	# sqlite's inserting thread pays back at any size: the default counts it
-	tdat-convert --verbose -f sqlite -o "$O/auto.db" $TD/chunks.dat 2>"$O/autosq.err"
-	t_assert "the default -j of sqlite on a small capture is 2, its inserting thread, and --verbose says why" \
-		grep -q "^tdat-convert: -j 2: about [0-9.]* MiB of trace data, a thread more for each 48 MiB and for the format's own" \
+	# sqlite's inserting thread pays back from 4 MiB: the default counts it there
+	tdat-convert --verbose -f sqlite -o "$O/auto.db" "${CH[@]:0:3}" 2>"$O/autosq.err"
+	t_assert "the default -j of sqlite on 3 copies of chunks.dat (5 MiB) is 2, its inserting thread, and --verbose says why" \
+		grep -q "^tdat-convert: -j 2: about [0-9.]* MiB of trace data, a thread more for each 48 MiB and one for the format's own" \
 		"$O/autosq.err"
+	tdat-convert --verbose -f csv -o /dev/null "${CH[@]:0:3}" 2>"$O/autocsv.err"
+	t_assert "and of csv 1" grep -q "^tdat-convert: -j 1: about" "$O/autocsv.err"
+	tdat-convert --verbose -f sqlite -o "$O/auto1.db" $TD/chunks.dat 2>"$O/autosq1.err"
+	t_assert "and of sqlite on chunks.dat alone (2 MiB) 1" grep -q "^tdat-convert: -j 1: about" "$O/autosq1.err"
 else
 	skip "the default -j grows with the trace" "one CPU only"
-	skip "the default -j of sqlite on a small capture is 2" "one CPU only"
+	skip "the default -j of sqlite from 4 MiB is 2" "one CPU only"
+	skip "and of csv 1" "one CPU only"
+	skip "and of sqlite on chunks.dat alone 1" "one CPU only"
 fi
 # -j counts sqlite's inserting thread: -j 1 stores the rows on the caller's
 # thread, in the same file as -j 2's thread does (t-jobs.sh: every capture)
