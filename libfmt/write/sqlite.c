@@ -15,11 +15,11 @@
  * The event tables and their views are sqlite-tables.c's; sqlite-model.c
  * stores the model's rows (sqlite.h is what they share).  Rows go through
  * sqlite-rows.c (batched; stored by a thread of their own from -j 2 on)
- * into the file's pages (sqlite-file.c, sqlite-pages.c) without SQLite;
- * close() then opens the file with SQLite, in one transaction with the
- * journal and syncing off (the file is a temporary one the tool renames on
- * success), for the rows that could not be appended, the views and the
- * indexes.
+ * into the file's pages (sqlite-file.c, sqlite-pages.c), and their index
+ * entries into the indexes' (sqlite-index.c), without SQLite; close() then
+ * opens the file with SQLite, in one transaction with the journal and
+ * syncing off (the file is a temporary one the tool renames on success),
+ * for the rows that could not be appended and the views.
  */
 #include <stdlib.h>
 #include <string.h>
