@@ -147,6 +147,22 @@ static int sort_run(struct sqx *x)
 	return 0;
 }
 
+/* @n bytes at @p to @fd (the spill file's, written with write(2), read back with pread()). */
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return TDAT_EIO;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
 /* Sort the full run and write it to the spill file. */
 static int spill(struct sqx *x)
 {
@@ -159,7 +175,7 @@ static int spill(struct sqx *x)
 	if ((ret = sort_run(x)))
 		return ret;
 	if ((!x->spill && !(x->spill = tmpfile())) ||
-	    fwrite(x->e, sizeof(*x->e), x->n, x->spill) != x->n)
+	    write_all(fileno(x->spill), (const char *)x->e, sizeof(*x->e) * x->n))
 		return TDAT_EIO;
 	x->runs[x->nruns++] = x->n;
 	x->n = 0;
@@ -421,8 +437,8 @@ static int merge(struct sqx *x, struct build *b)
 	unsigned char c[CELL];
 	off_t off = 0;
 
-	if (!cs || !h || (x->spill && fflush(x->spill))) {
-		ret = cs && h ? TDAT_EIO : TDAT_ENOMEM;
+	if (!cs || !h) {
+		ret = TDAT_ENOMEM;
 		goto out;
 	}
 	for (int i = 0; i < x->nruns && !ret; i++) {

@@ -187,6 +187,39 @@ for sig in INT TERM; do
 	done
 done
 
+# ---- sqlite's index entries, their spill failing ----
+# 3 copies of chunks.dat: 40,080 slices, more than a run of 32,768, so the
+# slice index spills a sorted run to a temporary file (tmpfile(): a deleted
+# one).  With every write to a deleted file failing, that index is left to
+# SQLite's CREATE INDEX at close: the same rows in every table, the seven
+# indexes, PRAGMA integrity_check ok.
+if [[ -f $EIO_SO ]] && command -v sqlite3 >/dev/null; then
+	rm -rf "$OUT" && mkdir -p "$OUT"
+	tdat-convert -f sqlite -o "$OUT/ok.db" "${many[@]:0:3}"
+	t_exit "sqlite, its index spill failing: it converts" 0 -- env TDAT_EIO_WRITE='(deleted):0' \
+		"${EIO[@]}" tdat-convert -f sqlite -o "$OUT/spill.db" "${many[@]:0:3}"
+	t_assert "the slice index is SQLite's: its schema row comes after the views'" test \
+		"$(sqlite3 "$OUT/spill.db" "SELECT (SELECT rowid FROM sqlite_schema WHERE name = 'slice_track_ts') >
+			(SELECT rowid FROM sqlite_schema WHERE name = 'raw')")" = 1
+	t_assert "and in the file written without failures it comes before them" test \
+		"$(sqlite3 "$OUT/ok.db" "SELECT (SELECT rowid FROM sqlite_schema WHERE name = 'slice_track_ts') >
+			(SELECT rowid FROM sqlite_schema WHERE name = 'raw')")" = 0
+	is "PRAGMA integrity_check, and the seven indexes" \
+		"$(sqlite3 "$OUT/spill.db" "PRAGMA integrity_check; SELECT count(*) FROM sqlite_schema WHERE type = 'index'")" \
+		"$(printf 'ok\n7')"
+	is "the same rows as without the failures" \
+		"$(printf '%s\t%s\n' "$OUT/ok.db" "$OUT/spill.db" | python3 tests/cli/sqlite-same.py '')" same
+	# a spilled run that cannot be read back fails the file
+	rm -rf "$OUT" && mkdir -p "$OUT"
+	t_exit "sqlite, its index spill unreadable: fails" 1 -- env TDAT_EIO_READ='(deleted):0' \
+		"${EIO[@]}" tdat-convert -f sqlite -o "$OUT/bad.db" "${many[@]:0:3}"
+	t_stderr_match "and says which index and why" \
+		"^tdat-convert: $OUT/bad.db: a temporary file for index slice_track_ts: Input/output error$"
+	t_empty_dir "and leaves nothing" "$OUT"
+else
+	skip "sqlite, its index spill failing" "no tests/eio.so or no sqlite3"
+fi
+
 # ---- the output's mode follows the umask, like any file a program creates ----
 for mask in 022 077; do
 	want=$(printf '%o' $((0666 & ~8#$mask)))
