@@ -82,6 +82,16 @@ ssize_t src_in_read(struct src_in *in, void *buf, size_t n)
 	return r;
 }
 
+int spool_new(struct spool_out *o, char *err)
+{
+	*o = (struct spool_out){ .limit = UINT64_MAX, .dir = tmp_dir() };
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+	o->limit = (uint64_t)64 << 20;	/* a decompression bomb costs a fuzzer its disk */
+#endif
+	o->fd = tmp_file(err);
+	return o->fd < 0 ? o->fd : 0;
+}
+
 /* Whether @n more bytes leave the file system of @o its reserve: 5% of its size, at most 1 GiB. */
 static bool room_for(struct spool_out *o, size_t n, uint64_t *avail, uint64_t *reserve)
 {
@@ -162,15 +172,12 @@ static ssize_t read_head(struct src_in *in, unsigned char *head, size_t n)
 static int spool(struct tdat_src *s, struct src_in *in, char *err)
 {
 	unsigned char head[sizeof(dat_magic)];
-	struct spool_out o = { .limit = UINT64_MAX, .dir = tmp_dir() };
+	struct spool_out o;
 	enum unpack_kind kind;
 	const char *other;
 	ssize_t have = read_head(in, head, sizeof(head));
 	int ret;
 
-#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-	o.limit = (uint64_t)64 << 20;	/* a decompression bomb costs a fuzzer its disk */
-#endif
 	if (have < 0) {
 		tdat_msg(err, "read error: %s", strerror(errno));
 		return TDAT_EIO;
@@ -187,8 +194,8 @@ static int spool(struct tdat_src *s, struct src_in *in, char *err)
 			 "empty input (no trace.dat header)");
 		return TDAT_EFORMAT;
 	}
-	if ((o.fd = tmp_file(err)) < 0)
-		return o.fd;
+	if ((ret = spool_new(&o, err)))
+		return ret;
 	ret = kind == UNPACK_NONE ? spool_copy(in, head, (size_t)have, &o, err) :
 	      unpack(kind, in, head, (size_t)have, &o, err);
 	if (ret) {

@@ -29,6 +29,8 @@ int src_ready(struct tdat_src *s, char *err);
 /* Up to @n bytes of @in: their count, 0 at the end, -1 with errno. */
 ssize_t src_in_read(struct src_in *in, void *buf, size_t n);
 
+/* @o: a new unlinked temporary file under $TMPDIR (tmp_file()), empty; 0 or a negative error. */
+int spool_new(struct spool_out *o, char *err);
 /*
  * Append @n bytes to @o, unless its file system would be left with less
  * than 5% of its size (at most 1 GiB) free: then TDAT_EIO and a message

@@ -9,10 +9,11 @@
  * As a row is placed in its table's b-tree (sqlite-file.c, on the thread
  * that stores the rows), each index of the table takes an entry: the row's
  * key columns, read back from its record, and its rowid.  The entries are
- * sorted a run of RUN at a time; a full run is spilled to a temporary file
- * (the bound on memory, as SQLite's sorter spills: 768 KiB an index, and
- * at close about READ_ALL entries read back from all runs).  At close the
- * runs are merged, and the records (keys, rowid) fill an index b-tree from the
+ * sorted a run of RUN at a time, and a full run is spilled, as SQLite's
+ * sorter spills: memory is 768 KiB an index, and at close about READ_ALL
+ * entries read back from all runs.  The spill is the inputs' kind of
+ * temporary file (spool_new(), spool_put(): under $TMPDIR, unlinked at
+ * once, never left to fill its file system).  At close the runs are merged, and the records (keys, rowid) fill an index b-tree from the
  * bottom up: cells fill a page until one does not fit; that one waits, and
  * when another comes it goes up to the level above as the divider between
  * the full page and the next, which the newcomer begins (an index b-tree
@@ -27,7 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "read/types.h"
+#include "read/read.h"
 #include "sqlite-index.h"
 
 #define RUN 32768		/* entries sorted and spilled at a time (768 KiB) */
@@ -60,6 +61,7 @@ struct sqx *sqx_new(const char *name, const char *table, const char *table_sql,
 
 	if (nk < 1 || nk > SQX_KEYS || !(x = calloc(1, sizeof(*x))))
 		return NULL;
+	x->spill.fd = -1;
 	x->nk = nk;
 	for (int i = 0; i < nk; i++)
 		if ((x->col[i] = sqp_column(table_sql, cols[i])) < 0) {
@@ -80,11 +82,11 @@ static void entries_free(struct sqx *x)
 {
 	free(x->e);
 	free(x->runs);
-	if (x->spill)
-		fclose(x->spill);
+	if (x->spill.fd >= 0)
+		close(x->spill.fd);
 	x->e = NULL;
 	x->runs = NULL;
-	x->spill = NULL;
+	x->spill.fd = -1;
 	x->n = x->cap = 0;
 	x->nruns = 0;
 }
@@ -147,26 +149,11 @@ static int sort_run(struct sqx *x)
 	return 0;
 }
 
-/* @n bytes at @p to @fd (the spill file's, written with write(2), read back with pread()). */
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return TDAT_EIO;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Sort the full run and write it to the spill file. */
 static int spill(struct sqx *x)
 {
 	size_t *runs = realloc(x->runs, sizeof(*runs) * ((size_t)x->nruns + 1));
+	char why[TDAT_MSG_LEN];	/* the index is left to SQLite if it cannot be spilled */
 	int ret;
 
 	if (!runs)
@@ -174,8 +161,8 @@ static int spill(struct sqx *x)
 	x->runs = runs;
 	if ((ret = sort_run(x)))
 		return ret;
-	if ((!x->spill && !(x->spill = tmpfile())) ||
-	    write_all(fileno(x->spill), (const char *)x->e, sizeof(*x->e) * x->n))
+	if ((x->spill.fd < 0 && spool_new(&x->spill, why)) ||
+	    spool_put(&x->spill, x->e, sizeof(*x->e) * x->n, why))
 		return TDAT_EIO;
 	x->runs[x->nruns++] = x->n;
 	x->n = 0;
@@ -429,7 +416,7 @@ static size_t leaf_cell(const struct sqx *x, const struct sqx_ent *e, unsigned c
 /* Every entry in order into @b: the runs merged. */
 static int merge(struct sqx *x, struct build *b)
 {
-	int nc = x->nruns + 1, n = 0, fd = x->spill ? fileno(x->spill) : -1, ret = 0;
+	int nc = x->nruns + 1, n = 0, fd = x->spill.fd, ret = 0;
 	/* a long trace's many runs read less each: memory grows by READ_MIN entries a run */
 	size_t each = x->nruns ? READ_ALL / (size_t)x->nruns : READ;
 	struct rcur *cs = calloc((size_t)nc, sizeof(*cs));

@@ -7,8 +7,8 @@
 #define TDAT_SQLITE_INDEX_H
 
 #include <stdbool.h>
-#include <stdio.h>
 
+#include "read/types.h"
 #include "sqlite-pages.h"
 
 #define SQX_KEYS 2		/* key columns an index has at most */
@@ -27,7 +27,7 @@ struct sqx {
 	int col[SQX_KEYS];	/* their positions in the table's records */
 	struct sqx_ent *e;	/* the run being filled */
 	size_t n, cap;
-	FILE *spill;		/* the sorted runs before it, one after the other */
+	struct spool_out spill;	/* the sorted runs before it, one after the other (fd -1: none) */
 	size_t *runs;		/* the entries of each */
 	int nruns;
 	bool by_sqlite;		/* a key was not an integer (or its run could not be
