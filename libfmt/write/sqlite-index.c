@@ -10,18 +10,21 @@
  * that stores the rows), each index of the table takes an entry: the row's
  * key columns, read back from its record, and its rowid.  The entries are
  * sorted a run of RUN at a time, and a full run is spilled, as SQLite's
- * sorter spills: memory is 768 KiB an index, and at close about READ_ALL
- * entries read back from all runs.  The spill is the inputs' kind of
- * temporary file (spool_new(), spool_put(): under $TMPDIR, unlinked at
- * once, never left to fill its file system).  At close the runs are merged, and the records (keys, rowid) fill an index b-tree from the
- * bottom up: cells fill a page until one does not fit; that one waits, and
- * when another comes it goes up to the level above as the divider between
- * the full page and the next, which the newcomer begins (an index b-tree
- * holds each entry once, in a leaf or between two children).  At the end a
- * level's waiting cell begins its last page, and the full page before gives
- * its last cell up as their divider, so no page is left empty.  Rows that
- * SQLite inserts at close (sqlite-file.c's late rows) go into the index
- * through SQLite, which finds it in the schema.
+ * sorter spills: memory is 192 KiB an index (at 32,768 entries, 768 KiB,
+ * sqlite's peak on big-mixed.dat grew 2 MiB more from its first 10% to the
+ * whole, as tables with a few thousand rows in the first filled their runs
+ * later), and at close about READ_ALL entries read back from all runs.  The
+ * spill is the inputs' kind of temporary file (spool_new(), spool_put():
+ * under $TMPDIR, unlinked at once, never left to fill its file system).  At
+ * close the runs are merged, and the records (keys, rowid) fill an index
+ * b-tree from the bottom up: cells fill a page until one does not fit; that
+ * one waits, and when another comes it goes up to the level above as the
+ * divider between the full page and the next, which the newcomer begins (an
+ * index b-tree holds each entry once, in a leaf or between two children).
+ * At the end a level's waiting cell begins its last page, and the full page
+ * before gives its last cell up as their divider, so no page is left empty.
+ * Rows that SQLite inserts at close (sqlite-file.c's late rows) go into the
+ * index through SQLite, which finds it in the schema.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,10 +34,10 @@
 #include "read/read.h"
 #include "sqlite-index.h"
 
-#define RUN 32768		/* entries sorted and spilled at a time (768 KiB) */
+#define RUN 8192		/* entries sorted and spilled at a time (192 KiB) */
 #define READ 1024		/* entries of a spilled run read back at a time, at most */
 #define READ_MIN 64		/* and at least */
-#define READ_ALL (RUN * 2)	/* entries read back at a time from all runs together, about */
+#define READ_ALL 65536	/* entries read back at a time from all runs together, about */
 #define LEVELS 16		/* of an index b-tree: 1000 cells a page leave room to spare */
 #define CELL 40			/* an interior cell at most: child, varint, a record of 3 integers */
 

@@ -188,8 +188,8 @@ for sig in INT TERM; do
 done
 
 # ---- sqlite's index entries, their spill failing ----
-# 3 copies of chunks.dat: 40,080 slices, more than a run of 32,768, so the
-# slice index spills a sorted run to a temporary file (tmpfile(): a deleted
+# 3 copies of chunks.dat: 40,080 slices, more than a run of 8,192, so the
+# slice index spills sorted runs to a temporary file (spool_new(): a deleted
 # one).  With every write to a deleted file failing, that index is left to
 # SQLite's CREATE INDEX at close: the same rows in every table, the seven
 # indexes, PRAGMA integrity_check ok.
