@@ -242,7 +242,7 @@ static int freeze(struct pq_pending *p, struct pq_table *t)
 	p->bytes = t->buffered;
 	t->total_rows += t->rows;
 	t->rows = 0;
-	t->buffered = t->counted = 0;
+	t->buffered = 0;
 	return 0;
 }
 

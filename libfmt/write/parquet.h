@@ -46,7 +46,6 @@ struct pq_col {
 	bool list;
 	struct tdat_sink lens;	/* one uint32_t a row: its count of elements, or PQ_NULL_LIST */
 	uint64_t nempty;	/* rows with an empty list */
-	size_t *bytes;		/* its table's buffered: each put adds the bytes it stored */
 };
 
 struct pq_kv {
@@ -61,8 +60,7 @@ struct pq_table {
 	uint64_t total_rows;
 	uint64_t off;		/* bytes in the file so far */
 	size_t buffered;	/* bytes of the row group being built (its values, levels,
-				 * lengths), counted by the puts (pq_col.bytes) */
-	size_t counted;		/* buffered at the last pq_row_end() */
+				 * lengths) at the last pq_row_end() */
 	size_t kept;		/* capacity counted in pq_ctx.kept for it (pq_keep()) */
 	bool rows_bound;	/* its owner writes a row group every so many rows: its
 				 * buffers' peak bounds them, and it keeps them (pq_keep()) */
@@ -135,10 +133,8 @@ static inline void pq_put_elem(struct pq_col *c, uint64_t v)
 
 	if (c->ptype == PQ_INT64) {	/* little-endian host; constant sizes: plain stores */
 		sink_write(&c->vals, &v, 8);
-		*c->bytes += 8;
 	} else {
 		sink_write(&c->vals, &w, 4);
-		*c->bytes += 4;
 	}
 }
 
@@ -146,10 +142,8 @@ static inline void pq_put_elem(struct pq_col *c, uint64_t v)
 static inline void pq_put_def(struct pq_col *c)
 {
 	c->nrows++;
-	if (c->nnull) {
+	if (c->nnull)
 		sink_putc(&c->defs, 1);
-		++*c->bytes;
-	}
 }
 
 /* Values of the row being built, one per column, then pq_row_end(). */
@@ -180,7 +174,6 @@ static inline void pq_put_kept(struct pq_col *c, const char *p, uint32_t n)
 	memcpy(d, &n, 4);
 	memcpy(d + 4, p, PQ_STR_PAD);	/* a constant size: plain stores */
 	c->vals.len += 4 + n;
-	*c->bytes += 4 + n;
 	pq_put_def(c);
 }
 /*
@@ -194,7 +187,6 @@ size_t pq_text_clean(char *dst, const char *s, size_t n);
 static inline void pq_put_double(struct pq_col *c, double v)
 {
 	sink_write(&c->vals, &v, 8);	/* PLAIN: IEEE 754, little-endian */
-	*c->bytes += 8;
 	pq_put_def(c);
 }
 
