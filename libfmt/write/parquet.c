@@ -665,6 +665,7 @@ const struct tdat_writer_ops tdat_writer_parquet_ops = {
 	.exts = "",
 	.output = TDAT_OUT_DIR,
 	.fields = true,
+	.threads = 1,		/* parquet-par.c's helpers, which encode the row groups, from -j 2 on */
 	.open = parquet_open,
 	.put = parquet_put,
 	.close = parquet_close,

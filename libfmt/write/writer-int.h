@@ -26,7 +26,8 @@ struct tdat_writer_ops {
 	bool fields;		/* writes every field: an event with fields outside
 				 * its record is counted (writer_damaged()) */
 	int threads;		/* threads the format keeps busy besides the caller's from
-				 * -j 2 on (sqlite's inserts): -j workers fewer by as many
+				 * -j 2 on (sqlite's inserts, parquet's encoding): -j
+				 * workers fewer by as many
 				 * (run/par.c), the default -j more (tdat_writer_jobs()) */
 	bool parallel;		/* an event's text depends on it and its file only:
 				 * workers may print batches of events (run/par.c) */

@@ -269,11 +269,26 @@ if [ "$(nproc)" -ge 2 ]; then
 	t_assert "and of csv 1" grep -q "^tdat-convert: -j 1: about" "$O/autocsv.err"
 	tdat-convert --verbose -f sqlite -o "$O/auto1.db" $TD/chunks.dat 2>"$O/autosq1.err"
 	t_assert "and of sqlite on chunks.dat alone (2 MiB) 1" grep -q "^tdat-convert: -j 1: about" "$O/autosq1.err"
+	# parquet's encoding helper is its own thread too: the default counts it
+	# from 4 MiB, and at -j 2 the caller decodes (no window worker) while the
+	# helper encodes
+	tdat-convert --verbose -f parquet -o "$O/autopq" "${CH[@]:0:3}" 2>"$O/autopq.err"
+	t_assert "the default -j of parquet on 3 copies of chunks.dat is 2, its encoding helper" \
+		grep -q "^tdat-convert: -j 2: about [0-9.]* MiB of trace data, a thread more for each 48 MiB and one for the format's own" \
+		"$O/autopq.err"
+	t_assert "parquet at -j 2: no window read by a worker, one tdat-parquet thread" \
+		sh -c "! grep -q 'time windows read by the workers' '$O/autopq.err' &&
+		       grep -Eq -- '-j 2: CPU: [0-9.]+ s on 1 tdat-parquet thread' '$O/autopq.err'"
+	tdat-convert -j 1 -f parquet -o "$O/autopq1" "${CH[@]:0:3}"
+	t_assert "and the dataset -j 1 writes" diff -r "$O/autopq" "$O/autopq1"
 else
 	skip "the default -j grows with the trace" "one CPU only"
 	skip "the default -j of sqlite from 4 MiB is 2" "one CPU only"
 	skip "and of csv 1" "one CPU only"
 	skip "and of sqlite on chunks.dat alone 1" "one CPU only"
+	skip "the default -j of parquet from 4 MiB is 2" "one CPU only"
+	skip "parquet at -j 2: no window read by a worker" "one CPU only"
+	skip "and the dataset -j 1 writes" "one CPU only"
 fi
 # -j counts sqlite's inserting thread: -j 1 stores the rows on the caller's
 # thread, in the same file as -j 2's thread does (t-jobs.sh: every capture)
