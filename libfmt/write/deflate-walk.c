@@ -146,11 +146,10 @@ static bool build(struct huff *h, const uint8_t *len, unsigned nsym, enum code k
 	for (unsigned l = 1, i = 0; l <= FAST; code = (code + h->count[l]) << 1, l++) {
 		for (unsigned k = 0; k < h->count[l]; k++, i++) {
 			unsigned c = code + k, r = 0;
+			uint8_t we = kind == C_LENS ? 0 : walk_entry(kind, h->sym[i], l);
 
 			for (unsigned b = 0; b < l; b++)	/* codes are read from their first bit */
 				r |= ((c >> b) & 1) << (l - 1 - b);
-			uint8_t we = kind == C_LENS ? 0 : walk_entry(kind, h->sym[i], l);
-
 			for (unsigned e = r; e < (1u << FAST); e += 1u << l) {
 				h->fast[e] = (uint16_t)(h->sym[i] << 4 | l);
 				h->walk[e] = we;
@@ -278,7 +277,8 @@ static bool dynamic(struct dwalk *w)
 {
 	static const uint8_t order[19] = { 16, 17, 18, 0, 8, 7, 9, 6, 10, 5,
 					   11, 4, 12, 3, 13, 2, 14, 1, 15 };
-	unsigned nlen = bits(&w->in, 5) + 257, ndist = bits(&w->in, 5) + 1, ncode = bits(&w->in, 4) + 4;
+	unsigned nlen = bits(&w->in, 5) + 257, ndist = bits(&w->in, 5) + 1;
+	unsigned ncode = bits(&w->in, 4) + 4;
 	uint8_t len[320] = { 0 }, cl[19] = { 0 };
 	unsigned i = 0;
 
