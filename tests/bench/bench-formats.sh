@@ -289,7 +289,7 @@ default_vs_j1() {
 		ok=$(awk -v d="$td" -v o="$t1" -v rd="$rd" -v r1="$r1" -v t="$TARGET_DEFAULT" -v m="$DEFAULT_MIB" \
 			-v one="$([[ $chosen == 1 ]] && echo 1 || echo 0)" \
 			'BEGIN { print ((one || d <= o * t) && (d < o * 0.95 || rd <= r1 + m * 1024)) }')
-		printf '  %-28s %-6s %3s %8.3f %8.3f %7.2f %6.0f %6.0f  %s\n' "$(basename "$file")" "$name" \
+		printf '  %-28s %-7s %3s %8.3f %8.3f %7.2f %6.0f %6.0f  %s\n' "$(basename "$file")" "$name" \
 			"${chosen:-?}" "$td" "$t1" "$(calc "$td / $t1")" "$((rd / 1024))" "$((r1 / 1024))" \
 			"$( ((ok)) && echo ok || echo MISSED)"
 		((ok)) || MISSED=1
@@ -299,7 +299,7 @@ default_vs_j1() {
 echo
 echo "the default -j (the -j it chose) against -j 1 (time <= ${TARGET_DEFAULT}x where it chose more than 1;"
 echo "RSS <= +$DEFAULT_MIB MiB unless it gains)"
-printf '  %-28s %-6s %3s %8s %8s %7s %6s %6s\n' capture format "-j" "def s" "-j1 s" ratio "MiB" "-j1"
+printf '  %-28s %-7s %3s %8s %8s %7s %6s %6s\n' capture format "-j" "def s" "-j1 s" ratio "MiB" "-j1"
 for f in "$REPO"/testdata/*.dat; do
 	default_vs_j1 "$f" "$SMALL_RUNS"
 done
