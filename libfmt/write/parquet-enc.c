@@ -59,7 +59,7 @@ int pq_table_init(struct pq_table *t, const char *name, int ncols)
 	t->name = name;
 	t->sort_col = -1;
 	t->rgs.fd = -1;
-	t->ncols = ncols;
+	t->ncols = t->nbufs = ncols;
 	t->cols = calloc((size_t)(ncols ? ncols : 1), sizeof(*t->cols));
 	if (!t->cols || sink_init(&t->rgs, -1))
 		return TDAT_ENOMEM;
@@ -83,8 +83,8 @@ void pq_table_release(struct pq_table *t)
 {
 	for (int i = 0; t->cols && i < t->ncols; i++)
 		free(t->cols[i].name);
-	pq_cols_release(t->cols, t->ncols);
-	pq_cols_release(t->spare, t->ncols);
+	pq_cols_release(t->cols, t->nbufs);
+	pq_cols_release(t->spare, t->nbufs);
 	free(t->spare);
 	for (int i = 0; i < t->nkv; i++) {
 		free(t->kv[i].key);
@@ -95,6 +95,50 @@ void pq_table_release(struct pq_table *t)
 	sink_release(&t->rgs);
 	free(t->rg_cut);
 	memset(t, 0, sizeof(*t));
+}
+
+int pq_table_pack(const struct pq_ctx *c, struct pq_table *t, int npacked, pq_unpack_fn *unpack)
+{
+	struct pq_col *cols = realloc(t->cols, sizeof(*cols) * ((size_t)t->ncols + 1));
+
+	if (!cols)
+		return TDAT_ENOMEM;
+	t->cols = cols;
+	memset(&cols[t->ncols], 0, sizeof(*cols));
+	cols[t->ncols].vals.fd = cols[t->ncols].defs.fd = cols[t->ncols].lens.fd = -1;
+	t->nbufs = t->ncols + 1;
+	t->npacked = npacked;
+	t->unpack = unpack;
+	t->eager = !c->nmore;
+	return 0;
+}
+
+void pq_unpack(const struct pq_table *t, struct pq_col *cols)
+{
+	struct tdat_sink *rec;
+
+	if (!t->unpack || !(rec = &cols[t->ncols].vals)->len)
+		return;
+	t->unpack(cols, rec->buf, rec->len);
+	rec->len = 0;
+}
+
+void pq_col_room(struct pq_col *c, size_t n)
+{
+	struct tdat_sink *s = &c->vals;
+	size_t cap = s->len ? 2 * s->cap : 0;
+	char *p;
+
+	if (s->len + n <= s->cap)
+		return;
+	if (cap < s->len + n)
+		cap = s->len + n;
+	if (!(p = realloc(s->buf, cap))) {
+		s->err = ENOMEM;
+		return;
+	}
+	s->buf = p;
+	s->cap = cap;
 }
 
 static int col_init(struct pq_col *c, const char *name)
@@ -227,6 +271,14 @@ void pq_put_null(struct pq_col *c)
 	sink_putc(&c->defs, 0);
 }
 
+/* Is the row being ended, whose sort column holds @v, in order after the one before? */
+static void sort_next(struct pq_table *t, int64_t v)
+{
+	if (t->total_rows + t->rows && v < t->sort_last)
+		t->unsorted = true;
+	t->sort_last = v;
+}
+
 /* Is the row just put in order by @t's sort column? (Not if its value is null.) */
 static void sort_check(struct pq_table *t)
 {
@@ -246,9 +298,20 @@ static void sort_check(struct pq_table *t)
 		memcpy(&w, last - 4, 4);
 		v = c->sign ? w : (int64_t)(uint32_t)w;
 	}
-	if (t->total_rows + t->rows && v < t->sort_last)
-		t->unsorted = true;
-	t->sort_last = v;
+	sort_next(t, v);
+}
+
+/* The row is counted; the bytes it added (a packed column's as its record's). */
+static size_t row_count(struct pq_table *t)
+{
+	size_t now = t->rec_done, added;
+
+	for (int i = t->npacked; i < t->nbufs; i++)
+		now += t->cols[i].vals.len + t->cols[i].defs.len + t->cols[i].lens.len;
+	added = now - t->buffered;
+	t->rows++;
+	t->buffered = now;
+	return added;
 }
 
 /*
@@ -259,15 +322,22 @@ static void sort_check(struct pq_table *t)
  */
 size_t pq_row_end(struct pq_table *t)
 {
-	size_t now = 0, added;
-
-	for (int i = 0; i < t->ncols; i++)
-		now += t->cols[i].vals.len + t->cols[i].defs.len + t->cols[i].lens.len;
-	added = now - t->buffered;
 	if (t->sort_col >= 0 && !t->unsorted)
 		sort_check(t);	/* (once out of order, the rest need no check) */
-	t->rows++;
-	t->buffered = now;
+	return row_count(t);
+}
+
+size_t pq_row_end_key(struct pq_table *t, int64_t key)
+{
+	size_t added;
+
+	if (t->sort_col >= 0 && !t->unsorted)
+		sort_next(t, key);
+	added = row_count(t);
+	if (t->eager && t->cols[t->ncols].vals.len >= PQ_REC_BATCH) {
+		t->rec_done += t->cols[t->ncols].vals.len;
+		pq_unpack(t, t->cols);
+	}
 	return added;
 }
 
@@ -284,21 +354,21 @@ bool pq_keep(struct pq_ctx *c, struct pq_table *t, struct pq_col *cols)
 {
 	bool own = cols == t->cols;
 	bool free_pass = own && t->rows_bound;	/* in place, under the owner's bound */
-	size_t cap = cols_cap(cols, t->ncols);
-	size_t other = cols_cap(own ? t->spare : t->cols, t->ncols);	/* counted as kept too */
+	size_t cap = cols_cap(cols, t->nbufs);
+	size_t other = cols_cap(own ? t->spare : t->cols, t->nbufs);	/* counted as kept too */
 	bool keep = (own || !t->spare) &&
 		    (free_pass || c->kept - t->kept + other + cap <= c->keep_max);
 
 	c->kept -= t->kept;
 	if (keep) {
-		for (int i = 0; i < t->ncols; i++) {
+		for (int i = 0; i < t->nbufs; i++) {
 			cols[i].vals.len = cols[i].defs.len = cols[i].lens.len = 0;
 			cols[i].nnull = cols[i].nrows = cols[i].nempty = 0;
 		}
 		if (!own)
 			t->spare = cols;
 	} else {
-		pq_cols_release(cols, t->ncols);
+		pq_cols_release(cols, t->nbufs);
 	}
 	t->kept = other + (keep && !free_pass ? cap : 0);
 	c->kept += t->kept;
@@ -388,10 +458,9 @@ static void sorted_rgs(struct tdat_sink *s, const struct pq_table *t)
 	sink_release(&in);
 }
 
-/* Did a value of the row group fail to fit (a column's buffer out of memory)? */
-static bool cols_failed(const struct pq_table *t)
+bool pq_cols_failed(const struct pq_table *t)
 {
-	for (int i = 0; i < t->ncols; i++)
+	for (int i = 0; i < t->nbufs; i++)
 		if (t->cols[i].vals.err || t->cols[i].defs.err || t->cols[i].lens.err)
 			return true;
 	return false;
@@ -404,7 +473,9 @@ int pq_flush(struct pq_ctx *c, struct pq_table *t, int fd)
 	uint64_t start, raw = 0;
 	int ret = 0;
 
-	if (cols_failed(t)) {	/* a lost value would shift the rows after it */
+	if (!pq_async_fits(c, t))
+		pq_unpack(t, t->cols);	/* else on a helper */
+	if (pq_cols_failed(t)) {	/* a lost value would shift the rows after it */
 		tdat_msg(c->err, "out of memory");
 		return TDAT_ENOMEM;
 	}
@@ -441,7 +512,7 @@ int pq_flush(struct pq_ctx *c, struct pq_table *t, int fd)
 	pq_row_group(t, &meta, start, raw, t->rows);
 	t->total_rows += t->rows;
 	t->rows = 0;
-	t->buffered = 0;
+	t->buffered = t->rec_done = 0;
 	pq_keep(c, t, t->cols);
 out:
 	if (!ret)
@@ -570,8 +641,8 @@ int pq_finish(struct pq_ctx *c, struct pq_table *t, int fd)
 		ret = pq_drain(c, t);	/* this table's last row groups */
 	c->kept -= t->kept;	/* the table is done: its memory goes */
 	t->kept = 0;
-	pq_cols_release(t->cols, t->ncols);
-	pq_cols_release(t->spare, t->ncols);
+	pq_cols_release(t->cols, t->nbufs);
+	pq_cols_release(t->spare, t->nbufs);
 	if (ret)
 		return ret;
 	if (sink_init(&out, fd) || sink_init(&f, -1)) {

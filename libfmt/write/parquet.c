@@ -27,6 +27,10 @@
  * rule), so that they equal sqlite's.  A field outside
  * a damaged event is null.
  *
+ * The common columns of a row (and events.parquet's system and event) are
+ * stored as one record that the thread encoding the row group puts into
+ * the columns (parquet-common.c).
+ *
  * Rows are buffered per file and written as a row group when a file holds
  * PQ_GROUP_ROWS rows, or, when the row groups being built together pass
  * PQ_BUDGET bytes of data, the largest are written until they hold PQ_LOW:
@@ -42,36 +46,22 @@
 #include <unistd.h>
 #include <traceevent/event-parse.h>
 
+#include "write/parquet-common.h"
 #include "write/parquet-model.h"
-#include "write/typed.h"
 
 #define PQ_GROUP_ROWS (1 << 20)
 #define PQ_BUDGET ((size_t)12 << 20)
 #define PQ_LOW (PQ_BUDGET / 4)	/* what a flush for the budget leaves */
 #define PQ_LEVEL 3		/* zstd's level unless "compression-level" says */
-#define NFIXED 7		/* ts cpu input buffer pid comm lost */
+#define NFIXED PQC_NFIXED	/* ts cpu input buffer pid comm lost */
 
 struct pfile {
 	struct typed_key key;	/* the type's (first: typed_find()); "" for events.parquet */
 	char *fname;		/* BASE.parquet */
-	char *esys, *ename;	/* system and name as events.parquet has them (pq_text_clean()) */
-	size_t esys_len, ename_len;
+	struct pqc_name names;	/* system and event as events.parquet has them */
 	bool *cpumask;		/* by field: a cpumask, written as CPU numbers */
 	struct pq_table t;
 	bool created;
-};
-
-#define NCOMMS 256		/* comm cells kept per input (direct-mapped by pid) */
-
-struct pinput {
-	struct idtab types;	/* struct pfile by event type id */
-	char **bufname;		/* by buffer: its name as stored, made when first met */
-	int nbufs;
-	struct pcomm {
-		int pid;
-		char *comm;	/* as stored (pq_text_clean()); NULL: empty slot */
-		size_t len;
-	} comms[NCOMMS];
 };
 
 struct pqw {
@@ -79,13 +69,14 @@ struct pqw {
 	int typefd;		/* its event/ folder: a file per event type */
 	int modelfd;		/* its analysis/ folder (parquet-model.c) */
 	struct pq_ctx ctx;
-	struct pinput *in;
+	struct idtab *types;	/* by input: struct pfile by event type id */
 	int ninputs;
 	struct pfile **files;	/* files[0]: events.parquet */
 	int nfiles, files_cap;
 	size_t buffered;	/* bytes of data all tables' row groups hold */
 	struct tdat_sink tmp;	/* scratch (unused by strings now; its err is checked) */
 	struct pqm *model;	/* thread, process, sched_slice, ... (parquet-model.c) */
+	struct pqc *common;	/* the comms and buffers' names the rows point at */
 };
 
 static int nomem(struct tdat_writer *w)
@@ -125,8 +116,8 @@ static void pfile_free(struct pfile *f)
 	pq_table_release(&f->t);
 	free(f->fname);
 	typed_key_free(&f->key);
-	free(f->esys);
-	free(f->ename);
+	free(f->names.sys);
+	free(f->names.name);
 	free(f->cpumask);
 	free(f);
 }
@@ -239,23 +230,6 @@ static bool fname_taken(const void *ctx, const char *base)
 	return !strcmp(base, "events");
 }
 
-/* @n bytes, at least PQ_STR_PAD of them zeroed (pq_put_kept() reads them); malloc'd. */
-static char *pad_alloc(size_t n)
-{
-	return n < PQ_STR_PAD ? calloc(1, PQ_STR_PAD) : malloc(n);
-}
-
-/* @s as every string of the dataset holds text (pq_text_clean(); malloc'd, padded). */
-static char *text_dup(const char *s)
-{
-	size_t n = strlen(s);
-	char *e = pad_alloc(3 * n + 1);
-
-	if (e)
-		e[pq_text_clean(e, s, n)] = '\0';
-	return e;
-}
-
 static struct pfile *pfile_new(struct tdat_writer *w, struct pqw *d, const struct tdat_file *file,
 			       const struct ttype *tt, char *sig)
 {
@@ -270,15 +244,15 @@ static struct pfile *pfile_new(struct tdat_writer *w, struct pqw *d, const struc
 		f->fname = NULL;
 	f->key.system = strdup(tt->system);
 	f->key.name = typed_type_name(tt);
-	f->esys = f->key.system ? text_dup(f->key.system) : NULL;
-	f->ename = f->key.name ? text_dup(f->key.name) : NULL;
-	f->esys_len = f->esys ? strlen(f->esys) : 0;
-	f->ename_len = f->ename ? strlen(f->ename) : 0;
+	f->names.sys = f->key.system ? pqc_text_dup(f->key.system) : NULL;
+	f->names.name = f->key.name ? pqc_text_dup(f->key.name) : NULL;
+	f->names.sys_len = f->names.sys ? strlen(f->names.sys) : 0;
+	f->names.name_len = f->names.name ? strlen(f->names.name) : 0;
 	cols = typed_columns(tt);
 	f->cpumask = calloc((size_t)tt->nfields + 1, sizeof(*f->cpumask));
-	if (!f->fname || !f->key.system || !f->key.name || !f->esys || !f->ename || !cols || !f->cpumask ||
+	if (!f->fname || !f->key.system || !f->key.name || !f->names.sys || !f->names.name || !cols || !f->cpumask ||
 	    pq_table_init(&f->t, f->fname, NFIXED + tt->nfields + sym_cols(tt)) ||
-	    fixed_cols(&f->t) || file_kv(w, &f->t, file, tt))
+	    fixed_cols(&f->t) || pq_table_pack(&d->ctx, &f->t, NFIXED, pqc_unpack_type) || file_kv(w, &f->t, file, tt))
 		goto fail;
 	for (int i = 0, k = 0, c = NFIXED; i < tt->nfields; i++) {
 		f->cpumask[i] = is_cpumask(tt, &tt->fields[i]);
@@ -324,85 +298,6 @@ static void put_text(struct pqw *d, struct pq_col *c, const char *s, size_t n)
 {
 	(void)d;
 	pq_put_text(c, s, n);
-}
-
-static const char *comm_of(struct pqw *d, struct pinput *in, struct tep_handle *tep, int pid,
-			   size_t *len)
-{
-	struct pcomm *pc = &in->comms[(unsigned)pid % NCOMMS];
-
-	if (!pc->comm || pc->pid != pid) {
-		const char *c = tep_is_pid_registered(tep, pid) ? tep_data_comm_from_pid(tep, pid) : "";
-
-		free(pc->comm);
-		if (!(pc->comm = text_dup(c)))
-			return NULL;
-		pc->len = strlen(pc->comm);
-		pc->pid = pid;
-	}
-	*len = pc->len;
-	return pc->comm;
-}
-
-/* The name of @ev's buffer as stored (made once per buffer), or NULL if it has none. */
-static const char *buffer_of(struct pinput *in, const struct tdat_event *ev, bool *nomem)
-{
-	const struct tdat_file *f = ev->file;
-
-	if (ev->buffer >= f->nbuffers)
-		return NULL;
-	if (ev->buffer >= in->nbufs) {
-		char **b = realloc(in->bufname, sizeof(*b) * (size_t)f->nbuffers);
-
-		if (!b) {
-			*nomem = true;
-			return NULL;
-		}
-		memset(b + in->nbufs, 0, sizeof(*b) * (size_t)(f->nbuffers - in->nbufs));
-		in->bufname = b;
-		in->nbufs = f->nbuffers;
-	}
-	if (!in->bufname[ev->buffer] &&
-	    !(in->bufname[ev->buffer] = text_dup(f->buffers[ev->buffer].info.name)))
-		*nomem = true;
-	return in->bufname[ev->buffer];
-}
-
-/* The common columns of @ev into its type's table @t and events.parquet's @all. */
-static int put_common(struct pqw *d, struct pq_table *t, struct pq_table *all,
-		      const struct tdat_event *ev, const struct ttype *tt)
-{
-	struct pinput *in = &d->in[ev->input];
-	struct pq_table *both[2] = { t, all };
-	const char *comm, *buf;
-	size_t len, blen;
-	bool nomem = false;
-	uint64_t v;
-	int pid = -1;
-
-	if (tfield_num(ev, &tt->pid, &v))
-		pid = (int)(int64_t)v;
-	if (!(comm = comm_of(d, in, ev->file->tep, pid, &len)))
-		return TDAT_ENOMEM;
-	buf = buffer_of(in, ev, &nomem);
-	if (nomem)
-		return TDAT_ENOMEM;
-	blen = buf ? strlen(buf) : 0;
-	for (int k = 0; k < 2; k++) {
-		struct pq_col *c = both[k]->cols;
-
-		pq_put_int(&c[0], ev->ts);
-		pq_put_int(&c[1], (uint64_t)(int64_t)ev->cpu);
-		pq_put_int(&c[2], (uint64_t)(int64_t)ev->input);
-		if (buf)
-			pq_put_kept(&c[3], buf, (uint32_t)blen);
-		else
-			pq_put_null(&c[3]);
-		pq_put_int(&c[4], (uint64_t)(int64_t)pid);
-		pq_put_kept(&c[5], comm, (uint32_t)len);
-		pq_put_int(&c[6], (uint64_t)(int64_t)ev->missed);
-	}
-	return 0;
 }
 
 /* An array's elements as a list (sign-extended if signed). */
@@ -477,10 +372,10 @@ static void put_sym(struct pqw *d, struct pq_col *c, const struct tdat_event *ev
 		pq_put_null(c);
 }
 
-/* The row is complete in @f: count what it holds. */
-static void row_end(struct pqw *d, struct pfile *f)
+/* The row of the event at @ts is complete in @f: count what it holds. */
+static void row_end(struct pqw *d, struct pfile *f, uint64_t ts)
 {
-	d->buffered += pq_row_end(&f->t);
+	d->buffered += pq_row_end_key(&f->t, (int64_t)ts);
 }
 
 /* The file whose row group holds the most bytes. */
@@ -522,23 +417,21 @@ static int parquet_put(struct tdat_writer *w, const struct tdat_event *ev)
 	void **slot;
 	int ret;
 
-	if (!tt || !(slot = idtab_slot(&d->in[ev->input].types, tt->id)))
+	if (!tt || !(slot = idtab_slot(&d->types[ev->input], tt->id)))
 		return nomem(w);
 	if (!(f = *slot) && !(f = *slot = find_file(w, d, ev->file, tt)))
 		return nomem(w);
-	if (put_common(d, &f->t, &all->t, ev, tt))
+	if (pqc_put(d->common, &f->t, &all->t, ev, tt, &f->names))
 		return nomem(w);
 	for (int i = 0, c = NFIXED; i < tt->nfields; i++) {
 		put_field(d, &f->t.cols[c++], ev, &tt->fields[i], f->cpumask[i]);
 		if (has_sym_col(&tt->fields[i]))
 			put_sym(d, &f->t.cols[c++], ev, tt, &tt->fields[i]);
 	}
-	pq_put_kept(&all->t.cols[NFIXED], f->esys, (uint32_t)f->esys_len);
-	pq_put_kept(&all->t.cols[NFIXED + 1], f->ename, (uint32_t)f->ename_len);
 	if (d->tmp.err)
 		return nomem(w);
-	row_end(d, f);
-	row_end(d, all);
+	row_end(d, f, ev->ts);
+	row_end(d, all, ev->ts);
 	if ((ret = maybe_flush(w, d, f)) || (ret = maybe_flush(w, d, all)))
 		return ret;
 	if ((ret = pqm_put(d->model, ev, tt)) && !*w->errmsg)
@@ -570,16 +463,12 @@ static void parquet_free(struct tdat_writer *w)
 
 	if (!d)
 		return;
+	pq_pool_stop(&d->ctx);	/* no helper reads a record's strings any more */
 	for (int i = 0; i < d->nfiles; i++)
 		pfile_free(d->files[i]);
-	for (int i = 0; d->in && i < d->ninputs; i++) {
-		idtab_release(&d->in[i].types, NULL);
-		for (int c = 0; c < NCOMMS; c++)
-			free(d->in[i].comms[c].comm);
-		for (int b = 0; b < d->in[i].nbufs; b++)
-			free(d->in[i].bufname[b]);
-		free(d->in[i].bufname);
-	}
+	for (int i = 0; d->types && i < d->ninputs; i++)
+		idtab_release(&d->types[i], NULL);
+	pqc_free(d->common);
 	pqm_free(d->model);
 	if (d->dirfd >= 0)
 		close(d->dirfd);
@@ -590,7 +479,7 @@ static void parquet_free(struct tdat_writer *w)
 	pq_ctx_release(&d->ctx);
 	sink_release(&d->tmp);
 	free(d->files);
-	free(d->in);
+	free(d->types);
 	free(d);
 	w->priv = NULL;
 }
@@ -608,7 +497,8 @@ static int events_file(struct tdat_writer *w, struct pqw *d)
 	if (!(f->fname = strdup("events.parquet")) || !(f->key.system = strdup("")) ||
 	    !(f->key.name = strdup("")) || !(f->key.sig = strdup("")) ||
 	    pq_table_init(&f->t, f->fname, NFIXED + 2) || fixed_cols(&f->t) ||
-	    pq_col_str(&f->t, NFIXED, "system") || pq_col_str(&f->t, NFIXED + 1, "event"))
+	    pq_col_str(&f->t, NFIXED, "system") || pq_col_str(&f->t, NFIXED + 1, "event") ||
+	    pq_table_pack(&d->ctx, &f->t, NFIXED + 2, pqc_unpack_events))
 		return TDAT_ENOMEM;
 	return tdat_merge_nfiles(w->merge) ?
 	       file_kv(w, &f->t, tdat_merge_file(w->merge, 0), NULL) : 0;
@@ -648,8 +538,8 @@ static int parquet_open(struct tdat_writer *w)
 	}
 	tdat_merge_count(w->merge);	/* _tdat/trace.json without reading again */
 	d->ninputs = tdat_merge_nfiles(w->merge);
-	d->in = calloc((size_t)(d->ninputs ? d->ninputs : 1), sizeof(*d->in));
-	if (!d->in || events_file(w, d) || !(d->model = pqm_new(w, &d->ctx, d->modelfd)))
+	d->types = calloc((size_t)(d->ninputs ? d->ninputs : 1), sizeof(*d->types));
+	if (!d->types || !(d->common = pqc_new(d->ninputs)) || events_file(w, d) || !(d->model = pqm_new(w, &d->ctx, d->modelfd)))
 		return nomem(w);
 	return 0;
 }

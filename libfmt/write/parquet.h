@@ -52,10 +52,32 @@ struct pq_kv {
 	char *key, *value;
 };
 
+/*
+ * The records of a packed table's rows (pq_table_pack()), @len bytes at
+ * @rec, put into the columns @cols as their values, in order.
+ */
+typedef void pq_unpack_fn(struct pq_col *cols, const char *rec, size_t len);
+
 struct pq_table {
 	const char *name;	/* the file name in its directory (for errors) */
 	int ncols;
 	struct pq_col *cols;
+	/*
+	 * A packed table's owner stores a row's values of its first npacked
+	 * columns as one record (pq_put_rec()) in a buffer after the columns,
+	 * cols[ncols].vals; unpack puts them into those columns on the thread
+	 * that encodes the row group (a helper's with -j), so that the caller
+	 * writes a record a row, not a value into each of those columns.
+	 * Without helpers (eager) it does so every PQ_REC_BATCH bytes, while
+	 * they are in the cache.  The records count in buffered as their bytes
+	 * (rec_done: of those unpacked already), not as the values they become,
+	 * so that the row groups are the same either way.  unpack NULL: none.
+	 * nbufs is the buffers the table holds: ncols, and the records' if packed.
+	 */
+	pq_unpack_fn *unpack;
+	int nbufs, npacked;
+	bool eager;
+	size_t rec_done;
 	uint64_t rows;		/* in the row group being built */
 	uint64_t total_rows;
 	uint64_t off;		/* bytes in the file so far */
@@ -106,7 +128,7 @@ struct pq_ctx {
 	size_t kept, keep_max;
 };
 
-/* 12 MiB: at 24 the same time (paired 1.01) for 7 MiB more at -j 2, with 16 MiB in flight */
+/* 12 MiB: at 24 the same time (paired 1.01) for 7 MiB more at -j 2, with 16 MiB in flight then */
 #define PQ_KEEP ((size_t)12 << 20)
 
 #define PQ_MAX_HELPERS 31	/* threads besides the caller's that encode column chunks */
@@ -123,6 +145,14 @@ int pq_col_str(struct pq_table *t, int i, const char *name);
 int pq_col_double(struct pq_table *t, int i, const char *name);
 /* A LIST of integers of @bits (8, 16, 32, 64) and @sign. */
 int pq_col_list(struct pq_table *t, int i, const char *name, unsigned bits, bool sign);
+/*
+ * Make @t packed: the values of its first @npacked columns go into the
+ * buffer after its columns as a record a row (pq_put_rec()), @unpack puts
+ * them into the columns before a row group is encoded (at once if @c has
+ * no helpers), and the owner ends each row with pq_row_end_key().
+ */
+int pq_table_pack(const struct pq_ctx *c, struct pq_table *t, int npacked, pq_unpack_fn *unpack);
+#define PQ_REC_BATCH ((size_t)32 << 10)
 /* Key-value metadata of the file (copied). */
 int pq_table_kv(struct pq_table *t, const char *key, const char *value);
 
@@ -196,8 +226,27 @@ void pq_put_null(struct pq_col *c);
 /* The row's value of a LIST column: the @n elements just put with pq_put_elem(). */
 void pq_put_list(struct pq_col *c, uint32_t n);
 
+/*
+ * Room for @n more bytes of values in @c: exactly that many on an empty
+ * buffer (a row group's records about to be unpacked, whose size is known),
+ * else at least twice the room it had; sets c->vals.err if out of memory.
+ */
+void pq_col_room(struct pq_col *c, size_t n);
+
+/* A packed table's record of the row being built (pq_table_pack()). */
+static inline void pq_put_rec(struct pq_table *t, const void *rec, size_t n)
+{
+	sink_write(&t->cols[t->ncols].vals, rec, n);
+}
+
 /* The row is complete; returns the bytes it added to t->buffered. */
 size_t pq_row_end(struct pq_table *t);
+/* The same for a packed table, whose sort column's value in the row is @key. */
+size_t pq_row_end_key(struct pq_table *t, int64_t key);
+/* Unpack the records in @cols (@t's, or a frozen copy's) into them (pq_table_pack()). */
+void pq_unpack(const struct pq_table *t, struct pq_col *cols);
+/* Did a value of the row group fail to fit (a buffer of @t out of memory)? */
+bool pq_cols_failed(const struct pq_table *t);
 /*
  * A row group of @t is written from @cols (@t's own columns, or the frozen
  * copies parquet-par.c's helpers wrote): empty their buffers and keep the
