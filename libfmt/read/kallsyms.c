@@ -12,6 +12,11 @@
  * of the text from that line goes to tep_parse_kallsyms() itself, which
  * then does what it always does, stopping at a line it cannot read.  Lines
  * are what strtok_r(.., "\n") makes: empty ones are skipped.
+ *
+ * kallsyms_load() also makes libtraceevent's sorted map of them at once,
+ * with memory set aside for it: libtraceevent makes it at the first lookup
+ * and does not check that its allocation worked, so that out of memory
+ * every later lookup would search a NULL map of func_count entries.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -76,8 +81,11 @@ static bool plain_line(const char *p, size_t n, struct ksym *k)
 	return true;
 }
 
-/* tep_register_function() of @k, unless tep_parse_kallsyms() leaves it out. */
-static int add(struct tep_handle *tep, const struct ksym *k, char **buf, size_t *cap)
+/*
+ * tep_register_function() of @k, unless tep_parse_kallsyms() leaves it out;
+ * -1 out of memory (then *@lost: it was not registered).
+ */
+static int add(struct tep_handle *tep, const struct ksym *k, char **buf, size_t *cap, bool *lost)
 {
 	size_t need = k->func_len + 1 + (k->mod ? k->mod_len + 1 : 0);
 	char *f, *m = NULL;
@@ -88,8 +96,10 @@ static int add(struct tep_handle *tep, const struct ksym *k, char **buf, size_t 
 	if (need > *cap) {
 		char *b = realloc(*buf, need * 2);
 
-		if (!b)
+		if (!b) {
+			*lost = true;
 			return -1;
+		}
 		*buf = b;
 		*cap = need * 2;
 	}
@@ -101,11 +111,13 @@ static int add(struct tep_handle *tep, const struct ksym *k, char **buf, size_t 
 		memcpy(m, k->mod, k->mod_len);
 		m[k->mod_len] = '\0';
 	}
-	tep_register_function(tep, f, k->addr, m);	/* its failure ignored, as there */
+	if (tep_register_function(tep, f, k->addr, m))	/* out of memory; ignored there */
+		*lost = true;
 	return 0;
 }
 
-int kallsyms_parse(struct tep_handle *tep, const char *text)
+/* kallsyms_parse(); *@lost if a function was not registered for want of memory. */
+static int parse(struct tep_handle *tep, const char *text, bool *lost)
 {
 	const char *p = text;
 	char *buf = NULL;
@@ -125,7 +137,7 @@ int kallsyms_parse(struct tep_handle *tep, const char *text)
 			ret = tep_parse_kallsyms(tep, p);
 			break;
 		}
-		if (add(tep, &k, &buf, &cap)) {
+		if (add(tep, &k, &buf, &cap, lost)) {
 			ret = -1;
 			break;
 		}
@@ -133,4 +145,38 @@ int kallsyms_parse(struct tep_handle *tep, const char *text)
 	}
 	free(buf);
 	return ret;
+}
+
+int kallsyms_parse(struct tep_handle *tep, const char *text)
+{
+	bool lost = false;
+
+	return parse(tep, text, &lost);
+}
+
+/* Lines of @text: at least the functions it registers. */
+static size_t lines(const char *text)
+{
+	size_t n = 1;
+
+	for (const char *p = text; (p = strchr(p, '\n')); p++)
+		n++;
+	return n;
+}
+
+/* libtraceevent's entry of its function map: an address, the name, the module. */
+#define FUNC_MAP_ENTRY (sizeof(unsigned long long) + 2 * sizeof(char *))
+
+int kallsyms_load(struct tep_handle *tep, const char *text)
+{
+	void *room = malloc((lines(text) + 1) * FUNC_MAP_ENTRY);
+	bool lost = false;
+	int ret;
+
+	if (!room)
+		return -2;	/* nothing registered */
+	ret = parse(tep, text, &lost);
+	free(room);	/* for the map, made now from the functions registered */
+	tep_find_function(tep, 0);
+	return lost ? -2 : ret;
 }

@@ -230,7 +230,7 @@ void last_boot_setup(struct tdat_file *f)
 	if (!lb->kdelta && !lb->bound)
 		return;	/* nothing moves */
 	lb->tep = tep_alloc();
-	if (lb->tep && kallsyms_parse(lb->tep, file_kallsyms(f))) {
+	if (lb->tep && kallsyms_load(lb->tep, file_kallsyms(f))) {
 		tep_free(lb->tep);
 		lb->tep = NULL;
 	}
