@@ -130,20 +130,29 @@ static void level_section(struct tdat_sink *s, const uint32_t *lev, size_t n, un
 		memcpy(s->buf + mark, &len, 4);
 }
 
+/*
+ * Room for @n levels in c->lev; false without memory.  (Not on the stack: a
+ * page's 256 KiB there, out of memory, cannot grow it and kills the process.)
+ */
+static bool lev_room(struct pq_ctx *c, size_t n)
+{
+	if (n <= c->lev_cap)
+		return true;
+	free(c->lev);
+	c->lev_cap = n;
+	if (!(c->lev = malloc(n * sizeof(*c->lev))))
+		c->lev_cap = 0;
+	return c->lev;
+}
+
 size_t pq_list_levels(struct pq_ctx *c, struct tdat_sink *s, const uint32_t *lens, size_t n)
 {
 	size_t nl = 0, k = 0;
 
 	for (size_t r = 0; r < n; r++)
 		nl += lens[r] == PQ_NULL_LIST || !lens[r] ? 1 : lens[r];
-	if (nl > c->lev_cap) {
-		free(c->lev);
-		c->lev_cap = nl;
-		if (!(c->lev = malloc(nl * sizeof(*c->lev)))) {
-			c->lev_cap = 0;
-			return 0;
-		}
-	}
+	if (!lev_room(c, nl))
+		return 0;
 	for (size_t r = 0; r < n; r++) {	/* repetition: 0 starts a row */
 		c->lev[k++] = 0;
 		for (uint32_t e = 1; lens[r] != PQ_NULL_LIST && e < lens[r]; e++)
@@ -675,7 +684,6 @@ static int data_page(struct pq_cchunk *ch, size_t a, size_t b, size_t k, size_t 
 {
 	struct pq_ctx *c = ch->c;
 	const unsigned char *defs = (const unsigned char *)ch->col->defs.buf;
-	uint32_t lev[PAGE_ROWS];
 	size_t mark;
 	uint32_t n;
 
@@ -683,9 +691,11 @@ static int data_page(struct pq_cchunk *ch, size_t a, size_t b, size_t k, size_t 
 	sink_write(&c->page, "\0\0\0\0", 4);
 	mark = c->page.len;
 	if (ch->col->nnull) {
+		if (!lev_room(c, b - a))
+			return TDAT_ENOMEM;
 		for (size_t r = a; r < b; r++)
-			lev[r - a] = defs[r];
-		pq_hybrid(&c->page, lev, b - a, 1);
+			c->lev[r - a] = defs[r];
+		pq_hybrid(&c->page, c->lev, b - a, 1);
 	} else {
 		th_varint(&c->page, (uint64_t)(b - a) << 1);	/* one RLE run of 1s */
 		sink_putc(&c->page, 1);
