@@ -35,33 +35,56 @@ static int committed_cap;
 static bool tracking;
 
 /*
+ * Remove the entry @name of the directory @dirfd, a folder with what is in
+ * it; whether it went.
+ */
+static bool remove_entry(int dirfd, const char *name, int depth);
+
+/*
  * Remove the tree under the directory @fd (closed here): what tdat writes
  * into an output folder is files and folders a few levels deep; a symlink
- * is removed, never followed.
+ * is removed, never followed.  The entries are read with getdents64() into
+ * a buffer on the stack, not with readdir(), which allocates: out of memory
+ * (and in a signal handler) the folder still goes.  After a pass that
+ * removed something the folder is read again from its start, since removing
+ * entries may move those not read yet.
  */
 static void remove_under(int fd, int depth)
 {
-	DIR *d = fdopendir(fd);
-	struct dirent *e;
+	char buf[4096] __attribute__((aligned(8)));
+	bool again = true;
+	ssize_t n;
 
-	if (!d) {
-		close(fd);
-		return;
-	}
-	while ((e = readdir(d))) {
-		int sub;
+	while (again) {
+		again = false;
+		if (lseek(fd, 0, SEEK_SET) < 0)
+			break;
+		while ((n = getdents64(fd, buf, sizeof(buf))) > 0)
+			for (ssize_t off = 0; off < n;) {
+				struct dirent64 *e = (struct dirent64 *)(void *)(buf + off);
 
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if (!unlinkat(dirfd(d), e->d_name, 0) || depth >= 8)
-			continue;
-		sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sub >= 0) {
-			remove_under(sub, depth + 1);
-			unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
-		}
+				off += e->d_reclen;
+				if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+				    remove_entry(fd, e->d_name, depth))
+					again = true;
+			}
 	}
-	closedir(d);
+	close(fd);
+}
+
+static bool remove_entry(int dirfd, const char *name, int depth)
+{
+	int sub;
+
+	if (!unlinkat(dirfd, name, 0))
+		return true;
+	if (depth >= 8)
+		return false;
+	sub = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sub < 0)
+		return false;
+	remove_under(sub, depth + 1);
+	return !unlinkat(dirfd, name, AT_REMOVEDIR);
 }
 
 /* Remove an output directory (a temporary one, or one tdat wrote being replaced) and all in it. */
