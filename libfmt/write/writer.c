@@ -515,12 +515,10 @@ int tdat_writer_close(struct tdat_writer *w)
 {
 	int ret = 0;
 
-	if (w->ops->close) {
-		int r = w->ops->close(w);
-
-		ret = ret ? ret : r;
-	}
-
+	if (w->ops->close)
+		ret = w->ops->close(w);
+	if (ret && !*w->errmsg)	/* a format that failed without saying why */
+		tdat_msg(w->errmsg, "%s", tdat_strerror(ret));
 	if (sink_finish(&w->sink) && !ret) {
 		tdat_msg(w->errmsg, "write error: %s", strerror(w->sink.err));
 		ret = TDAT_EIO;
