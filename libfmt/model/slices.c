@@ -414,11 +414,12 @@ void sl_keep_sym(struct sl_buf *b, const struct tdat_event *ev, const struct tfi
 static bool keep_syscall(struct sl_buf *b, const struct sl_type *st, uint64_t nr)
 {
 	char name[64];
+	int n;
 
 	if (nr >= TP_MAX_SYSCALLS)
 		return false;
-	syscall_slice_name(st->machine, (int64_t)nr, name, sizeof(name));
-	sl_keep_str(b, name);
+	n = syscall_slice_name(st->machine, (int64_t)nr, name, sizeof(name));
+	sl_keep(b, name, n > 0 && (size_t)n < sizeof(name) ? (size_t)n : strlen(name));
 	return true;
 }
 
