@@ -10,7 +10,8 @@
  * A record points at strings that live as long as the writer, so that a
  * helper may read them while the caller goes on: the comms, interned (the
  * cells by pid only cache where they are), the buffers' names, made once
- * per input and buffer, and its type's names (struct pqc_name, its file's).
+ * per input and buffer (their lengths before them: 48 bytes a record, 56
+ * with events.parquet's type), and its type's names (struct pqc_name).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,22 +20,28 @@
 #include "read/fields.h"
 #include "write/parquet-common.h"
 
-/* A row's common columns, and its type's names for events.parquet. */
+/* A row's common columns: 48 bytes. */
 struct prow {
 	uint64_t ts;
 	long long missed;
-	const char *buf;	/* NULL: none (null) */
+	const char *buf;	/* NULL: none (null); its length in the 4 bytes before it */
 	const char *comm;
-	const struct pqc_name *n;
 	int32_t cpu, input, pid;
-	uint32_t blen, clen;
+	uint32_t clen;
 };
+
+/* events.parquet's: its type's names too. */
+struct pevent {
+	struct prow r;
+	const struct pqc_name *n;
+};
+_Static_assert(sizeof(struct prow) == 48 && sizeof(struct pevent) == 56, "records grew");
 
 #define NCOMMS 256		/* comm cells kept per input (direct-mapped by pid) */
 
 struct pinput {
-	char **bufname;		/* by buffer: its name as stored, made when first met */
-	size_t *buflen;
+	char **bufname;		/* by buffer: its name as stored, made when first met, after
+				 * its length (4 bytes: buf_len()); free(bufname - 4) */
 	int nbufs;
 	struct pcomm {
 		int pid;
@@ -86,9 +93,9 @@ void pqc_free(struct pqc *c)
 		return;
 	for (int i = 0; i < c->ninputs; i++) {
 		for (int b = 0; b < c->in[i].nbufs; b++)
-			free(c->in[i].bufname[b]);
+			if (c->in[i].bufname[b])
+				free(c->in[i].bufname[b] - 4);
 		free(c->in[i].bufname);
-		free(c->in[i].buflen);
 	}
 	for (size_t i = 0; i < c->cap; i++)
 		free(c->strs[i]);
@@ -181,16 +188,38 @@ static bool comm_of(struct pqc *c, struct pinput *in, struct tep_handle *tep, st
 static bool buffers_room(struct pinput *in, int n)
 {
 	char **b = realloc(in->bufname, sizeof(*b) * (size_t)n);
-	size_t *l;
 
-	if (b)
-		in->bufname = b;
-	if (!b || !(l = realloc(in->buflen, sizeof(*l) * (size_t)n)))
+	if (!b)
 		return false;
-	in->buflen = l;
+	in->bufname = b;
 	memset(b + in->nbufs, 0, sizeof(*b) * (size_t)(n - in->nbufs));
 	in->nbufs = n;
 	return true;
+}
+
+/* @s as stored after its length (4 bytes), padded; the name, NULL without memory. */
+static char *name_dup(const char *s)
+{
+	size_t n = strlen(s);
+	char *e = malloc(4 + (3 * n + 1 > PQ_STR_PAD ? 3 * n + 1 : PQ_STR_PAD));
+	uint32_t len;
+
+	if (!e)
+		return NULL;
+	memset(e + 4, 0, PQ_STR_PAD);
+	len = (uint32_t)pq_text_clean(e + 4, s, n);
+	e[4 + len] = '\0';
+	memcpy(e, &len, 4);
+	return e + 4;
+}
+
+/* The length of a name of name_dup(). */
+static uint32_t name_len(const char *name)
+{
+	uint32_t len;
+
+	memcpy(&len, name - 4, 4);
+	return len;
 }
 
 /* The name of @ev's buffer as stored (made once per buffer) in @r, or none. */
@@ -200,18 +229,13 @@ static bool buffer_of(struct pinput *in, const struct tdat_event *ev, struct pro
 	int b = ev->buffer;
 
 	r->buf = NULL;
-	r->blen = 0;
 	if (b >= f->nbuffers)
 		return true;
 	if (b >= in->nbufs && !buffers_room(in, f->nbuffers))
 		return false;
-	if (!in->bufname[b]) {
-		if (!(in->bufname[b] = pqc_text_dup(f->buffers[b].info.name)))
-			return false;
-		in->buflen[b] = strlen(in->bufname[b]);
-	}
+	if (!in->bufname[b] && !(in->bufname[b] = name_dup(f->buffers[b].info.name)))
+		return false;
 	r->buf = in->bufname[b];
-	r->blen = (uint32_t)in->buflen[b];
 	return true;
 }
 
@@ -221,16 +245,16 @@ int pqc_put(struct pqc *c, struct pq_table *t, struct pq_table *all, const struc
 	    const struct ttype *tt, const struct pqc_name *n)
 {
 	struct pinput *in = &c->in[ev->input];
-	struct prow r = { .ts = ev->ts, .missed = ev->missed, .n = n, .cpu = ev->cpu,
-			  .input = ev->input, .pid = -1 };
+	struct pevent e = { .r = { .ts = ev->ts, .missed = ev->missed, .cpu = ev->cpu,
+				   .input = ev->input, .pid = -1 }, .n = n };
 	uint64_t v;
 
 	if (tfield_num(ev, &tt->pid, &v))
-		r.pid = (int)(int64_t)v;
-	if (!comm_of(c, in, ev->file->tep, &r) || !buffer_of(in, ev, &r))
+		e.r.pid = (int)(int64_t)v;
+	if (!comm_of(c, in, ev->file->tep, &e.r) || !buffer_of(in, ev, &e.r))
 		return TDAT_ENOMEM;
-	pq_put_rec(t, &r, sizeof(r));
-	pq_put_rec(all, &r, sizeof(r));
+	pq_put_rec(t, &e.r, sizeof(e.r));
+	pq_put_rec(all, &e, sizeof(e));
 	return 0;
 }
 
@@ -241,7 +265,7 @@ static void unpack_row(struct pq_col *c, const struct prow *r)
 	pq_put_int(&c[1], (uint64_t)(int64_t)r->cpu);
 	pq_put_int(&c[2], (uint64_t)(int64_t)r->input);
 	if (r->buf)
-		pq_put_kept(&c[3], r->buf, r->blen);
+		pq_put_kept(&c[3], r->buf, name_len(r->buf));
 	else
 		pq_put_null(&c[3]);
 	pq_put_int(&c[4], (uint64_t)(int64_t)r->pid);
@@ -255,17 +279,18 @@ static void unpack_row(struct pq_col *c, const struct prow *r)
  */
 static void room(struct pq_col *c, const char *rec, size_t len, bool events)
 {
-	size_t n = len / sizeof(struct prow), nbuf = 0, bufs = 0, comms = 0, sys = 0, names = 0;
-	struct prow r;
+	size_t size = events ? sizeof(struct pevent) : sizeof(struct prow), n = len / size;
+	size_t nbuf = 0, bufs = 0, comms = 0, sys = 0, names = 0;
+	struct pevent e;
 
-	for (size_t o = 0; o + sizeof(r) <= len; o += sizeof(r)) {
-		memcpy(&r, rec + o, sizeof(r));
-		nbuf += !!r.buf;
-		bufs += r.blen;
-		comms += r.clen;
+	for (size_t o = 0; o + size <= len; o += size) {
+		memcpy(&e, rec + o, size);
+		nbuf += !!e.r.buf;
+		bufs += e.r.buf ? name_len(e.r.buf) : 0;
+		comms += e.r.clen;
 		if (events) {
-			sys += r.n->sys_len;
-			names += r.n->name_len;
+			sys += e.n->sys_len;
+			names += e.n->name_len;
 		}
 	}
 	pq_col_room(&c[0], 8 * n);
@@ -294,13 +319,13 @@ void pqc_unpack_type(struct pq_col *cols, const char *rec, size_t len)
 
 void pqc_unpack_events(struct pq_col *cols, const char *rec, size_t len)
 {
-	struct prow r;
+	struct pevent e;
 
 	room(cols, rec, len, true);
-	for (size_t o = 0; o + sizeof(r) <= len; o += sizeof(r)) {
-		memcpy(&r, rec + o, sizeof(r));
-		unpack_row(cols, &r);
-		pq_put_kept(&cols[PQC_NFIXED], r.n->sys, (uint32_t)r.n->sys_len);
-		pq_put_kept(&cols[PQC_NFIXED + 1], r.n->name, (uint32_t)r.n->name_len);
+	for (size_t o = 0; o + sizeof(e) <= len; o += sizeof(e)) {
+		memcpy(&e, rec + o, sizeof(e));
+		unpack_row(cols, &e.r);
+		pq_put_kept(&cols[PQC_NFIXED], e.n->sys, (uint32_t)e.n->sys_len);
+		pq_put_kept(&cols[PQC_NFIXED + 1], e.n->name, (uint32_t)e.n->name_len);
 	}
 }
