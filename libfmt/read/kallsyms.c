@@ -173,8 +173,8 @@ static size_t lines(const char *text)
  * block that large would be mapped by malloc too, and its free() would
  * raise malloc's threshold for mapping blocks (glibc's is dynamic), so that
  * every later buffer under it came from the heap, which grows and does not
- * shrink (text at -j 2 peaked 5 MiB higher).  The margin is for the heap's
- * own growth when the map comes from it.
+ * shrink.  The margin is for the heap's own growth when the map comes
+ * from it.
  */
 int kallsyms_load(struct tep_handle *tep, const char *text)
 {
