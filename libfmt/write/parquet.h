@@ -334,8 +334,13 @@ int pq_chunk(struct pq_ctx *c, struct pq_table *t, int i, struct tdat_sink *out,
 int pq_chunk_encode(struct pq_cchunk *ch, struct pq_stats *st);
 void pq_chunk_place(struct pq_cchunk *ch, const struct pq_stats *st, struct thrift *meta,
 		    uint64_t *raw_size);
-/* RLE/bit-packed hybrid of @n values of @bw bits. */
+/* parquet-encodings.c: the RLE/bit-packed hybrid of @n values of @bw bits. */
 void pq_hybrid(struct tdat_sink *s, const uint32_t *v, size_t n, unsigned bw);
+/*
+ * Room for @n levels in c->lev; false without memory.  (Not on the stack: a
+ * page's 256 KiB there, out of memory, cannot grow it and kills the process.)
+ */
+bool pq_lev_room(struct pq_ctx *c, size_t n);
 /*
  * The levels of @n rows of a LIST column whose element counts are @lens
  * (PQ_NULL_LIST: null), as a DataPage v1 starts: the repetition levels
