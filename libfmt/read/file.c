@@ -246,7 +246,8 @@ void file_load_symbols(struct tdat_file *f)
 		return;
 	f->syms_pending = false;
 	if (file_kallsyms(f) && kallsyms_load(f->tep, file_kallsyms(f)) == -2)
-		file_warn(f, "out of memory reading kallsyms: kernel addresses may be shown as numbers");
+		file_warn(f, "out of memory reading kallsyms: "
+			  "kernel addresses may be shown as numbers");
 	last_boot_setup(f);
 	/*
 	 * A worker's clone writes no trace.dat and reads no origin again: a

@@ -7,11 +7,12 @@
  * unpacks its records into the columns (pq_table_pack()), each column's
  * room made at once, as the records say how much it needs.
  *
- * A record points at strings that live as long as the writer, so that a
- * helper may read them while the caller goes on: the comms, interned (the
- * cells by pid only cache where they are), the buffers' names, made once
- * per input and buffer (their lengths before them: 48 bytes a record, 56
- * with events.parquet's type), and its type's names (struct pqc_name).
+ * A record (48 bytes, 56 with events.parquet's type) points at strings
+ * that live as long as the writer, so that a helper may read them while
+ * the caller goes on: the comms, interned (the cells by pid only cache
+ * where they are), the buffers' names, made once per input and buffer, and
+ * its type's names (struct pqc_name).  Each is a pqc_text_dup(), its length
+ * before it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,10 +25,9 @@
 struct prow {
 	uint64_t ts;
 	long long missed;
-	const char *buf;	/* NULL: none (null); its length in the 4 bytes before it */
+	const char *buf;	/* NULL: none (null) */
 	const char *comm;
 	int32_t cpu, input, pid;
-	uint32_t clen;
 };
 
 /* events.parquet's: its type's names too. */
@@ -40,13 +40,11 @@ _Static_assert(sizeof(struct prow) == 48 && sizeof(struct pevent) == 56, "record
 #define NCOMMS 256		/* comm cells kept per input (direct-mapped by pid) */
 
 struct pinput {
-	char **bufname;		/* by buffer: its name as stored, made when first met, after
-				 * its length (4 bytes: buf_len()); free(bufname - 4) */
+	char **bufname;		/* by buffer: its name as stored, made when first met */
 	int nbufs;
 	struct pcomm {
 		int pid;
 		const char *comm;	/* interned; NULL: an empty cell */
-		size_t len;
 	} comms[NCOMMS];
 };
 
@@ -58,20 +56,25 @@ struct pqc {
 	size_t nstrs, cap;	/* cap a power of 2, or 0 */
 };
 
-/* @n bytes, at least PQ_STR_PAD of them zeroed (pq_put_kept() reads them); malloc'd. */
-static char *pad_alloc(size_t n)
-{
-	return n < PQ_STR_PAD ? calloc(1, PQ_STR_PAD) : malloc(n);
-}
-
 char *pqc_text_dup(const char *s)
 {
-	size_t n = strlen(s);
-	char *e = pad_alloc(3 * n + 1);
+	size_t n = strlen(s), room = 3 * n + 1 > PQ_STR_PAD ? 3 * n + 1 : PQ_STR_PAD;
+	char *e = malloc(4 + room);	/* the length, then at least PQ_STR_PAD bytes */
+	uint32_t len;
 
-	if (e)
-		e[pq_text_clean(e, s, n)] = '\0';
-	return e;
+	if (!e)
+		return NULL;
+	memset(e + 4, 0, PQ_STR_PAD);	/* pq_put_kept() reads them */
+	len = (uint32_t)pq_text_clean(e + 4, s, n);
+	e[4 + len] = '\0';
+	memcpy(e, &len, 4);
+	return e + 4;
+}
+
+void pqc_text_free(char *s)
+{
+	if (s)
+		free(s - 4);
 }
 
 struct pqc *pqc_new(int ninputs)
@@ -93,12 +96,11 @@ void pqc_free(struct pqc *c)
 		return;
 	for (int i = 0; i < c->ninputs; i++) {
 		for (int b = 0; b < c->in[i].nbufs; b++)
-			if (c->in[i].bufname[b])
-				free(c->in[i].bufname[b] - 4);
+			pqc_text_free(c->in[i].bufname[b]);
 		free(c->in[i].bufname);
 	}
 	for (size_t i = 0; i < c->cap; i++)
-		free(c->strs[i]);
+		pqc_text_free(c->strs[i]);
 	free(c->strs);
 	free(c->in);
 	free(c);
@@ -152,12 +154,12 @@ static const char *intern(struct pqc *c, const char *s)
 	char *e = pqc_text_dup(s), **slot;
 
 	if (!e || !strs_room(c)) {
-		free(e);
+		pqc_text_free(e);
 		return NULL;
 	}
 	slot = slot_of(c->strs, c->cap, e);
 	if (*slot) {
-		free(e);
+		pqc_text_free(e);
 		return *slot;
 	}
 	c->nstrs++;
@@ -174,11 +176,9 @@ static bool comm_of(struct pqc *c, struct pinput *in, struct tep_handle *tep, st
 
 		if (!(pc->comm = intern(c, known ? tep_data_comm_from_pid(tep, r->pid) : "")))
 			return false;
-		pc->len = strlen(pc->comm);
 		pc->pid = r->pid;
 	}
 	r->comm = pc->comm;
-	r->clen = (uint32_t)pc->len;
 	return true;
 }
 
@@ -197,31 +197,6 @@ static bool buffers_room(struct pinput *in, int n)
 	return true;
 }
 
-/* @s as stored after its length (4 bytes), padded; the name, NULL without memory. */
-static char *name_dup(const char *s)
-{
-	size_t n = strlen(s);
-	char *e = malloc(4 + (3 * n + 1 > PQ_STR_PAD ? 3 * n + 1 : PQ_STR_PAD));
-	uint32_t len;
-
-	if (!e)
-		return NULL;
-	memset(e + 4, 0, PQ_STR_PAD);
-	len = (uint32_t)pq_text_clean(e + 4, s, n);
-	e[4 + len] = '\0';
-	memcpy(e, &len, 4);
-	return e + 4;
-}
-
-/* The length of a name of name_dup(). */
-static uint32_t name_len(const char *name)
-{
-	uint32_t len;
-
-	memcpy(&len, name - 4, 4);
-	return len;
-}
-
 /* The name of @ev's buffer as stored (made once per buffer) in @r, or none. */
 static bool buffer_of(struct pinput *in, const struct tdat_event *ev, struct prow *r)
 {
@@ -233,7 +208,7 @@ static bool buffer_of(struct pinput *in, const struct tdat_event *ev, struct pro
 		return true;
 	if (b >= in->nbufs && !buffers_room(in, f->nbuffers))
 		return false;
-	if (!in->bufname[b] && !(in->bufname[b] = name_dup(f->buffers[b].info.name)))
+	if (!in->bufname[b] && !(in->bufname[b] = pqc_text_dup(f->buffers[b].info.name)))
 		return false;
 	r->buf = in->bufname[b];
 	return true;
@@ -265,11 +240,11 @@ static void unpack_row(struct pq_col *c, const struct prow *r)
 	pq_put_int(&c[1], (uint64_t)(int64_t)r->cpu);
 	pq_put_int(&c[2], (uint64_t)(int64_t)r->input);
 	if (r->buf)
-		pq_put_kept(&c[3], r->buf, name_len(r->buf));
+		pq_put_kept(&c[3], r->buf, pqc_text_len(r->buf));
 	else
 		pq_put_null(&c[3]);
 	pq_put_int(&c[4], (uint64_t)(int64_t)r->pid);
-	pq_put_kept(&c[5], r->comm, r->clen);
+	pq_put_kept(&c[5], r->comm, pqc_text_len(r->comm));
 	pq_put_int(&c[6], (uint64_t)(int64_t)r->missed);
 }
 
@@ -286,11 +261,11 @@ static void room(struct pq_col *c, const char *rec, size_t len, bool events)
 	for (size_t o = 0; o + size <= len; o += size) {
 		memcpy(&e, rec + o, size);
 		nbuf += !!e.r.buf;
-		bufs += e.r.buf ? name_len(e.r.buf) : 0;
-		comms += e.r.clen;
+		bufs += e.r.buf ? pqc_text_len(e.r.buf) : 0;
+		comms += pqc_text_len(e.r.comm);
 		if (events) {
-			sys += e.n->sys_len;
-			names += e.n->name_len;
+			sys += pqc_text_len(e.n->sys);
+			names += pqc_text_len(e.n->name);
 		}
 	}
 	pq_col_room(&c[0], 8 * n);
@@ -325,7 +300,7 @@ void pqc_unpack_events(struct pq_col *cols, const char *rec, size_t len)
 	for (size_t o = 0; o + sizeof(e) <= len; o += sizeof(e)) {
 		memcpy(&e, rec + o, sizeof(e));
 		unpack_row(cols, &e.r);
-		pq_put_kept(&cols[PQC_NFIXED], e.n->sys, (uint32_t)e.n->sys_len);
-		pq_put_kept(&cols[PQC_NFIXED + 1], e.n->name, (uint32_t)e.n->name_len);
+		pq_put_kept(&cols[PQC_NFIXED], e.n->sys, pqc_text_len(e.n->sys));
+		pq_put_kept(&cols[PQC_NFIXED + 1], e.n->name, pqc_text_len(e.n->name));
 	}
 }

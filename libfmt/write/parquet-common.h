@@ -19,7 +19,6 @@
 /* A type's system and event as events.parquet has them (pqc_text_dup()), its file's to free. */
 struct pqc_name {
 	char *sys, *name;
-	size_t sys_len, name_len;
 };
 
 struct pqc;
@@ -37,7 +36,19 @@ int pqc_put(struct pqc *c, struct pq_table *t, struct pq_table *all, const struc
 	    const struct ttype *tt, const struct pqc_name *n);
 /* pq_table_pack()'s unpack of a type's file (the common columns) and of events.parquet. */
 pq_unpack_fn pqc_unpack_type, pqc_unpack_events;
-/* @s as every string of the dataset holds text (pq_text_clean(); malloc'd, PQ_STR_PAD at least). */
+/*
+ * @s as every string of the dataset holds text (pq_text_clean()), with at
+ * least PQ_STR_PAD bytes from its start (pq_put_kept()) and its length in
+ * the 4 bytes before it (pqc_text_len()); NULL without memory.
+ */
 char *pqc_text_dup(const char *s);
+void pqc_text_free(char *s);
+static inline uint32_t pqc_text_len(const char *s)
+{
+	uint32_t len;
+
+	memcpy(&len, s - 4, 4);
+	return len;
+}
 
 #endif /* TDAT_PARQUET_COMMON_H */

@@ -355,7 +355,7 @@ bool pq_keep(struct pq_ctx *c, struct pq_table *t, struct pq_col *cols)
 	bool own = cols == t->cols;
 	bool free_pass = own && t->rows_bound;	/* in place, under the owner's bound */
 	size_t cap = cols_cap(cols, t->nbufs);
-	size_t other = cols_cap(own ? t->spare : t->cols, t->nbufs);	/* counted as kept too */
+	size_t other = cols_cap(own ? t->spare : t->cols, t->nbufs);	/* kept too */
 	bool keep = (own || !t->spare) &&
 		    (free_pass || c->kept - t->kept + other + cap <= c->keep_max);
 

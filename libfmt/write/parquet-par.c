@@ -118,7 +118,8 @@ static void column_done(struct pq_pool *pool, struct pq_pending *p)
 /* Whether @p has its records or a column left to take (the pool's lock held). */
 static bool has_work(const struct pq_pending *p)
 {
-	return p->unpack == UNPACK_TODO || (p->unpack == UNPACK_DONE && p->cs.next < p->cs.t->ncols);
+	return p->unpack == UNPACK_TODO ||
+	       (p->unpack == UNPACK_DONE && p->cs.next < p->cs.t->ncols);
 }
 
 /* The oldest row group with work left, or NULL (the pool's lock held). */

@@ -116,8 +116,8 @@ static void pfile_free(struct pfile *f)
 	pq_table_release(&f->t);
 	free(f->fname);
 	typed_key_free(&f->key);
-	free(f->names.sys);
-	free(f->names.name);
+	pqc_text_free(f->names.sys);
+	pqc_text_free(f->names.name);
 	free(f->cpumask);
 	free(f);
 }
@@ -246,13 +246,13 @@ static struct pfile *pfile_new(struct tdat_writer *w, struct pqw *d, const struc
 	f->key.name = typed_type_name(tt);
 	f->names.sys = f->key.system ? pqc_text_dup(f->key.system) : NULL;
 	f->names.name = f->key.name ? pqc_text_dup(f->key.name) : NULL;
-	f->names.sys_len = f->names.sys ? strlen(f->names.sys) : 0;
-	f->names.name_len = f->names.name ? strlen(f->names.name) : 0;
 	cols = typed_columns(tt);
 	f->cpumask = calloc((size_t)tt->nfields + 1, sizeof(*f->cpumask));
-	if (!f->fname || !f->key.system || !f->key.name || !f->names.sys || !f->names.name || !cols || !f->cpumask ||
+	if (!f->fname || !f->key.system || !f->key.name || !f->names.sys || !f->names.name ||
+	    !cols || !f->cpumask ||
 	    pq_table_init(&f->t, f->fname, NFIXED + tt->nfields + sym_cols(tt)) ||
-	    fixed_cols(&f->t) || pq_table_pack(&d->ctx, &f->t, NFIXED, pqc_unpack_type) || file_kv(w, &f->t, file, tt))
+	    fixed_cols(&f->t) || pq_table_pack(&d->ctx, &f->t, NFIXED, pqc_unpack_type) ||
+	    file_kv(w, &f->t, file, tt))
 		goto fail;
 	for (int i = 0, k = 0, c = NFIXED; i < tt->nfields; i++) {
 		f->cpumask[i] = is_cpumask(tt, &tt->fields[i]);
@@ -539,7 +539,8 @@ static int parquet_open(struct tdat_writer *w)
 	tdat_merge_count(w->merge);	/* _tdat/trace.json without reading again */
 	d->ninputs = tdat_merge_nfiles(w->merge);
 	d->types = calloc((size_t)(d->ninputs ? d->ninputs : 1), sizeof(*d->types));
-	if (!d->types || !(d->common = pqc_new(d->ninputs)) || events_file(w, d) || !(d->model = pqm_new(w, &d->ctx, d->modelfd)))
+	if (!d->types || !(d->common = pqc_new(d->ninputs)) || events_file(w, d) ||
+	    !(d->model = pqm_new(w, &d->ctx, d->modelfd)))
 		return nomem(w);
 	return 0;
 }
