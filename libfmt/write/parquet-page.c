@@ -170,10 +170,11 @@ static size_t make_dict(struct pq_ctx *c, const struct pq_col *col, size_t nv, u
 	const unsigned char *base = (const unsigned char *)col->vals.buf;
 	size_t most = nv < DICT_MAX ? nv : DICT_MAX, nd = 0, bytes = 0, off = 0;
 	struct slots t = { 0 };
+	uint32_t *idx, cur = 0;	/* c->idx, and its last entry: neither read back */
 
 	*dict = malloc(most * sizeof(**dict));
 	idx_room(c, nv);
-	if (!*dict || !c->idx || !slots_init(&t, SLOTS_MIN))
+	if (!*dict || !(idx = c->idx) || !slots_init(&t, SLOTS_MIN))
 		goto fail;
 	for (size_t k = 0, prev = 0; k < nv; k++) {
 		uint32_t n = str_len(base + off), *d = *dict;
@@ -182,7 +183,7 @@ static size_t make_dict(struct pq_ctx *c, const struct pq_col *col, size_t nv, u
 
 		/* a run of one value (a task's events, a column of one buffer) */
 		if (k && str_len(base + prev) == n && same_bytes(base + prev + 4, base + off + 4, n)) {
-			c->idx[k] = c->idx[k - 1];
+			idx[k] = cur;
 			prev = off;
 			off += 4 + n;
 			continue;
@@ -199,10 +200,11 @@ static size_t make_dict(struct pq_ctx *c, const struct pq_col *col, size_t nv, u
 				goto fail;
 			d[nd++] = (uint32_t)off;
 			t.v[slots_free(&t, h)] = (uint32_t)nd;
-			c->idx[k] = (uint32_t)nd - 1;
+			cur = (uint32_t)nd - 1;
 		} else {
-			c->idx[k] = t.v[i] - 1;
+			cur = t.v[i] - 1;
 		}
+		idx[k] = cur;
 		prev = off;
 		off += 4 + n;
 	}
@@ -229,11 +231,12 @@ static size_t make_int_dict(struct pq_ctx *c, const struct pq_col *col, size_t n
 	size_t most = nv / 4 < DICT_MAX ? nv / 4 + 1 : DICT_MAX, nd = 0;
 	struct slots t = { 0 };
 	uint64_t *dv, last = 0;
+	uint32_t *idx, cur = 0;	/* c->idx, and its last entry: neither read back */
 
 	dv = malloc(most * sizeof(*dv));	/* the distinct values, in index order */
 	*dict = malloc(most * sizeof(**dict));
 	idx_room(c, nv);
-	if (!dv || !*dict || !c->idx || !slots_init(&t, SLOTS_MIN))
+	if (!dv || !*dict || !(idx = c->idx) || !slots_init(&t, SLOTS_MIN))
 		goto fail;
 	for (size_t k = 0; k < nv; k++) {
 		uint64_t v;
@@ -247,7 +250,7 @@ static size_t make_int_dict(struct pq_ctx *c, const struct pq_col *col, size_t n
 			v = v32;
 		}
 		if (k && v == last) {	/* a run of one value */
-			c->idx[k] = c->idx[k - 1];
+			idx[k] = cur;
 			continue;
 		}
 		last = v;
@@ -261,10 +264,11 @@ static size_t make_int_dict(struct pq_ctx *c, const struct pq_col *col, size_t n
 			dv[nd] = v;
 			(*dict)[nd++] = (uint32_t)(k * w);
 			t.v[slots_free(&t, int_hash(v))] = (uint32_t)nd;
-			c->idx[k] = (uint32_t)nd - 1;
+			cur = (uint32_t)nd - 1;
 		} else {
-			c->idx[k] = t.v[i] - 1;
+			cur = t.v[i] - 1;
 		}
+		idx[k] = cur;
 	}
 	free(t.v);
 	free(dv);
