@@ -3,7 +3,7 @@
  * gzip.c - a sink's gzip stream, compressed on several threads as pigz
  * does, yet one gzip member whose bytes do not depend on the thread count.
  *
- * The stream is cut into blocks of 1 MiB, each deflated on its own with
+ * The stream is cut into blocks of GZ_BLOCK (2 MiB), each deflated on its own with
  * libdeflate (level 6: about three times zlib's speed, and smaller).  A
  * block's deflate data ends with a final block; it is made to go on, as
  * zlib's examples/gzjoin.c joins files: walking its blocks (their codes
@@ -21,7 +21,7 @@
  * (jobring.c); the workers deflate them; the caller writes finished blocks
  * in order, waiting for the oldest when the ring is full (and deflating it
  * itself when there is no worker).  Memory: each slot holds a block
- * and its output (about 2 MiB).
+ * and its output (about 4 MiB).
  */
 #include <errno.h>
 #include <libdeflate.h>
@@ -34,7 +34,6 @@
 #include "write/sink.h"
 #include "write/jobring.h"
 
-#define GZ_BLOCK (1024 * 1024)	/* input bytes a block (the last may be fewer) */
 #define GZ_LEVEL 6		/* the default */
 #define GZ_FIXUP 5		/* bytes an empty stored block may add */
 

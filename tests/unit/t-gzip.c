@@ -1,6 +1,6 @@
 /*
  * t-gzip.c - unit tests of the gzip sink (libfmt/write/gzip.c): streams of
- * many lengths (0 bytes, around the 1 MiB block, several blocks), of text,
+ * many lengths (0 bytes, around a block's GZ_BLOCK bytes, several blocks), of text,
  * of incompressible bytes (stored blocks) and of zeros, at deflate levels
  * 1, 6 and 12, inflate with zlib as ONE gzip member to exactly the bytes
  * written, with the right CRC and length (zlib checks the trailer), nothing
@@ -15,7 +15,6 @@
 #include "write/sink.h"
 #include "../tap.h"
 
-#define MIB (1024 * 1024)
 
 enum kind { TEXT, NOISE, ZEROS };
 
@@ -104,7 +103,8 @@ static void check(enum kind k, size_t n, int level)
 
 int main(void)
 {
-	static const size_t lens[] = { 0, 1, 1000, MIB - 1, MIB, MIB + 1, 3 * MIB + 12345 };
+	static const size_t lens[] = { 0, 1, 1000, GZ_BLOCK - 1, GZ_BLOCK, GZ_BLOCK + 1,
+				       3 * GZ_BLOCK + 12345 };
 	static const int levels[] = { 1, 6, 12 };
 
 	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
@@ -116,6 +116,6 @@ int main(void)
 	}
 	/* many block ends: each ends its last byte at a different bit */
 	for (unsigned n = 1; n <= 24; n++)
-		check(TEXT, n * (MIB / 8) + n * 37, 1 + (int)(n % 12));
+		check(TEXT, n * (GZ_BLOCK / 8) + n * 37, 1 + (int)(n % 12));
 	return done_testing();
 }
