@@ -253,7 +253,7 @@ struct ptext {
 	size_t nbuf, bufs, comms, sys, names;
 };
 
-/* Add a record's text to @s; of events.parquet's names too if @e->n. */
+/* Add a record's text to @s; of events.parquet's names too if @events. */
 static inline void text_of(struct ptext *s, const struct pevent *e, bool events)
 {
 	s->nbuf += !!e->r.buf;
