@@ -15,7 +15,6 @@
 #include "write/sink.h"
 #include "../tap.h"
 
-
 enum kind { TEXT, NOISE, ZEROS };
 
 static unsigned char *make(enum kind k, size_t n, unsigned seed)
