@@ -29,10 +29,9 @@ int pq_ctx_init(struct pq_ctx *c, int level, char *err)
 	memset(c, 0, sizeof(*c));
 	c->level = level;
 	c->err = err;
-	c->keep_max = PQ_KEEP;
 	c->page.fd = c->zpage.fd = c->head.fd = -1;
-	if (!(c->zctx = ZSTD_createCCtx()) || sink_init(&c->page, -1) || sink_init(&c->zpage, -1) ||
-	    sink_init(&c->head, -1))
+	if (!(c->zctx = ZSTD_createCCtx()) || !(c->bp = bufpool_new(PQ_POOL)) ||
+	    sink_init(&c->page, -1) || sink_init(&c->zpage, -1) || sink_init(&c->head, -1))
 		return TDAT_ENOMEM;
 	return 0;
 }
@@ -50,28 +49,37 @@ void pq_ctx_release(struct pq_ctx *c)
 	sink_release(&c->head);
 	free(c->idx);
 	free(c->lev);
+	bufpool_free(c->bp);
 	memset(c, 0, sizeof(*c));
 }
 
-int pq_table_init(struct pq_table *t, const char *name, int ncols)
+int pq_table_init(struct pq_table *t, const struct pq_ctx *c, const char *name, int ncols)
 {
 	memset(t, 0, sizeof(*t));
 	t->name = name;
 	t->sort_col = -1;
 	t->rgs.fd = -1;
+	t->pool = c->bp;
 	t->ncols = t->nbufs = ncols;
 	t->cols = calloc((size_t)(ncols ? ncols : 1), sizeof(*t->cols));
 	if (!t->cols || sink_init(&t->rgs, -1))
 		return TDAT_ENOMEM;
-	for (int i = 0; i < ncols; i++) {
-		t->cols[i].vals.fd = t->cols[i].defs.fd = t->cols[i].lens.fd = -1;
-	}
+	pq_cols_empty(t, t->cols, ncols);
 	return 0;
+}
+
+void pq_cols_empty(const struct pq_table *t, struct pq_col *cols, int n)
+{
+	struct tdat_sink empty = { .fd = -1, .pool = t->pool };
+
+	for (int i = 0; i < n; i++)
+		cols[i].vals = cols[i].defs = cols[i].lens = empty;
 }
 
 void pq_cols_release(struct pq_col *cols, int n)
 {
 	for (int i = 0; cols && i < n; i++) {
+		pq_hint(&cols[i], &cols[i]);
 		sink_release(&cols[i].vals);
 		sink_release(&cols[i].defs);
 		sink_release(&cols[i].lens);
@@ -84,8 +92,6 @@ void pq_table_release(struct pq_table *t)
 	for (int i = 0; t->cols && i < t->ncols; i++)
 		free(t->cols[i].name);
 	pq_cols_release(t->cols, t->nbufs);
-	pq_cols_release(t->spare, t->nbufs);
-	free(t->spare);
 	for (int i = 0; i < t->nkv; i++) {
 		free(t->kv[i].key);
 		free(t->kv[i].value);
@@ -105,7 +111,7 @@ int pq_table_pack(const struct pq_ctx *c, struct pq_table *t, int npacked, pq_un
 		return TDAT_ENOMEM;
 	t->cols = cols;
 	memset(&cols[t->ncols], 0, sizeof(*cols));
-	cols[t->ncols].vals.fd = cols[t->ncols].defs.fd = cols[t->ncols].lens.fd = -1;
+	pq_cols_empty(t, &cols[t->ncols], 1);
 	t->nbufs = t->ncols + 1;
 	t->npacked = npacked;
 	t->unpack = unpack;
@@ -127,18 +133,12 @@ void pq_col_room(struct pq_col *c, size_t n)
 {
 	struct tdat_sink *s = &c->vals;
 	size_t cap = s->len ? 2 * s->cap : 0;
-	char *p;
 
 	if (s->len + n <= s->cap)
 		return;
 	if (cap < s->len + n)
 		cap = s->len + n;
-	if (!(p = realloc(s->buf, cap))) {
-		s->err = ENOMEM;
-		return;
-	}
-	s->buf = p;
-	s->cap = cap;
+	sink_grow(s, cap);
 }
 
 static int col_init(struct pq_col *c, const char *name)
@@ -341,38 +341,16 @@ size_t pq_row_end_key(struct pq_table *t, int64_t key)
 	return added;
 }
 
-static size_t cols_cap(const struct pq_col *cols, int n)
+void pq_keep(struct pq_table *t, struct pq_col *cols)
 {
-	size_t b = 0;
-
-	for (int i = 0; cols && i < n; i++)
-		b += cols[i].vals.cap + cols[i].defs.cap + cols[i].lens.cap;
-	return b;
-}
-
-bool pq_keep(struct pq_ctx *c, struct pq_table *t, struct pq_col *cols)
-{
-	bool own = cols == t->cols;
-	bool free_pass = own && t->rows_bound;	/* in place, under the owner's bound */
-	size_t cap = cols_cap(cols, t->nbufs);
-	size_t other = cols_cap(own ? t->spare : t->cols, t->nbufs);	/* kept too */
-	bool keep = (own || !t->spare) &&
-		    (free_pass || c->kept - t->kept + other + cap <= c->keep_max);
-
-	c->kept -= t->kept;
-	if (keep) {
-		for (int i = 0; i < t->nbufs; i++) {
-			cols[i].vals.len = cols[i].defs.len = cols[i].lens.len = 0;
-			cols[i].nnull = cols[i].nrows = cols[i].nempty = 0;
-		}
-		if (!own)
-			t->spare = cols;
-	} else {
+	if (cols != t->cols || !t->rows_bound) {
 		pq_cols_release(cols, t->nbufs);
+		return;
 	}
-	t->kept = other + (keep && !free_pass ? cap : 0);
-	c->kept += t->kept;
-	return keep;
+	for (int i = 0; i < t->nbufs; i++) {
+		cols[i].vals.len = cols[i].defs.len = cols[i].lens.len = 0;
+		cols[i].nnull = cols[i].nrows = cols[i].nempty = 0;
+	}
 }
 
 int pq_write_out(struct pq_ctx *c, struct pq_table *t, struct tdat_sink *out)
@@ -513,7 +491,7 @@ int pq_flush(struct pq_ctx *c, struct pq_table *t, int fd)
 	t->total_rows += t->rows;
 	t->rows = 0;
 	t->buffered = t->rec_done = 0;
-	pq_keep(c, t, t->cols);
+	pq_keep(t, t->cols);
 out:
 	if (!ret)
 		ret = pq_write_out(c, t, &out);
@@ -639,10 +617,7 @@ int pq_finish(struct pq_ctx *c, struct pq_table *t, int fd)
 
 	if (!ret)
 		ret = pq_drain(c, t);	/* this table's last row groups */
-	c->kept -= t->kept;	/* the table is done: its memory goes */
-	t->kept = 0;
-	pq_cols_release(t->cols, t->nbufs);
-	pq_cols_release(t->spare, t->nbufs);
+	pq_cols_release(t->cols, t->nbufs);	/* the table is done: its memory goes */
 	if (ret)
 		return ret;
 	if (sink_init(&out, fd) || sink_init(&f, -1)) {

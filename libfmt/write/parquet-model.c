@@ -72,8 +72,8 @@ static int mfile_flush(struct pqm *m, struct mfile *f, bool last)
 	return ret;
 }
 
-/* Table @k's file and schema, from its description (model/tables.c). */
-static int mfile_init(struct mfile *f, int k)
+/* Table @k's file and schema, from its description (model/tables.c); buffers from @ctx's pool. */
+static int mfile_init(struct mfile *f, const struct pq_ctx *ctx, int k)
 {
 	const struct mt_desc *d = &mt_tables[k];
 	int ret;
@@ -82,7 +82,7 @@ static int mfile_init(struct mfile *f, int k)
 		f->fname = NULL;
 		return TDAT_ENOMEM;
 	}
-	if (pq_table_init(&f->t, f->fname, d->ncols))
+	if (pq_table_init(&f->t, ctx, f->fname, d->ncols))
 		return TDAT_ENOMEM;
 	for (int i = 0; i < d->ncols; i++) {
 		const struct mt_col *c = &d->cols[i];
@@ -205,7 +205,7 @@ struct pqm *pqm_new(struct tdat_writer *w, struct pq_ctx *ctx, int dirfd)
 	if (sink_init(&m->tmp, -1) || !(m->dv = derive_new(w->merge, &ops)))
 		goto fail;
 	for (int k = 0; k < MT_NTABLES; k++)
-		if (mfile_init(&m->f[k], k))
+		if (mfile_init(&m->f[k], ctx, k))
 			goto fail;
 	return m;
 fail:

@@ -6,27 +6,25 @@
  *
  * When a table's row group is flushed with helpers (pq_launch()), its
  * column buffers move into a frozen copy of the table and the table goes on
- * with the emptied ones of its row group before (its spare, pq_keep()) or
- * with none.  The row group joins a queue of row groups in flight; the
- * helpers (started with the first, kept until pq_ctx_release()) each take
- * the oldest row group's work left: a packed table's records to unpack
- * into its columns first (pq_table_pack(); then the records' memory goes),
- * then its columns, the largest first (the caller waits less for the
- * last), each built into pages in a memory sink with a context of their
- * own (zstd, scratch buffers), counting offsets from the chunk's start.
- * A row group is drained
- * (pq_drain()) when its table is flushed on the caller's thread or ends,
- * when the queue holds more than PQ_FLIGHT bytes or PQ_FLIGHT_MAX row
- * groups (the oldest, until it has room), or, done, at the next flush:
- * the caller unpacks or encodes what no helper has taken yet, waits for the
- * others, then writes its chunks in column order into the table's file and
- * places each (pq_chunk_place(): offsets and ColumnChunk structs), then
- * its RowGroup struct, and keeps the emptied buffers as the table's spare
- * while the allowance lasts.  A table's row groups are drained in their
- * order, so each lands where one thread would have put it; the flush
- * decisions do not depend on the queue, so the files do not depend on the
- * thread count.  Without helpers (or for a row group of no rows) the
- * caller takes the one-thread path (pq_chunks()).
+ * with empty ones from the pool (pq_ctx.bp).  The row group joins a queue
+ * of row groups in flight; the helpers (started with the first, kept until
+ * pq_ctx_release()) each take the oldest row group's work left: a packed
+ * table's records to unpack into its columns first (pq_table_pack(); then
+ * the records' memory goes), then its columns, the largest first (the
+ * caller waits less for the last), each built into pages in a memory sink
+ * with a context of their own (zstd, scratch buffers), counting offsets
+ * from the chunk's start.  A row group is drained (pq_drain()) when its
+ * table is flushed on the caller's thread or ends, when the queue holds
+ * more than PQ_FLIGHT bytes or PQ_FLIGHT_MAX row groups (the oldest, until
+ * it has room), or, done, at the next flush: the caller unpacks or encodes
+ * what no helper has taken yet, waits for the others, then writes its
+ * chunks in column order into the table's file and places each
+ * (pq_chunk_place(): offsets and ColumnChunk structs), then its RowGroup
+ * struct, and gives the buffers back to the pool.  A table's row groups
+ * are drained in their order, so each lands where one thread would have
+ * put it; the flush decisions do not depend on the queue, so the files do
+ * not depend on the thread count.  Without helpers (or for a row group of
+ * no rows) the caller takes the one-thread path (pq_chunks()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -252,30 +250,27 @@ static void pending_free(struct pq_pending *p)
 }
 
 /*
- * Move @t's row group into @p->ft; @t goes on with the emptied buffers of
- * its spare (pq_keep()), whose column array the frozen copy takes over, or
- * with none.
+ * Move @t's row group into @p->ft; @t goes on with empty buffers (from the
+ * pool, the first of each the size of the one it had: pq_hint()).
  */
 static int freeze(struct pq_pending *p, struct pq_table *t)
 {
-	struct pq_col *cols = t->spare;
+	struct pq_col *cols = calloc((size_t)t->nbufs + 1, sizeof(*cols));
 
 	p->ft = *t;
-	p->ft.spare = NULL;
-	if (!cols && !(cols = calloc((size_t)t->nbufs + 1, sizeof(*cols)))) {
+	if (!cols) {
 		p->ft.ncols = 0;
 		p->ft.cols = NULL;
 		return TDAT_ENOMEM;
 	}
-	for (int i = 0; !t->spare && i < t->nbufs; i++)
-		cols[i].vals.fd = cols[i].defs.fd = cols[i].lens.fd = -1;	/* memory sinks */
-	t->spare = NULL;
+	pq_cols_empty(t, cols, t->nbufs);
 	for (int i = 0; i < t->nbufs; i++) {
 		struct pq_col full = t->cols[i];
 
 		t->cols[i].vals = cols[i].vals;
 		t->cols[i].defs = cols[i].defs;
 		t->cols[i].lens = cols[i].lens;
+		pq_hint(&t->cols[i], &full);
 		t->cols[i].nnull = t->cols[i].nrows = t->cols[i].nempty = 0;
 		cols[i] = full;
 	}
@@ -400,9 +395,7 @@ static int finish(struct pq_ctx *c, struct pq_pool *pool, struct pq_pending *p)
 	pool->bytes -= p->bytes;
 	pthread_mutex_unlock(&pool->mu);
 	ret = write_pending(c, p);
-	if (pq_keep(c, p->live, p->ft.cols))
-		p->ft.cols = NULL;	/* the table's spare now */
-	pending_free(p);
+	pending_free(p);	/* its buffers back to the pool */
 	return ret;
 }
 

@@ -34,9 +34,9 @@
  * Rows are buffered per file and written as a row group when a file holds
  * PQ_GROUP_ROWS rows, or, when the row groups being built together pass
  * PQ_BUDGET bytes of data, the largest are written until they hold PQ_LOW:
- * memory stays bounded whatever the input (the buffers kept for reuse count
- * apart, PQ_KEEP).  A file is opened only to append a row group and closed
- * again.
+ * memory stays bounded whatever the input (the buffers waiting for reuse
+ * count apart, PQ_POOL).  A file is opened only to append a row group and
+ * closed again.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -250,7 +250,7 @@ static struct pfile *pfile_new(struct tdat_writer *w, struct pqw *d, const struc
 	f->cpumask = calloc((size_t)tt->nfields + 1, sizeof(*f->cpumask));
 	if (!f->fname || !f->key.system || !f->key.name || !f->names.sys || !f->names.name ||
 	    !cols || !f->cpumask ||
-	    pq_table_init(&f->t, f->fname, NFIXED + tt->nfields + sym_cols(tt)) ||
+	    pq_table_init(&f->t, &d->ctx, f->fname, NFIXED + tt->nfields + sym_cols(tt)) ||
 	    fixed_cols(&f->t) || pq_table_pack(&d->ctx, &f->t, NFIXED, pqc_unpack_type) ||
 	    file_kv(w, &f->t, file, tt))
 		goto fail;
@@ -496,7 +496,7 @@ static int events_file(struct tdat_writer *w, struct pqw *d)
 	d->files[d->nfiles++] = f;
 	if (!(f->fname = strdup("events.parquet")) || !(f->key.system = strdup("")) ||
 	    !(f->key.name = strdup("")) || !(f->key.sig = strdup("")) ||
-	    pq_table_init(&f->t, f->fname, NFIXED + 2) || fixed_cols(&f->t) ||
+	    pq_table_init(&f->t, &d->ctx, f->fname, NFIXED + 2) || fixed_cols(&f->t) ||
 	    pq_col_str(&f->t, NFIXED, "system") || pq_col_str(&f->t, NFIXED + 1, "event") ||
 	    pq_table_pack(&d->ctx, &f->t, NFIXED + 2, pqc_unpack_events))
 		return TDAT_ENOMEM;

@@ -83,10 +83,9 @@ struct pq_table {
 	uint64_t off;		/* bytes in the file so far */
 	size_t buffered;	/* bytes of the row group being built (its values, levels,
 				 * lengths) at the last pq_row_end() */
-	size_t kept;		/* capacity counted in pq_ctx.kept for it (pq_keep()) */
 	bool rows_bound;	/* its owner writes a row group every so many rows: its
 				 * buffers' peak bounds them, and it keeps them (pq_keep()) */
-	struct pq_col *spare;	/* emptied buffers of a row group the helpers wrote, or NULL */
+	struct bufpool *pool;	/* where its columns' large buffers come from (pq_ctx.bp) */
 	struct tdat_sink rgs;	/* the RowGroup structs written so far (thrift), without
 				 * sorting_columns */
 	size_t *rg_cut;		/* while pq_sorted(): where each one's field after
@@ -121,23 +120,41 @@ struct pq_ctx {
 	char *errs;		/* their messages, TDAT_MSG_LEN each */
 	struct pq_pool *pool;	/* the helpers and the row groups in flight, or NULL */
 	/*
-	 * Buffers of written row groups are emptied and kept for the next ones,
-	 * which then grow no more (no copies, no fresh pages), while the
-	 * capacity kept by all tables stays under keep_max (PQ_KEEP by default).
+	 * The tables' column buffers of BP_MIN bytes and more (bufpool.c):
+	 * those of written row groups go back to it, and up to PQ_POOL bytes of
+	 * them wait there for the next row groups of any table (a helper's
+	 * context has a pool of its own, unused).
 	 */
-	size_t kept, keep_max;
+	struct bufpool *bp;
 };
 
-/* 12 MiB: at 24 the same time (paired 1.01) for 7 MiB more at -j 2, with 16 MiB in flight then */
-#define PQ_KEEP ((size_t)12 << 20)
-
+/*
+ * 24 MiB.  Before the pool, each table kept its written row group's
+ * buffers for its next one, up to 12 MiB in all, in malloc()'s heap: on
+ * big-mixed.dat at -j 2 the peak grew by 17 to 21 MiB from the first 10%
+ * to the whole (the heap's holes), 99 to 102 MiB at the end; with the pool
+ * 12 to 14.5 MiB, in the same time.
+ */
+#define PQ_POOL ((size_t)24 << 20)
+/*
+ * A column's first buffer in a row group holds what its last held (its
+ * sinks' hint) up to this; a longer one grows from there.  Without the
+ * bound, a few columns' 4 MiB first buffers came fresh from the system
+ * each time (231 of them, 0.4 s more in the kernel).
+ */
+#define PQ_HINT_MAX ((size_t)1 << 20)
 #define PQ_MAX_HELPERS 31	/* threads besides the caller's that encode column chunks */
 
 int pq_ctx_init(struct pq_ctx *c, int level, char *err);
 void pq_ctx_release(struct pq_ctx *c);
 
-/* A table of @ncols columns, set with pq_col_int()/pq_col_str()/pq_col_list(); @name borrowed. */
-int pq_table_init(struct pq_table *t, const char *name, int ncols);
+/*
+ * A table of @ncols columns, set with pq_col_int()/pq_col_str()/pq_col_list(),
+ * its buffers from @c's pool; @name borrowed.
+ */
+int pq_table_init(struct pq_table *t, const struct pq_ctx *c, const char *name, int ncols);
+/* @n columns' buffers made empty memory sinks of @t's pool. */
+void pq_cols_empty(const struct pq_table *t, struct pq_col *cols, int n);
 void pq_table_release(struct pq_table *t);
 int pq_col_int(struct pq_table *t, int i, const char *name, unsigned bits, bool sign);
 int pq_col_str(struct pq_table *t, int i, const char *name);
@@ -249,14 +266,19 @@ void pq_unpack(const struct pq_table *t, struct pq_col *cols);
 bool pq_cols_failed(const struct pq_table *t);
 /*
  * A row group of @t is written from @cols (@t's own columns, or the frozen
- * copies parquet-par.c's helpers wrote): empty their buffers and keep the
- * memory while @c's allowance has room (@t's own stay in place, copies
- * become t->spare when it has none; a rows_bound table's own are kept
- * outside the allowance), else free it.  True if @cols was kept.
+ * copies parquet-par.c's helpers wrote): empty a rows_bound table's own
+ * buffers in place, give any others back to the pool.
  */
-bool pq_keep(struct pq_ctx *c, struct pq_table *t, struct pq_col *cols);
-/* Free the buffers of @n columns (not their names). */
+void pq_keep(struct pq_table *t, struct pq_col *cols);
+/* Free the buffers of @n columns (not their names); each sink's next one starts at its length. */
 void pq_cols_release(struct pq_col *cols, int n);
+/* @to's sinks' first buffers to hold what @from's hold now, up to PQ_HINT_MAX (sink.hint). */
+static inline void pq_hint(struct pq_col *to, const struct pq_col *from)
+{
+	to->vals.hint = from->vals.len < PQ_HINT_MAX ? from->vals.len : PQ_HINT_MAX;
+	to->defs.hint = from->defs.len < PQ_HINT_MAX ? from->defs.len : PQ_HINT_MAX;
+	to->lens.hint = from->lens.len < PQ_HINT_MAX ? from->lens.len : PQ_HINT_MAX;
+}
 
 /*
  * Write the "PAR1" magic if the file is new (t->off 0), then the buffered

@@ -22,6 +22,8 @@ struct tdat_sink {
 	int err;		/* errno of the first failure */
 	struct gz *gz;		/* when gzipping (gzip.c) */
 	struct behind *wb;	/* when written on a thread of its own (sink-behind.c) */
+	struct bufpool *pool;	/* a memory sink's large buffers come from it, or NULL */
+	size_t hint;		/* a memory sink's first buffer holds at least this */
 };
 
 int sink_init(struct tdat_sink *s, int fd);
@@ -41,6 +43,27 @@ void behind_wait(struct tdat_sink *s);
 void behind_free(struct tdat_sink *s);
 /* Write @n bytes to the sink's descriptor now (a failure is sticky in s->err). */
 void sink_write_fd(struct tdat_sink *s, const void *p, size_t n);
+/*
+ * bufpool.c: blocks of memory, mapped apart from malloc()'s heap, for
+ * memory sinks whose large buffers come and go (a sink's pool); freed
+ * ones are cached up to @max bytes.  Thread-safe.
+ */
+#define BP_MIN ((size_t)64 << 10)	/* a smaller buffer is malloc()'s */
+struct bufpool;
+struct bufpool *bufpool_new(size_t max);
+void bufpool_free(struct bufpool *bp);
+/*
+ * @buf (@len bytes used of @cap, NULL if none) grown to hold @want: the
+ * buffer that does, its size in @newcap; NULL (@buf as it was) if out of memory.
+ */
+char *bufpool_grow(struct bufpool *bp, char *buf, size_t len, size_t cap, size_t want,
+		   size_t *newcap);
+/* Free @buf of @cap bytes that bufpool_grow() gave. */
+void bufpool_put(struct bufpool *bp, char *buf, size_t cap);
+/* Bytes of freed blocks @bp holds for reuse. */
+size_t bufpool_cached(struct bufpool *bp);
+/* Grow a memory sink's buffer to hold @want bytes (0, or ENOMEM in s->err). */
+int sink_grow(struct tdat_sink *s, size_t want);
 /* deflate-walk.c: the bit where a raw deflate stream's final block begins, and where it ends. */
 struct dwalk;
 struct dwalk *dwalk_new(void);

@@ -40,6 +40,8 @@ int sink_init(struct tdat_sink *s, int fd)
 	s->err = 0;
 	s->gz = NULL;
 	s->wb = NULL;
+	s->pool = NULL;
+	s->hint = 0;
 	s->cap = fd >= 0 ? SINK_CAP : SINK_MEM_CAP;
 	s->buf = malloc(s->cap);
 	return s->buf ? 0 : TDAT_ENOMEM;
@@ -50,7 +52,10 @@ void sink_release(struct tdat_sink *s)
 	behind_free(s);
 	gz_free(s->gz);
 	s->gz = NULL;
-	free(s->buf);
+	if (s->pool)
+		bufpool_put(s->pool, s->buf, s->cap);
+	else
+		free(s->buf);
 	s->buf = NULL;
 	s->cap = s->len = 0;
 }
@@ -119,19 +124,25 @@ char *sink_reserve_slow(struct tdat_sink *s, size_t n)
 		/* a memory sink (fd < 0) grows instead of flushing */
 		if (s->fd >= 0)
 			sink_flush(s);
-		if (s->len + n > s->cap) {
-			size_t cap = (s->len + n) * 2;
-			char *p = realloc(s->buf, cap);
-
-			if (!p) {
-				s->err = ENOMEM;
-				return NULL;
-			}
-			s->buf = p;
-			s->cap = cap;
-		}
+		if (s->len + n > s->cap && sink_grow(s, (s->len + n) * 2))
+			return NULL;
 	}
 	return s->buf + s->len;
+}
+
+int sink_grow(struct tdat_sink *s, size_t want)
+{
+	size_t cap = want = !s->buf && want < s->hint ? s->hint : want;
+	char *p = s->pool ? bufpool_grow(s->pool, s->buf, s->len, s->cap, want, &cap) :
+		  realloc(s->buf, want);
+
+	if (!p) {
+		s->err = ENOMEM;
+		return ENOMEM;
+	}
+	s->buf = p;
+	s->cap = cap;
+	return 0;
 }
 
 void sink_write_slow(struct tdat_sink *s, const void *p, size_t n)
