@@ -131,9 +131,11 @@ struct pq_ctx {
 /*
  * 24 MiB.  Before the pool, each table kept its written row group's
  * buffers for its next one, up to 12 MiB in all, in malloc()'s heap: on
- * big-mixed.dat at -j 2 the peak grew by 17 to 21 MiB from the first 10%
- * to the whole (the heap's holes), 99 to 102 MiB at the end; with the pool
- * 12 to 14.5 MiB, in the same time.
+ * big-mixed.dat at -j 2 the peak grew by 18 to 19 MiB from the first 10%
+ * to the whole (the heap's holes; the largest of 3 and of 6 runs), with the
+ * pool by 14 to 16 MiB, in the same time (7 pairs, 1.00).  A pool of 12
+ * or 16 MiB grew as much (14.3, 13.6 MiB), peaked 9 and 7 MiB lower, and
+ * took 1.11 and 1.08 of the time (3 runs each, not paired).
  */
 #define PQ_POOL ((size_t)24 << 20)
 /*
