@@ -6,7 +6,7 @@
  * one is the next taken of its size, the cache stays under its bound and
  * drops larger blocks for smaller ones, a sink's hint sizes its first
  * buffer, a size no block holds fails cleanly, and threads share a pool
- * (under ASan in CI).
+ * (under ASan in CI, which also checks that a cached block is poisoned).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -15,6 +15,9 @@
 
 #include "write/sink.h"
 #include "../tap.h"
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#endif
 
 static void fill(char *p, size_t n, unsigned seed)
 {
@@ -69,9 +72,18 @@ static void reuse(void)
 	is_uint(c1, 4 * BP_MIN, "is 4 * BP_MIN");
 	bufpool_put(bp, a, c1);
 	is_uint(bufpool_cached(bp), 4 * BP_MIN, "freed, it is cached");
+#ifdef __SANITIZE_ADDRESS__
+	/* a use after release is caught as with free()'s memory (checked under ASan only) */
+	ok(__asan_address_is_poisoned(a + 100) && __asan_address_is_poisoned(a + c1 - 1),
+	   "ASan: a cached block is poisoned");
+#endif
 	b = bufpool_grow(bp, NULL, 0, 0, 4 * BP_MIN, &c2);
 	ok(b == a && c2 == c1, "the next buffer of that size is that block");
 	is_uint(bufpool_cached(bp), 0, "and leaves the cache");
+#ifdef __SANITIZE_ADDRESS__
+	ok(!__asan_address_is_poisoned(b) && !__asan_address_is_poisoned(b + c2 - 1),
+	   "ASan: taken again, it is not");
+#endif
 	/* a cached block of the size a growing buffer needs is taken, the old one cached */
 	c = bufpool_grow(bp, NULL, 0, 0, 8 * BP_MIN, &c3);
 	fill(b, c2, 3);
