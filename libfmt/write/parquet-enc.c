@@ -30,8 +30,8 @@ int pq_ctx_init(struct pq_ctx *c, int level, char *err)
 	c->level = level;
 	c->err = err;
 	c->page.fd = c->zpage.fd = c->head.fd = -1;
-	if (!(c->zctx = ZSTD_createCCtx()) || !(c->bp = bufpool_new(PQ_POOL)) ||
-	    sink_init(&c->page, -1) || sink_init(&c->zpage, -1) || sink_init(&c->head, -1))
+	if (!(c->zctx = ZSTD_createCCtx()) || sink_init(&c->page, -1) || sink_init(&c->zpage, -1) ||
+	    sink_init(&c->head, -1))
 		return TDAT_ENOMEM;
 	return 0;
 }

@@ -522,7 +522,8 @@ static int parquet_open(struct tdat_writer *w)
 	d->dirfd = d->typefd = d->modelfd = -1;
 	d->tmp.fd = -1;
 	if (pq_ctx_init(&d->ctx, w->opt.level ? w->opt.level : PQ_LEVEL,
-			w->errmsg) || pq_ctx_helpers(&d->ctx, w->jobs) || sink_init(&d->tmp, -1))
+			w->errmsg) || !(d->ctx.bp = bufpool_new(PQ_POOL)) ||
+	    pq_ctx_helpers(&d->ctx, w->jobs) || sink_init(&d->tmp, -1))
 		return nomem(w);
 	if (w->flags & TDAT_W_GZIP) {
 		tdat_msg(w->errmsg, "gzip is not supported with parquet");

@@ -122,8 +122,9 @@ struct pq_ctx {
 	/*
 	 * The tables' column buffers of BP_MIN bytes and more (bufpool.c):
 	 * those of written row groups go back to it, and up to PQ_POOL bytes of
-	 * them wait there for the next row groups of any table (a helper's
-	 * context has a pool of its own, unused).
+	 * them wait there for the next row groups of any table.  Made by the
+	 * writer (pq_ctx_init() leaves it NULL: buffers from malloc()), freed by
+	 * pq_ctx_release(); a helper's context has none.
 	 */
 	struct bufpool *bp;
 };

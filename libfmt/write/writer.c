@@ -132,10 +132,14 @@ char *sink_reserve_slow(struct tdat_sink *s, size_t n)
 
 int sink_grow(struct tdat_sink *s, size_t want)
 {
-	size_t cap = want = !s->buf && want < s->hint ? s->hint : want;
-	char *p = s->pool ? bufpool_grow(s->pool, s->buf, s->len, s->cap, want, &cap) :
-		  realloc(s->buf, want);
+	size_t cap;
+	char *p;
 
+	if (!s->buf && want < s->hint)
+		want = s->hint;	/* its first buffer */
+	cap = want;
+	p = s->pool ? bufpool_grow(s->pool, s->buf, s->len, s->cap, want, &cap) :
+	    realloc(s->buf, want);
 	if (!p) {
 		s->err = ENOMEM;
 		return ENOMEM;
