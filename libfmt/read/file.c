@@ -124,6 +124,7 @@ static int file_reopen(struct tdat_file *f, int origin, bool symbols, bool clone
 	c->no_syms = !symbols;
 	c->clone = clone;
 	c->syms_text = clone && symbols ? meta_of(f)->meta.kallsyms.data : NULL;
+	c->syms_tep = c->syms_text && meta_of(f)->syms_shared ? meta_of(f)->tep : NULL;
 	c->origin_want = origin;
 	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", f->src.fd);
 	ret = tdat_file_open(c, fdpath, &o);
@@ -237,17 +238,24 @@ const char *file_kallsyms(const struct tdat_file *f)
 
 /*
  * Parsing kallsyms (5 MB, 120k symbols on a common kernel) costs more than
- * 100 ms, and only the writers that print function names need it.
+ * 100 ms, and only the writers that print function names need it.  A
+ * worker's clone of a file whose map is shared looks names up there
+ * (kallsyms_share()), unless a print format needs its own.
  */
 void file_load_symbols(struct tdat_file *f)
 {
+	int ret;
+
 	f = meta_of(f);
 	if (!f->syms_pending)
 		return;
 	f->syms_pending = false;
-	if (file_kallsyms(f) && kallsyms_load(f->tep, file_kallsyms(f)) == -2)
+	if (!file_kallsyms(f) || (f->syms_tep && !kallsyms_share(f->tep, f->syms_tep, file_kallsyms(f))))
+		ret = 0;
+	else if ((ret = kallsyms_load(f->tep, file_kallsyms(f))) == -2)
 		file_warn(f, "out of memory reading kallsyms: "
 			  "kernel addresses may be shown as numbers");
+	f->syms_loaded = file_kallsyms(f) && ret != -2;
 	last_boot_setup(f);
 	/*
 	 * A worker's clone writes no trace.dat and reads no origin again: a
@@ -258,6 +266,13 @@ void file_load_symbols(struct tdat_file *f)
 		f->meta.kallsyms.data = NULL;
 		f->meta.kallsyms.len = 0;
 	}
+}
+
+void file_share_symbols(struct tdat_file *f)
+{
+	file_load_symbols(f);
+	f = meta_of(f);
+	f->syms_shared = f->syms_loaded && !f->clone && !f->syms_tep && !last_boot_moves(f);
 }
 
 const char *function_name(struct tdat_file *f, uint64_t addr)

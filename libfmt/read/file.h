@@ -16,6 +16,11 @@ int file_cpu_count(struct tdat_file *f);
 const char *file_kallsyms(const struct tdat_file *f);
 /* Hand kallsyms to libtraceevent now (writers that print function names). */
 void file_load_symbols(struct tdat_file *f);
+/*
+ * file_load_symbols() before any worker starts, the map then kept as it is:
+ * the workers' clones of @f look names up in it, from their threads.
+ */
+void file_share_symbols(struct tdat_file *f);
 /* The kernel function at @addr (kallsyms loaded on first use), or NULL. */
 const char *function_name(struct tdat_file *f, uint64_t addr);
 

@@ -17,7 +17,11 @@
  * with address space set aside for it: libtraceevent makes it at the first lookup
  * and does not check that its allocation worked, so that out of memory
  * every later lookup would search a NULL map of func_count entries.
+ *
+ * kallsyms_share() lets a worker's handle look functions up in another
+ * handle's map instead of holding a copy (12 MiB for a common kernel).
  */
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -190,4 +194,131 @@ int kallsyms_load(struct tep_handle *tep, const char *text)
 	munmap(room, size);	/* for the map, made now from the functions registered */
 	tep_find_function(tep, 0);
 	return lost ? -2 : ret;
+}
+
+#define MAX_ATOMS 32
+
+/* Atoms that libtraceevent may look up among its functions by name, each once. */
+struct atoms {
+	const char *name[MAX_ATOMS];
+	int n;
+	bool over;	/* more than MAX_ATOMS */
+};
+
+/* An atom test_for_symbol() would look up: one that does not begin with a digit and reads as 0. */
+static void atom(struct atoms *at, const char *name)
+{
+	if (!name || isdigit((unsigned char)name[0]) || strtoull(name, NULL, 0))
+		return;
+	for (int i = 0; i < at->n; i++)
+		if (!strcmp(at->name[i], name))
+			return;
+	if (at->n == MAX_ATOMS)
+		at->over = true;
+	else
+		at->name[at->n++] = name;
+}
+
+static void gather(const struct tep_print_arg *a, struct atoms *at, int depth);
+
+/* The arguments @a holds, whatever its kind. */
+static void gather_in(const struct tep_print_arg *a, struct atoms *at, int depth)
+{
+	switch (a->type) {
+	case TEP_PRINT_ATOM:
+		atom(at, a->atom.atom);
+		break;
+	case TEP_PRINT_FLAGS:
+		gather(a->flags.field, at, depth);
+		break;
+	case TEP_PRINT_SYMBOL:
+		gather(a->symbol.field, at, depth);
+		break;
+	case TEP_PRINT_HEX:
+	case TEP_PRINT_HEX_STR:
+		gather(a->hex.field, at, depth);
+		gather(a->hex.size, at, depth);
+		break;
+	case TEP_PRINT_INT_ARRAY:
+		gather(a->int_array.field, at, depth);
+		gather(a->int_array.count, at, depth);
+		gather(a->int_array.el_size, at, depth);
+		break;
+	case TEP_PRINT_TYPE:
+		gather(a->typecast.item, at, depth);
+		break;
+	case TEP_PRINT_OP:
+		gather(a->op.left, at, depth);
+		gather(a->op.right, at, depth);
+		break;
+	case TEP_PRINT_FUNC:
+		gather(a->func.args, at, depth);
+		break;
+	case TEP_PRINT_DYNAMIC_ARRAY:
+		gather(a->dynarray.index, at, depth);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Every argument of @a's list, into @at. */
+static void gather(const struct tep_print_arg *a, struct atoms *at, int depth)
+{
+	for (; a && !at->over; a = a->next) {
+		if (depth > 64)
+			at->over = true;
+		else
+			gather_in(a, at, depth + 1);
+	}
+}
+
+/*
+ * Whether a line of @text may register a function named as one of @at:
+ * a plain line's name is compared; at a line of another shape, whose rest
+ * tep_parse_kallsyms() would read, true.
+ */
+static bool named(const char *text, const struct atoms *at)
+{
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		struct ksym k;
+
+		if (n && !plain_line(p, n, &k))
+			return true;
+		for (int i = 0; n && i < at->n; i++)
+			if (!strncmp(at->name[i], k.func, k.func_len) && !at->name[i][k.func_len])
+				return true;
+		p += n + (nl != NULL);
+	}
+	return false;
+}
+
+/* The resolver: @from's function at *@addrp and its start, as its own map finds them. */
+static char *lookup(void *from, unsigned long long *addrp, char **modp)
+{
+	unsigned long long start = 0;
+	const char *name = NULL;
+
+	(void)modp;	/* libtraceevent 1.7 prints no module */
+	if (!tep_find_function_info(from, *addrp, &name, &start, NULL))
+		return NULL;
+	*addrp = start;
+	return (char *)name;
+}
+
+int kallsyms_share(struct tep_handle *tep, struct tep_handle *from, const char *text)
+{
+	struct atoms at = { .n = 0 };
+
+	for (int i = 0; i < tep_get_events_count(tep); i++) {
+		struct tep_event *ev = tep_get_event(tep, i);
+
+		if (ev)
+			gather(ev->print_fmt.args, &at, 0);
+	}
+	if (at.over || (at.n && named(text, &at)))
+		return 1;
+	return tep_set_function_resolver(tep, lookup, from) ? -1 : 0;
 }

@@ -17,5 +17,15 @@ int kallsyms_parse(struct tep_handle *tep, const char *text);
  * (or, without memory for the map, any) was not registered.
  */
 int kallsyms_load(struct tep_handle *tep, const char *text);
+/*
+ * @tep to look functions up in @from, whose map kallsyms_load() of @text
+ * made and nothing changes any more, from any thread: a resolver
+ * (tep_set_function_resolver()), which finds what @from's map finds.  The
+ * one difference, that @tep has no function to find by name, would show in
+ * a print format whose argument is a function's name (libtraceevent reads
+ * it as the function's address): where an event's print format has an
+ * argument @text may name, 1 and nothing done; -1 out of memory; else 0.
+ */
+int kallsyms_share(struct tep_handle *tep, struct tep_handle *from, const char *text);
 
 #endif /* TDAT_READ_KALLSYMS_H */

@@ -237,6 +237,11 @@ void last_boot_setup(struct tdat_file *f)
 	apply(f);
 }
 
+bool last_boot_moves(const struct tdat_file *f)
+{
+	return f->last_boot && f->last_boot->tep;
+}
+
 void file_last_boot(struct tdat_file *f, bool on)
 {
 	f = meta_of(f);	/* a piece that borrows its split's: that one's handle */

@@ -195,6 +195,9 @@ struct tdat_file {
 	bool no_syms;		/* a clone that names no function: kallsyms not kept */
 	bool clone;		/* file_clone()'s: nothing copies its kallsyms text once parsed */
 	const char *syms_text;	/* a clone's: the kallsyms text of the file it clones, read there */
+	bool syms_loaded;	/* its kallsyms in its handle's map, none lost */
+	bool syms_shared;	/* that map made before any worker and kept: clones look up there */
+	struct tep_handle *syms_tep;	/* a clone's: that handle (kallsyms_share()), or NULL */
 	bool is_piece;		/* a tdat-split piece (piece.c) */
 	/*
 	 * A v7 piece of a split reads only its header and options when opened;

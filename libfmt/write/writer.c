@@ -422,7 +422,7 @@ static int writer_open(struct tdat_writer *w, int fd, const char *path, struct t
 		return TDAT_EINVAL;
 	}
 	for (int i = 0; w->ops->symbols && merge_member(m, i); i++)
-		file_load_symbols(merge_member(m, i));
+		(worker ? file_load_symbols : file_share_symbols)(merge_member(m, i));
 	if ((ret = sink_init(&w->sink, fd)) ||
 	    ((flags & TDAT_W_GZIP) && fd >= 0 &&
 	     (ret = sink_gzip(&w->sink, w->jobs, w->opt.gzip_level))) ||
