@@ -6,7 +6,8 @@
  * statistics of tdat-info; the rest is a trace.dat, opened
  * from memory, merged and written to /dev/null (sqlite: a temporary file;
  * csv split by event: a temporary directory; both removed).  json with the
- * high bit: written at -j 1 and -j 3 into memory, and compared.  sqlite:
+ * high bit, and text with the selector's bit 4 past the writers: written
+ * at -j 1 and -j 3 into memory, and compared.  sqlite:
  * then the analysis model's rows are checked against its invariants
  * (model-check.c).  What a tool does with a damaged file, without the tool.
  */
@@ -109,19 +110,23 @@ static struct tdat_select *late_start(struct tdat_merge *m, bool late)
 }
 
 /*
- * json of @path's events, on @jobs threads (windows of a page or chunk), into
- * memfd @fd; from the middle of its span on with @late.
+ * @format (with the options @opts) of @path's events, on @jobs threads
+ * (windows of a page or chunk), into memfd @fd; from the middle of its span
+ * on with @late.
  */
-static int json_jobs(const char *path, const struct tdat_open_opts *oo, int jobs, int fd, bool late)
+static int jobs_out(const char *path, const struct tdat_open_opts *oo, const char *format,
+		    const char *const *opts, int jobs, int fd, bool late)
 {
 	struct tdat_file *f = tdat_file_new();
 	struct tdat_merge *m = tdat_merge_new();
-	struct tdat_writer *w = tdat_writer_new("json");
+	struct tdat_writer *w = tdat_writer_new(format);
 	struct tdat_select *s = NULL;
 	struct tdat_run r = { 0 };
 	int ret = -1;
 
 	if (f && m && w && !tdat_file_open(f, path, oo) && !tdat_merge_add(m, f)) {
+		for (; *opts; opts += 2)
+			tdat_writer_set_option(w, opts[0], opts[1]);
 		tdat_writer_set_jobs(w, jobs);
 		tdat_writer_set_window(w, 1);
 		if (!(ret = tdat_writer_open(w, fd, NULL, m, 0))) {
@@ -139,11 +144,13 @@ static int json_jobs(const char *path, const struct tdat_open_opts *oo, int jobs
 }
 
 /*
- * json at -j 1 and -j 3 (its slices paired by the workers, json-slices.c),
- * with @late from the middle of the span: the same bytes and the same
- * outcome, or abort.
+ * @format at -j 1 and -j 3 (json: its slices paired by the workers,
+ * json-slices.c; text: printed by the workers, whose handles share the
+ * caller's kernel functions, kallsyms.c), with @late from the middle of
+ * the span: the same bytes and the same outcome, or abort.
  */
-static void compare_jobs(const char *path, const struct tdat_open_opts *oo, bool late)
+static void compare_jobs(const char *path, const struct tdat_open_opts *oo, const char *format,
+			 const char *const *opts, bool late)
 {
 	static int fd[2] = { -1, -1 };
 	static char *buf[2];
@@ -151,15 +158,15 @@ static void compare_jobs(const char *path, const struct tdat_open_opts *oo, bool
 	int ret[2];
 
 	for (int i = 0; i < 2; i++) {
-		if (fd[i] < 0 && (fd[i] = memfd_create("tdat-fuzz-json", MFD_CLOEXEC)) < 0)
+		if (fd[i] < 0 && (fd[i] = memfd_create("tdat-fuzz-jobs", MFD_CLOEXEC)) < 0)
 			fuzz_die("memfd_create failed");
 		if (ftruncate(fd[i], 0) || lseek(fd[i], 0, SEEK_SET))
 			fuzz_die("cannot empty the memfd");
-		ret[i] = json_jobs(path, oo, i ? 3 : 1, fd[i], late);
+		ret[i] = jobs_out(path, oo, format, opts, i ? 3 : 1, fd[i], late);
 		len[i] = lseek(fd[i], 0, SEEK_CUR);
 	}
 	if (ret[0] != ret[1] || len[0] != len[1])
-		abort();	/* -j 3 wrote another json than -j 1 */
+		abort();	/* -j 3 wrote another output than -j 1 */
 	for (int i = 0; i < 2; i++) {
 		free(buf[i]);
 		if (!(buf[i] = malloc((size_t)len[i] + 1)) || pread(fd[i], buf[i], (size_t)len[i], 0) != len[i])
@@ -200,7 +207,13 @@ FUZZ_TARGET(fuzz_writers)
 		opts[n++] = "style", opts[n++] = "3.1";
 	fuzz_mem_fill(&mem, 0, data + 1, size - 1);
 	if (sel == 2 && (data[0] & 0x80)) {
-		compare_jobs(mem.path, &oo, data[0] & 0x40);	/* json: -j 3 as -j 1 */
+		static const char *const none[] = { NULL };	/* 0x40 there: from the middle */
+
+		compare_jobs(mem.path, &oo, "json", none, data[0] & 0x40);	/* json: -j 3 as -j 1 */
+		return 0;
+	}
+	if (sel == 0 && ((data[0] & 0x3f) / FUZZ_NWRITERS) & 4) {
+		compare_jobs(mem.path, &oo, "text", opts, false);	/* text: -j 3 as -j 1 */
 		return 0;
 	}
 	f = tdat_file_new();
