@@ -441,10 +441,11 @@ static int merge(struct sqx *x, struct build *b)
 		else if (!(ret = refill(&cs[i], fd)) && cs[i].at < cs[i].end)
 			h[n++] = &cs[i];
 	}
-	cs[x->nruns].at = x->e;
-	cs[x->nruns].end = x->e + x->n;
-	if (x->n)
+	if (x->n) {	/* the run not spilled (no entries: x->e may be NULL) */
+		cs[x->nruns].at = x->e;
+		cs[x->nruns].end = x->e + x->n;
 		h[n++] = &cs[x->nruns];
+	}
 	for (int i = n / 2 - 1; i >= 0; i--)
 		sift(h, n, i);
 	while (n && !ret) {
