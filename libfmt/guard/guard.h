@@ -64,6 +64,13 @@ int tep_guard_record(struct tep_guard_type *t, struct tep_event *event, const vo
 struct trace_seq;
 struct tep_record;
 void tep_guard_print_fields(struct trace_seq *s, struct tep_record *rec, struct tep_event *event);
+/*
+ * Whether printing @event's fields raw from the record @data (@size bytes)
+ * would change how the handle prints them afterwards: libtraceevent prints
+ * a char array that is not printable text as ARRAY[..], and from then on
+ * every record's, as a -j worker that did not print it cannot know.
+ */
+bool tep_guard_raw_sticky(struct tep_event *event, const void *data, unsigned size);
 void tep_guard_plugins(struct tep_handle *tep);
 int tep_guard_refused(void);	/* helper calls refused since the last call, then 0 */
 

@@ -625,6 +625,57 @@ void tep_guard_print_fields(struct trace_seq *s, struct tep_record *rec, struct 
 	event->print_fmt.print_cache = cache;
 }
 
+/* Printable as libtraceevent 1.7's is_printable_array() sees it, in the C locale. */
+static bool printable_text(const unsigned char *p, unsigned len)
+{
+	for (unsigned i = 0; i < len && p[i]; i++)
+		if (!(p[i] >= 0x20 && p[i] < 0x7f) && !(p[i] == ' ' || (p[i] >= '\t' && p[i] <= '\r')))
+			return false;
+	return true;
+}
+
+/*
+ * Where libtraceevent 1.7's print_field_raw() reads array @f of a record
+ * (dynamic_offset_field()); false where it is not inside the record.
+ */
+static bool array_extent(struct tep_event *event, struct tep_format_field *f, const unsigned char *data,
+			 unsigned size, unsigned *off, unsigned *len)
+{
+	unsigned long long v;
+	unsigned o, l;
+
+	*off = (unsigned)f->offset;
+	*len = (unsigned)f->size;
+	if (!(f->flags & TEP_FIELD_IS_DYNAMIC))
+		return (uint64_t)*off + *len <= size;
+	if ((uint64_t)(unsigned)f->offset + (unsigned)f->size > size || (f->size != 2 && f->size != 4))
+		return false;
+	v = tep_read_number(event->tep, data + f->offset, f->size);
+	o = (unsigned)(v & 0xffff);
+	l = f->size == 2 ? size - o : (unsigned)((v >> 16) & 0xffff);
+	*off = o > size ? 0 : o;
+	*len = (uint64_t)o + l > size ? 0 : l;
+	if (f->flags & TEP_FIELD_IS_RELATIVE)
+		*off += (unsigned)(f->offset + f->size);
+	return (uint64_t)*off + *len <= size;
+}
+
+bool tep_guard_raw_sticky(struct tep_event *event, const void *data, unsigned size)
+{
+	const unsigned char *d = data;
+
+	for (struct tep_format_field *f = event->format.fields; f; f = f->next) {
+		unsigned off, len;
+
+		if ((f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_STRING)) !=
+		    (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_STRING))
+			continue;
+		if (!array_extent(event, f, d, size, &off, &len) || !printable_text(d + off, len))
+			return true;	/* outside the record: as if it were */
+	}
+	return false;
+}
+
 int tep_guard_refused(void)
 {
 	int n = refused;

@@ -387,6 +387,24 @@ static void put_line(struct tdat_writer *w, struct trace_seq *s, const char *mor
 	sink_putc(&w->sink, '\n');
 }
 
+/*
+ * Whether a -j worker cannot print the record: its fields printed raw
+ * (-R, a print format libtraceevent failed or that is unsafe for it) would
+ * change how its handle prints later records (tep_guard_raw_sticky()),
+ * which one thread's handle, having printed the windows before, may have
+ * done already.  The caller then reads on alone from the block before.
+ */
+static bool worker_cannot(const struct tdat_writer *w, struct tep_event *event,
+			  const struct tep_record *rec, int safe, bool raw)
+{
+	if (!w->worker || !event || safe == TEP_RECORD_BAD_FIELDS)
+		return false;
+	if (!raw && safe != TEP_RECORD_BAD_PRINT &&
+	    !(event->flags & (TEP_EVENT_FL_FAILED | TEP_EVENT_FL_PRINTRAW)))
+		return false;
+	return tep_guard_raw_sticky(event, rec->data, (unsigned)rec->size);
+}
+
 static int text_put(struct tdat_writer *w, const struct tdat_event *ev)
 {
 	static const char spaces[] = "                    ";
@@ -419,6 +437,8 @@ static int text_put(struct tdat_writer *w, const struct tdat_event *ev)
 	event = tep_find_event_by_record(tep, rec);
 	safe = event ? tep_guard_record(&t->types[(unsigned)event->id % 64], event, rec->data,
 					(unsigned)rec->size, raw, why, sizeof(why)) : 0;
+	if (worker_cannot(w, event, rec, safe, raw))
+		return TDAT_EUNSUPP;
 	pid = safe != TEP_RECORD_BAD_FIELDS ? tdat_event_pid(ev) : -1;
 	if (s->len) {
 		sink_write(&w->sink, s->buffer, strnlen(s->buffer, s->len));
