@@ -638,8 +638,8 @@ static bool printable_text(const unsigned char *p, unsigned len)
  * Where libtraceevent 1.7's print_field_raw() reads array @f of a record
  * (dynamic_offset_field()); false where it is not inside the record.
  */
-static bool array_extent(struct tep_event *event, struct tep_format_field *f, const unsigned char *data,
-			 unsigned size, unsigned *off, unsigned *len)
+static bool array_extent(struct tep_event *event, struct tep_format_field *f,
+			 const unsigned char *data, unsigned size, unsigned *off, unsigned *len)
 {
 	unsigned long long v;
 	unsigned o, l;
@@ -652,9 +652,9 @@ static bool array_extent(struct tep_event *event, struct tep_format_field *f, co
 		return false;
 	v = tep_read_number(event->tep, data + f->offset, f->size);
 	o = (unsigned)(v & 0xffff);
-	l = f->size == 2 ? size - o : (unsigned)((v >> 16) & 0xffff);
+	l = f->size == 2 ? size - o : (unsigned)((v >> 16) & 0xffff);	/* may wrap, as there */
 	*off = o > size ? 0 : o;
-	*len = (uint64_t)o + l > size ? 0 : l;
+	*len = o + l > size ? 0 : l;	/* unsigned, as there: a wrapped length stays */
 	if (f->flags & TEP_FIELD_IS_RELATIVE)
 		*off += (unsigned)(f->offset + f->size);
 	return (uint64_t)*off + *len <= size;
