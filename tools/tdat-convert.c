@@ -531,7 +531,7 @@ static int run(struct opts *o, int n, struct tdat_merge *m, struct tdat_file **i
 	cpu[1] = cpu_s(false);
 	if (!ret)
 		ret = tdat_writer_run(w, o->sel, &r);
-	if (verbose && r.windows)
+	if (verbose && (r.windows || r.alone))
 		note_windows(o, &r);
 	progress_end();
 	if (ret == TDAT_END && o->sel && !r.kept)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # t-jobs-cases.sh: -j N around the cuts between its time windows (see
 # t-jobs.sh; windows of a page or chunk each): times that go back across a
-# cut (the caller reads on alone), stack traces whose event a selection
+# cut (the caller reads on alone, as where a record's raw fields would change
+# how later ones print), stack traces whose event a selection
 # decides in the window before, damaged chunks between cuts, merged files
 # of many buffers and several inputs (many blocks on a ring that wraps),
 # a full disk, typed csv's files named in order, standard input, a
@@ -71,6 +72,16 @@ if have_trace_cmd; then
 else
 	skip "times that go back: trace-cmd report prints what -j 2 does" "trace-cmd is not installed"
 fi
+# a record whose fields libtraceevent prints raw (a print format it failed,
+# or -R) with a char array that is not text: it prints ARRAY[..], and so that
+# field of every later record, which a worker that did not print it cannot
+# know; the worker stops there and the caller reads on alone (fuzz-writers'
+# input, where -j 3 differed from -j 1 in 2 to 6 runs of 20)
+tail -c +2 "$TOP_SRCDIR/tests/fuzz/corpus/writers/text-jobs-sticky-array" >"$O/sticky.dat"
+JOBS="3 8 3 8 3 8 3 8" same "an array printed raw that is not text" -N "$O/sticky.dat"
+JOBS="3 8" same "an array printed raw that is not text, -R" -N -R "$O/sticky.dat"
+t_assert "an array printed raw that is not text: the caller reads on alone from its record" \
+	sh -c "tdat-convert -N -j 3 --verbose -o /dev/null '$O/sticky.dat' 2>&1 | grep -q 'read on one thread'"
 # a stack trace goes with the event before it on its CPU: when that event is
 # in the window before, the worker marks it and the caller decides
 same "stack.dat (v6) -e sched_switch" -e sched_switch "$O/v6/stack.dat"
