@@ -59,7 +59,9 @@ static unsigned char byte(void)
 {
 	unsigned r = rnd(100);
 
-	return r < 70 ? (unsigned char)(' ' + rnd(95)) : r < 85 ? 0 : r < 90 ? '\t' : (unsigned char)rnd(256);
+	if (r < 70)
+		return (unsigned char)(' ' + rnd(95));
+	return r < 85 ? 0 : r < 90 ? '\t' : (unsigned char)rnd(256);
 }
 
 /*
@@ -172,7 +174,8 @@ static void synthetic(void)
 	tep_set_long_size(tep, 8);
 	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
-	if (tep_parse_event(tep, format, sizeof(format) - 1, "test") || !(ev = tep_find_event(tep, EVENT_ID)))
+	if (tep_parse_event(tep, format, sizeof(format) - 1, "test") ||
+	    !(ev = tep_find_event(tep, EVENT_ID)))
 		bail_out("the test format does not parse");
 	all = string_flags(ev);
 	ok(all == 0x2f, "the format's five arrays are strings to libtraceevent (flags %#llx)", all);
@@ -214,8 +217,8 @@ static void capture(const char *name)
 			cleared += compare(e, string_flags(e), ev->data, ev->size, &missed, &extra, &out,
 					   name);
 	}
-	ok(!missed && !extra && !out, "%s: %ld records as libtraceevent prints them (%ld of them not text)",
-	   name, n, cleared);
+	ok(!missed && !extra && !out,
+	   "%s: %ld records as libtraceevent prints them (%ld of them not text)", name, n, cleared);
 	tdat_merge_free(m);
 	tdat_file_free(f);
 }
