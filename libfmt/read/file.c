@@ -240,7 +240,7 @@ const char *file_kallsyms(const struct tdat_file *f)
  * Parsing kallsyms (5 MB, 120k symbols on a common kernel) costs more than
  * 100 ms, and only the writers that print function names need it.  A
  * worker's clone of a file whose map is shared looks names up there
- * (kallsyms_share()), unless a print format needs its own.
+ * (kallsyms_share()).
  */
 void file_load_symbols(struct tdat_file *f)
 {
@@ -250,7 +250,7 @@ void file_load_symbols(struct tdat_file *f)
 	if (!f->syms_pending)
 		return;
 	f->syms_pending = false;
-	if (!file_kallsyms(f) || (f->syms_tep && !kallsyms_share(f->tep, f->syms_tep, file_kallsyms(f))))
+	if (!file_kallsyms(f) || (f->syms_tep && !kallsyms_share(f->tep, f->syms_tep)))
 		ret = 0;
 	else if ((ret = kallsyms_load(f->tep, file_kallsyms(f))) == -2)
 		file_warn(f, "out of memory reading kallsyms: "
@@ -272,7 +272,8 @@ void file_share_symbols(struct tdat_file *f)
 {
 	file_load_symbols(f);
 	f = meta_of(f);
-	f->syms_shared = f->syms_loaded && !f->clone && !f->syms_tep && !last_boot_moves(f);
+	f->syms_shared = f->syms_loaded && !f->clone && !f->syms_tep && !last_boot_moves(f) &&
+			 kallsyms_shareable(f->tep, file_kallsyms(f));
 }
 
 const char *function_name(struct tdat_file *f, uint64_t addr)

@@ -308,7 +308,7 @@ static char *lookup(void *from, unsigned long long *addrp, char **modp)
 	return (char *)name;
 }
 
-int kallsyms_share(struct tep_handle *tep, struct tep_handle *from, const char *text)
+bool kallsyms_shareable(struct tep_handle *tep, const char *text)
 {
 	struct atoms at = { .n = 0 };
 
@@ -318,7 +318,10 @@ int kallsyms_share(struct tep_handle *tep, struct tep_handle *from, const char *
 		if (ev)
 			gather(ev->print_fmt.args, &at, 0);
 	}
-	if (at.over || (at.n && named(text, &at)))
-		return 1;
+	return !at.over && !(at.n && named(text, &at));
+}
+
+int kallsyms_share(struct tep_handle *tep, struct tep_handle *from)
+{
 	return tep_set_function_resolver(tep, lookup, from) ? -1 : 0;
 }

@@ -3,6 +3,8 @@
 #ifndef TDAT_READ_KALLSYMS_H
 #define TDAT_READ_KALLSYMS_H
 
+#include <stdbool.h>
+
 struct tep_handle;
 
 /*
@@ -18,14 +20,19 @@ int kallsyms_parse(struct tep_handle *tep, const char *text);
  */
 int kallsyms_load(struct tep_handle *tep, const char *text);
 /*
- * @tep to look functions up in @from, whose map kallsyms_load() of @text
- * made and nothing changes any more, from any thread: a resolver
- * (tep_set_function_resolver()), which finds what @from's map finds.  The
- * one difference, that @tep has no function to find by name, would show in
- * a print format whose argument is a function's name (libtraceevent reads
- * it as the function's address): where an event's print format has an
- * argument @text may name, 1 and nothing done; -1 out of memory; else 0.
+ * Whether handles with @tep's print formats can look functions up in
+ * another's map of @text (kallsyms_share()): a resolver finds what that map
+ * finds, but the handle has no function to find by name, which would show
+ * in a print format whose argument is a function's name (libtraceevent
+ * reads it as the function's address).  False where an argument of an
+ * event's print format may be a name in @text.
  */
-int kallsyms_share(struct tep_handle *tep, struct tep_handle *from, const char *text);
+bool kallsyms_shareable(struct tep_handle *tep, const char *text);
+/*
+ * @tep to look functions up in @from, whose map kallsyms_load() made and
+ * nothing changes any more, from any thread (tep_set_function_resolver());
+ * 0, or -1 out of memory.
+ */
+int kallsyms_share(struct tep_handle *tep, struct tep_handle *from);
 
 #endif /* TDAT_READ_KALLSYMS_H */
